@@ -1,0 +1,28 @@
+# Two commands for a fresh machine:  make run   and   make test
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint sysdeps
+
+run: $(STAMP) sysdeps
+	$(PY) main.py
+
+test: $(STAMP) sysdeps
+	$(PY) -m ruff check .
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
+# The CPU torch wheel first (a plain `torch` could pull a multi-GB CUDA build), then the project.
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+# A CJK font so Chinese renders (not boxes), and the X libraries Qt's xcb plugin needs.
+sysdeps:
+	@bash assets/install_sysdeps.sh

@@ -1,0 +1,151 @@
+"""The model configuration: a small, validated, JSON-serialisable record."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+from .errors import EngineError
+
+ARCHITECTURES = ("encoder", "decoder", "encoder-decoder")
+NORMS = ("post", "pre")
+ACTIVATIONS = ("relu", "gelu")
+POSITIONALS = ("sinusoidal", "learned", "none")
+
+MAX_D_MODEL = 4096
+MAX_LAYERS = 24
+MAX_LEN = 4096
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    architecture: str = "encoder"
+    d_model: int = 4
+    n_heads: int = 2
+    d_ff: int = 8
+    n_layers: int = 1
+    norm: str = "post"
+    activation: str = "relu"
+    positional: str = "sinusoidal"
+    max_len: int = 256
+    ln_eps: float = 1e-5
+    seed: int = 0
+    decimals: int | None = None  # round initial weights to this many decimals (hand-sized lessons)
+    enc_vocab: tuple[str, ...] | None = None  # None: a free vocabulary that grows with new words
+    dec_vocab: tuple[str, ...] | None = None
+
+    def __post_init__(self):
+        validate(self)
+
+    @property
+    def d_k(self) -> int:
+        return self.d_model // self.n_heads
+
+    @property
+    def stacks(self) -> tuple[str, ...]:
+        """The stacks this model has, in the order they run."""
+        return {"encoder": ("enc",), "decoder": ("dec",), "encoder-decoder": ("enc", "dec")}[
+            self.architecture
+        ]
+
+    @property
+    def has_output_head(self) -> bool:
+        return "dec" in self.stacks
+
+    def vocab_for(self, stack: str) -> tuple[str, ...] | None:
+        return self.enc_vocab if stack == "enc" else self.dec_vocab
+
+    def replace(self, **changes) -> ModelConfig:
+        data = self.to_dict()
+        data.update(changes)
+        return ModelConfig.from_dict(data)
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        for key in ("enc_vocab", "dec_vocab"):
+            if data[key] is not None:
+                data[key] = list(data[key])
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=2)
+
+    @classmethod
+    def from_dict(cls, data) -> ModelConfig:
+        if not isinstance(data, dict):
+            raise EngineError("config: expected a JSON object of settings, e.g. {\"d_model\": 4}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise EngineError(
+                f"config: unknown field {unknown[0]!r}; valid fields are {', '.join(sorted(known))}"
+            )
+        values = dict(data)
+        for key in ("enc_vocab", "dec_vocab"):
+            vocab = values.get(key)
+            if vocab is not None:
+                if not isinstance(vocab, (list, tuple)) or not all(isinstance(t, str) for t in vocab):
+                    raise EngineError(f"config: {key} must be a list of token strings, or null for a free vocabulary")
+                values[key] = tuple(vocab)
+        return cls(**values)
+
+    @classmethod
+    def from_json_file(cls, path: str | Path) -> ModelConfig:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise EngineError(f"config: cannot read {path}: {exc.strerror or exc}") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise EngineError(f"config: {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        return cls.from_dict(data)
+
+
+def _check_int(name: str, value, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EngineError(f"config: {name} must be a whole number, got {value!r}")
+    if not low <= value <= high:
+        raise EngineError(f"config: {name} = {value} is out of range; use a value from {low} to {high}")
+
+
+def _check_choice(name: str, value, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise EngineError(f"config: {name} = {value!r} is not an option; choose one of {', '.join(choices)}")
+
+
+def validate(cfg: ModelConfig) -> None:
+    """Refuse an inconsistent config with a message that names the field and the fix."""
+    _check_choice("architecture", cfg.architecture, ARCHITECTURES)
+    _check_choice("norm", cfg.norm, NORMS)
+    _check_choice("activation", cfg.activation, ACTIVATIONS)
+    _check_choice("positional", cfg.positional, POSITIONALS)
+    _check_int("d_model", cfg.d_model, 1, MAX_D_MODEL)
+    _check_int("n_heads", cfg.n_heads, 1, MAX_D_MODEL)
+    _check_int("d_ff", cfg.d_ff, 1, 4 * MAX_D_MODEL)
+    _check_int("n_layers", cfg.n_layers, 1, MAX_LAYERS)
+    _check_int("max_len", cfg.max_len, 1, MAX_LEN)
+    _check_int("seed", cfg.seed, 0, 2**31 - 1)
+    if cfg.decimals is not None:
+        _check_int("decimals", cfg.decimals, 0, 8)
+    if cfg.d_model % cfg.n_heads:
+        divisors = [h for h in range(1, cfg.d_model + 1) if cfg.d_model % h == 0]
+        raise EngineError(
+            f"config: d_model = {cfg.d_model} is not divisible by n_heads = {cfg.n_heads}; "
+            f"choose n_heads from {', '.join(map(str, divisors[:12]))}"
+        )
+    if cfg.positional == "sinusoidal" and cfg.d_model % 2:
+        raise EngineError(
+            f"config: sinusoidal positions pair sin and cos, so d_model = {cfg.d_model} must be even; "
+            "use an even d_model or positional = learned"
+        )
+    if isinstance(cfg.ln_eps, bool) or not isinstance(cfg.ln_eps, (int, float)) or not 0 < cfg.ln_eps < 1:
+        raise EngineError(f"config: ln_eps = {cfg.ln_eps!r} must be a small positive number such as 1e-5")
+    for key in ("enc_vocab", "dec_vocab"):
+        vocab = getattr(cfg, key)
+        if vocab is not None:
+            if len(set(vocab)) != len(vocab):
+                raise EngineError(f"config: {key} lists a token twice; list each token once")
+            if any(not t or any(c.isspace() for c in t) for t in vocab):
+                raise EngineError(f"config: {key} has an empty token or one with spaces; tokens are single words")

@@ -1,0 +1,130 @@
+"""The stage graph: every operation of the model as a named node with named inputs.
+
+Inputs are names of parameters (see params.py) or of earlier stages, so the
+trace can recompute exactly the stages downstream of an edit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+import torch
+
+from . import ops
+from .config import ModelConfig
+from .params import block_sublayers
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str  # e.g. "enc.0.attn.scores"
+    op: str  # the operation, e.g. "attn.scores"; explanations and plots key on it
+    inputs: tuple[str, ...]  # parameter or stage names, passed to fn in this order
+    fn: Callable[..., torch.Tensor]
+    rows: str | None = None  # stack whose tokens label the rows (None: not token rows)
+    cols: str | None = None  # stack whose tokens label the columns (None: features)
+
+
+def _positions(cfg: ModelConfig, ids: torch.Tensor, *maybe_W_pos: torch.Tensor) -> torch.Tensor:
+    n = ids.shape[0]
+    if cfg.positional == "sinusoidal":
+        return ops.sinusoidal_positions(n, cfg.d_model)
+    if cfg.positional == "learned":
+        return maybe_W_pos[0][:n].clone()
+    return torch.zeros(n, cfg.d_model)
+
+
+def _project_heads(n_heads: int, x, W, b):
+    return ops.split_heads(ops.linear(x, W, b), n_heads)  # [n, d] → [h, n, d_k]
+
+
+class _Builder:
+    def __init__(self, cfg: ModelConfig):
+        self.cfg = cfg
+        self.stages: list[Stage] = []
+
+    def add(self, name, op, inputs, fn, rows=None, cols=None) -> str:
+        self.stages.append(Stage(name, op, tuple(inputs), fn, rows, cols))
+        return name
+
+    def embedding(self, s: str) -> str:
+        cfg = self.cfg
+        self.add(f"{s}.embed", "embed", (f"{s}.embed.W_E", f"{s}.tokens"), ops.embed, rows=s)
+        pos_inputs = (f"{s}.tokens",) + ((f"{s}.pos.W_pos",) if cfg.positional == "learned" else ())
+        self.add(f"{s}.pos", "pos", pos_inputs, partial(_positions, cfg), rows=s)
+        return self.add(f"{s}.x0", "x0", (f"{s}.embed", f"{s}.pos"), ops.add, rows=s)
+
+    def attention(self, p: str, x_q: str, x_kv: str, q_stack: str, kv_stack: str, causal: bool) -> str:
+        """Multi-head attention named p (e.g. "dec.0.cross_attn"); returns the output stage."""
+        cfg, h = self.cfg, self.cfg.n_heads
+        proj = partial(_project_heads, h)
+        self.add(f"{p}.q", "attn.q", (x_q, f"{p}.W_Q", f"{p}.b_Q"), proj, rows=q_stack)
+        self.add(f"{p}.k", "attn.k", (x_kv, f"{p}.W_K", f"{p}.b_K"), proj, rows=kv_stack)
+        self.add(f"{p}.v", "attn.v", (x_kv, f"{p}.W_V", f"{p}.b_V"), proj, rows=kv_stack)
+        grid = dict(rows=q_stack, cols=kv_stack)
+        self.add(f"{p}.scores", "attn.scores", (f"{p}.q", f"{p}.k"), ops.scores, **grid)
+        self.add(f"{p}.scaled", "attn.scaled", (f"{p}.scores",), partial(ops.scale, d_k=cfg.d_k), **grid)
+        self.add(f"{p}.masked", "attn.masked", (f"{p}.scaled",), partial(ops.mask, causal=causal), **grid)
+        self.add(f"{p}.weights", "attn.weights", (f"{p}.masked",), ops.softmax, **grid)
+        self.add(f"{p}.z", "attn.z", (f"{p}.weights", f"{p}.v"), ops.weighted_sum, rows=q_stack)
+        self.add(f"{p}.concat", "attn.concat", (f"{p}.z",), ops.concat_heads, rows=q_stack)
+        return self.add(f"{p}.out", "attn.out", (f"{p}.concat", f"{p}.W_O", f"{p}.b_O"), ops.linear, rows=q_stack)
+
+    def layer_norm(self, p: str, x: str, s: str) -> str:
+        self.add(f"{p}.mean", "norm.mean", (x,), ops.mean, rows=s)
+        self.add(f"{p}.var", "norm.var", (x, f"{p}.mean"), ops.variance, rows=s)
+        eps = self.cfg.ln_eps
+        self.add(f"{p}.hat", "norm.hat", (x, f"{p}.mean", f"{p}.var"), partial(ops.normalise, eps=eps), rows=s)
+        return self.add(f"{p}.out", "norm.out", (f"{p}.hat", f"{p}.gamma", f"{p}.beta"), ops.affine, rows=s)
+
+    def ffn(self, p: str, x: str, s: str) -> str:
+        self.add(f"{p}.up", "ffn.up", (x, f"{p}.W1", f"{p}.b1"), ops.linear, rows=s)
+        act = partial(ops.activation, name=self.cfg.activation)
+        self.add(f"{p}.act", "ffn.act", (f"{p}.up",), act, rows=s)
+        return self.add(f"{p}.down", "ffn.down", (f"{p}.act", f"{p}.W2", f"{p}.b2"), ops.linear, rows=s)
+
+    def block(self, s: str, i: int, x: str, memory: str | None) -> str:
+        """One block: each sublayer wrapped in a residual Add and a LayerNorm (post- or pre-)."""
+        b = f"{s}.{i}"
+        sublayers = block_sublayers(self.cfg, s) + ["ffn"]
+        for k, sub in enumerate(sublayers, start=1):
+            norm = f"{b}.norm{k}"
+            h = self.layer_norm(norm, x, s) if self.cfg.norm == "pre" else x
+            if sub == "ffn":
+                out = self.ffn(f"{b}.ffn", h, s)
+            elif sub == "cross_attn":
+                out = self.attention(f"{b}.{sub}", h, memory, s, "enc", causal=False)
+            else:
+                out = self.attention(f"{b}.{sub}", h, h, s, s, causal=(s == "dec"))
+            added = self.add(f"{b}.add{k}", "add", (x, out), ops.add, rows=s)
+            x = added if self.cfg.norm == "pre" else self.layer_norm(norm, added, s)
+        return x
+
+    def stack(self, s: str, memory: str | None) -> str:
+        x = self.embedding(s)
+        for i in range(self.cfg.n_layers):
+            x = self.block(s, i, x, memory)
+        if self.cfg.norm == "pre":
+            x = self.layer_norm(f"{s}.final_norm", x, s)
+        return x
+
+
+def build_stages(cfg: ModelConfig) -> list[Stage]:
+    """All computed stages of the model, in the order they run (tokens are inputs, not stages)."""
+    b = _Builder(cfg)
+    memory = b.stack("enc", None) if "enc" in cfg.stacks else None
+    if "dec" in cfg.stacks:
+        x = b.stack("dec", memory)
+        b.add("logits", "logits", (x, "unembed.W_U", "unembed.b_U"), ops.linear, rows="dec", cols="vocab")
+        b.add("probs", "probs", ("logits",), ops.softmax, rows="dec", cols="vocab")
+    return b.stages
+
+
+def stack_output(cfg: ModelConfig, stack: str) -> str:
+    """The name of the stage that is a stack's final output."""
+    if cfg.norm == "pre":
+        return f"{stack}.final_norm.out"
+    k = len(block_sublayers(cfg, stack)) + 1
+    return f"{stack}.{cfg.n_layers - 1}.norm{k}.out"

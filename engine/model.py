@@ -1,0 +1,76 @@
+"""A model: config, vocabularies and weights; it turns sentences into a Trace."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .config import ModelConfig
+from .errors import EngineError
+from .params import Params, grow_vocab, init_params, param_shapes
+from .tokenizer import START, Vocab, tokenize
+from .trace import Trace
+
+MAX_ABS_VALUE = 1e6
+
+
+class Model:
+    def __init__(self, config: ModelConfig, params: Params, vocabs: dict[str, Vocab]):
+        self.config = config
+        self.params = params
+        self.vocabs = vocabs
+
+    @classmethod
+    def create(cls, config: ModelConfig) -> Model:
+        """A model with seeded random weights."""
+        vocabs = {s: Vocab(config.vocab_for(s) or [], free=config.vocab_for(s) is None) for s in config.stacks}
+        return cls(config, init_params(config, vocabs), vocabs)
+
+    def param_shapes(self) -> dict[str, tuple[int, ...]]:
+        return param_shapes(self.config, {s: len(v) for s, v in self.vocabs.items()})
+
+    def encode(self, stack: str, text: str) -> tuple[list[str], torch.Tensor]:
+        """Tokens and ids of `text` for one stack; a free vocabulary grows for new words."""
+        tokens = tokenize(text)
+        if stack == "dec" and (not tokens or tokens[0] != START):
+            tokens.insert(0, START)
+        if not tokens:
+            raise EngineError("the sentence is empty: type a few words, separated by spaces")
+        limit = self.config.max_len
+        if len(tokens) > limit:
+            raise EngineError(
+                f"the sentence has {len(tokens)} tokens; this model takes at most {limit} (max_len)"
+            )
+        vocab = self.vocabs[stack]
+        grow_vocab(self.config, self.params, stack, vocab, vocab.new_words(tokens))
+        return tokens, torch.tensor([vocab.id_of(t) for t in tokens], dtype=torch.long)
+
+    def trace(self, text: str, target: str | None = None) -> Trace:
+        """Run the model on a sentence (and a target for an encoder-decoder model)."""
+        cfg = self.config
+        if cfg.architecture != "encoder-decoder" and target:
+            raise EngineError(f"a target sentence is only used by encoder-decoder models, not {cfg.architecture}")
+        texts = {"encoder": {"enc": text}, "decoder": {"dec": text},
+                 "encoder-decoder": {"enc": text, "dec": target or ""}}[cfg.architecture]
+        encoded = {s: self.encode(s, t) for s, t in texts.items()}
+        return Trace(self, {s: e[0] for s, e in encoded.items()}, {s: e[1] for s, e in encoded.items()})
+
+
+def check_value(value) -> float:
+    """A cell value a teacher typed: a finite real number of sensible size, or a clear refusal."""
+    if isinstance(value, str):
+        try:
+            value = float(value.strip().replace("−", "-"))
+        except ValueError:
+            raise EngineError(f"{value!r} is not a number") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise EngineError(f"{value!r} is not a number")
+    value = float(value)
+    if math.isnan(value):
+        raise EngineError("NaN is not allowed: type a number")
+    if math.isinf(value):
+        raise EngineError("infinity is not allowed: type a finite number")
+    if abs(value) > MAX_ABS_VALUE:
+        raise EngineError(f"{value:g} is too large: keep values within ±{MAX_ABS_VALUE:g}")
+    return value

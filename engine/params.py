@@ -1,0 +1,109 @@
+"""Parameter names, shapes and seeded initialisation (row-vector layout: x·W)."""
+
+from __future__ import annotations
+
+import zlib
+
+import torch
+
+from .config import ModelConfig
+from .tokenizer import Vocab
+
+Params = dict[str, torch.Tensor]
+
+
+def block_sublayers(cfg: ModelConfig, stack: str) -> list[str]:
+    """The attention sublayers of one block, in order: attn, or self_attn (+ cross_attn)."""
+    if stack == "enc":
+        return ["attn"]
+    return ["self_attn", "cross_attn"] if cfg.architecture == "encoder-decoder" else ["self_attn"]
+
+
+def param_shapes(cfg: ModelConfig, vocab_sizes: dict[str, int]) -> dict[str, tuple[int, ...]]:
+    """Every parameter name with its shape, in a stable order."""
+    d, f = cfg.d_model, cfg.d_ff
+    shapes: dict[str, tuple[int, ...]] = {}
+    for s in cfg.stacks:
+        shapes[f"{s}.embed.W_E"] = (vocab_sizes[s], d)
+        if cfg.positional == "learned":
+            shapes[f"{s}.pos.W_pos"] = (cfg.max_len, d)
+        for i in range(cfg.n_layers):
+            attns = block_sublayers(cfg, s)
+            for a in attns:
+                for m in "QKVO":
+                    shapes[f"{s}.{i}.{a}.W_{m}"] = (d, d)
+                    shapes[f"{s}.{i}.{a}.b_{m}"] = (d,)
+            for k in range(1, len(attns) + 2):
+                shapes[f"{s}.{i}.norm{k}.gamma"] = (d,)
+                shapes[f"{s}.{i}.norm{k}.beta"] = (d,)
+            shapes[f"{s}.{i}.ffn.W1"] = (d, f)
+            shapes[f"{s}.{i}.ffn.b1"] = (f,)
+            shapes[f"{s}.{i}.ffn.W2"] = (f, d)
+            shapes[f"{s}.{i}.ffn.b2"] = (d,)
+        if cfg.norm == "pre":
+            shapes[f"{s}.final_norm.gamma"] = (d,)
+            shapes[f"{s}.final_norm.beta"] = (d,)
+    if cfg.has_output_head:
+        shapes["unembed.W_U"] = (d, vocab_sizes["dec"])
+        shapes["unembed.b_U"] = (vocab_sizes["dec"],)
+    return shapes
+
+
+def _generator(seed: int, key: str) -> torch.Generator:
+    """A generator that depends only on the seed and a name, so values do not depend on order."""
+    return torch.Generator().manual_seed((seed * 1_000_003 + zlib.crc32(key.encode())) % 2**63)
+
+
+def _round(t: torch.Tensor, decimals: int | None) -> torch.Tensor:
+    return t if decimals is None else torch.round(t, decimals=decimals)
+
+
+def _random(cfg: ModelConfig, key: str, shape: tuple[int, ...], std: float) -> torch.Tensor:
+    t = torch.randn(shape, generator=_generator(cfg.seed, key), dtype=torch.float32) * std
+    return _round(t, cfg.decimals)
+
+
+def word_embedding(cfg: ModelConfig, stack: str, word: str) -> torch.Tensor:
+    """The seeded embedding row of one word: the same word always gets the same row."""
+    return _random(cfg, f"{stack}.embed:{word}", (cfg.d_model,), 1.0)
+
+
+def word_unembedding(cfg: ModelConfig, word: str) -> torch.Tensor:
+    """The seeded output column of one target word."""
+    return _random(cfg, f"unembed:{word}", (cfg.d_model,), cfg.d_model**-0.5)
+
+
+def init_params(cfg: ModelConfig, vocabs: dict[str, Vocab]) -> Params:
+    """Seeded weights: normal(0, 1/√d_in) matrices, zero biases, gamma 1, beta 0."""
+    params: Params = {}
+    for name, shape in param_shapes(cfg, {s: len(v) for s, v in vocabs.items()}).items():
+        leaf = name.rsplit(".", 1)[1]
+        if leaf == "W_E":
+            stack = name.split(".")[0]
+            params[name] = torch.stack([word_embedding(cfg, stack, w) for w in vocabs[stack].tokens])
+        elif leaf == "W_U":
+            params[name] = torch.stack([word_unembedding(cfg, w) for w in vocabs["dec"].tokens], dim=1)
+        elif leaf == "W_pos":
+            params[name] = _random(cfg, name, shape, 1.0)
+        elif leaf.startswith("W"):
+            params[name] = _random(cfg, name, shape, shape[0] ** -0.5)
+        elif leaf == "gamma":
+            params[name] = torch.ones(shape)
+        else:
+            params[name] = torch.zeros(shape)
+    return params
+
+
+def grow_vocab(cfg: ModelConfig, params: Params, stack: str, vocab: Vocab, words: list[str]) -> None:
+    """Add new words to a free vocabulary: new seeded embedding rows (and output columns)."""
+    if not words:
+        return
+    for w in words:
+        vocab.add(w)
+    key = f"{stack}.embed.W_E"
+    rows = torch.stack([word_embedding(cfg, stack, w) for w in words])
+    params[key] = torch.cat([params[key], rows])
+    if stack == "dec" and cfg.has_output_head:
+        cols = torch.stack([word_unembedding(cfg, w) for w in words], dim=1)
+        params["unembed.W_U"] = torch.cat([params["unembed.W_U"], cols], dim=1)
+        params["unembed.b_U"] = torch.cat([params["unembed.b_U"], torch.zeros(len(words))])

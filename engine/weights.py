@@ -1,0 +1,86 @@
+"""Save and load a model's weights as safetensors (never pickle), checking every name and shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+
+from .config import ModelConfig
+from .errors import EngineError
+from .model import Model
+from .params import param_shapes
+from .tokenizer import Vocab
+
+_VOCAB_KEY = "stepformer.{}_vocab"
+
+
+def save_weights(model: Model, path: str | Path) -> None:
+    meta = {_VOCAB_KEY.format(s): json.dumps(v.tokens, ensure_ascii=False) for s, v in model.vocabs.items()}
+    meta["stepformer.config"] = model.config.to_json()
+    save_file({k: v.contiguous() for k, v in model.params.items()}, str(path), metadata=meta)
+
+
+def _read_metadata(path: Path) -> dict[str, str]:
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="pt") as f:
+        return f.metadata() or {}
+
+
+def _vocabs(config: ModelConfig, meta: dict[str, str], path: Path) -> dict[str, Vocab]:
+    vocabs = {}
+    for s in config.stacks:
+        free = config.vocab_for(s) is None
+        stored = meta.get(_VOCAB_KEY.format(s))
+        if stored is not None:
+            try:
+                tokens = json.loads(stored)
+            except json.JSONDecodeError:
+                raise EngineError(f"weights: {path.name} has a damaged {s} vocabulary") from None
+            if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+                raise EngineError(f"weights: {path.name} has a damaged {s} vocabulary")
+            vocabs[s] = Vocab(tokens, free=free)
+        elif not free:
+            vocabs[s] = Vocab(config.vocab_for(s), free=False)
+        else:
+            raise EngineError(
+                f"weights: {path.name} carries no {s} vocabulary and the config names none; "
+                f"add {s}_vocab to the config"
+            )
+    return vocabs
+
+
+def load_weights(config: ModelConfig, path: str | Path) -> Model:
+    """A model with the weights of a safetensors file; any mismatch is named exactly."""
+    path = Path(path)
+    if not path.is_file():
+        raise EngineError(f"weights: no file {path}")
+    try:
+        tensors = load_file(str(path))
+        meta = _read_metadata(path)
+    except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
+        raise EngineError(f"weights: {path.name} is not a readable safetensors file ({exc})") from None
+    vocabs = _vocabs(config, meta, path)
+    expected = param_shapes(config, {s: len(v) for s, v in vocabs.items()})
+    missing = [n for n in expected if n not in tensors]
+    extra = sorted(n for n in tensors if n not in expected)
+    if missing:
+        more = f" (and {len(missing) - 3} more)" if len(missing) > 3 else ""
+        raise EngineError(f"weights: {path.name} lacks {', '.join(missing[:3])}{more}")
+    if extra:
+        raise EngineError(f"weights: {path.name} has {extra[0]}, which this config does not use")
+    params = {}
+    for name, shape in expected.items():
+        t = tensors[name]
+        if not t.is_floating_point():
+            raise EngineError(f"weights: {name} has dtype {t.dtype}; expected floating point numbers")
+        if tuple(t.shape) != shape:
+            raise EngineError(f"weights: {name} has shape {list(t.shape)}; expected {list(shape)}")
+        if not torch.isfinite(t).all():
+            raise EngineError(f"weights: {name} contains NaN or infinity")
+        params[name] = t.to(torch.float32)
+    return Model(config, params, vocabs)

@@ -1,0 +1,55 @@
+"""Stepformer: step through a Transformer one operation at a time.
+
+`python main.py` opens the window; `python main.py VERB …` runs a command-line verb.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+GUI_VERBS = ("export", "deck")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from engine.cli import add_verbs
+
+    parser = argparse.ArgumentParser(prog="stepformer", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="verb")
+    add_verbs(sub)
+    try:
+        from gui.cli import add_verbs as add_gui_verbs
+    except ImportError:
+        pass
+    else:
+        add_gui_verbs(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0].startswith("--lesson") or argv[0] in ("--lang",):
+        from gui.app import run_app
+
+        return run_app(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.verb is None:
+        from gui.app import run_app
+
+        return run_app(argv)
+    from engine.errors import EngineError
+
+    try:
+        args.func(args)
+    except EngineError as exc:
+        print(f"stepformer: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"stepformer: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}".rstrip(": "), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
