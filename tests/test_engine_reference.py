@@ -48,9 +48,12 @@ def check_all_stages(cfg: ModelConfig, trace) -> set[str]:
         ids = V[f"{s}.tokens"]
         n = ids.shape[0]
         ok(f"{s}.embed", F.embedding(ids, P[f"{s}.embed.W_E"]))
-        pos = {"sinusoidal": lambda: sinusoidal(n, cfg.d_model),
-               "learned": lambda: P[f"{s}.pos.W_pos"][:n],
-               "none": lambda: torch.zeros(n, cfg.d_model, dtype=torch.float64)}[cfg.positional]()
+        if cfg.positional == "sinusoidal":
+            pos = sinusoidal(n, cfg.d_model)
+        elif cfg.positional == "learned":
+            pos = P[f"{s}.pos.W_pos"][:n]
+        else:
+            pos = torch.zeros(n, cfg.d_model, dtype=torch.float64)
         ok(f"{s}.pos", pos)
         ok(f"{s}.x0", V[f"{s}.embed"] + pos)
 
