@@ -1,0 +1,212 @@
+"""The app state: one QObject owns the current lesson (model, sentences, trace, cursor) and its undo stack.
+
+Views observe it through signals and change it only through its methods; no view talks to another.
+"""
+
+from __future__ import annotations
+
+import torch
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from engine import EngineError, Model, ModelConfig, Trace, check_value
+
+
+def format_value(value: float) -> str:
+    return f"{value:.2f}" if abs(value) < 1000 else f"{value:.4g}"
+
+
+class EditCellCommand(QUndoCommand):
+    """Set one cell of a parameter or stage; undo restores it exactly."""
+
+    def __init__(self, state: AppState, name: str, index: tuple[int, ...], value: float):
+        super().__init__()
+        self.state, self.name, self.index, self.value = state, name, index, value
+        trace = state.trace
+        self.old_value = float(trace[name][index])
+        self.is_param = name in trace.params
+        self.old_override = trace.overrides.get(name)
+        cell = ",".join(map(str, index))
+        self.setText(f"{name}[{cell}]: {format_value(self.old_value)} → {format_value(value)}")
+
+    def redo(self):
+        self.state._apply(lambda t: t.set_cell(self.name, self.index, self.value), self.name)
+
+    def undo(self):
+        if self.is_param:
+            self.state._apply(lambda t: t.set_cell(self.name, self.index, self.old_value), self.name)
+        else:
+            self.state._apply(lambda t: t.set_override(self.name, self.old_override), self.name)
+
+
+class ReplaceParamsCommand(QUndoCommand):
+    """Swap the whole parameter set (used by "Reset weights"); undo swaps it back."""
+
+    def __init__(self, state: AppState, params: dict[str, torch.Tensor], text: str):
+        super().__init__(text)
+        self.state = state
+        self.new = {k: v.clone() for k, v in params.items()}
+        self.old = {k: v.clone() for k, v in state.trace.params.items()}
+        self.old_overrides = dict(state.trace.overrides)
+
+    def _swap(self, params, overrides):
+        trace = self.state.trace
+        trace.params.clear()
+        trace.params.update({k: v.clone() for k, v in params.items()})
+        trace.overrides.clear()
+        trace.overrides.update(overrides)
+        self.state._apply(lambda t: (t.recompute_all(), [st.name for st in t.stages])[1], None)
+
+    def redo(self):
+        self._swap(self.new, {})
+
+    def undo(self):
+        self._swap(self.old, self.old_overrides)
+
+
+class AppState(QObject):
+    lessonChanged = Signal()  # a new model or new sentences: views rebuild
+    traceEdited = Signal(list)  # names of the stages recomputed by an edit: views refresh values
+    cursorChanged = Signal(int)
+    selectionChanged = Signal()  # head or selected row changed
+    message = Signal(str)  # a user-facing explanation (refused input, etc.) for the status bar
+
+    def __init__(self, config: ModelConfig, text: str, target: str = "", parent: QObject | None = None):
+        super().__init__(parent)
+        self.undo_stack = QUndoStack(self)
+        self.model = Model.create(config)
+        self.text, self.target = text, target
+        self.trace: Trace = self.model.trace(text, target or None)
+        self.original_params = {k: v.clone() for k, v in self.model.params.items()}
+        self.cursor = 0
+        self.head = 0
+        self.row = 0
+        self.previous: dict[str, torch.Tensor] = {}  # values before the last edit, for "show difference"
+        self.last_edited: str | None = None
+
+    # ---- reading ---------------------------------------------------------------------------
+    @property
+    def config(self) -> ModelConfig:
+        return self.model.config
+
+    @property
+    def stage_names(self) -> list[str]:
+        return self.trace.stage_names
+
+    @property
+    def current_stage(self) -> str:
+        return self.trace.stage_names[self.cursor]
+
+    def is_computed(self, name: str) -> bool:
+        """Stages up to the cursor are shown as computed; later ones are 'not computed yet'."""
+        return self.trace.stage_names.index(name) <= self.cursor
+
+    def changed(self, name: str) -> torch.Tensor | None:
+        """Boolean mask of the cells the last edit changed in `name` (None when it did not touch it)."""
+        before = self.previous.get(name)
+        if before is None or before.shape != self.trace[name].shape:
+            return None
+        now = self.trace[name]
+        return ~((before == now) | (torch.isnan(before) & torch.isnan(now)))
+
+    def difference(self, name: str) -> torch.Tensor | None:
+        before = self.previous.get(name)
+        if before is None or before.shape != self.trace[name].shape:
+            return None
+        return self.trace[name] - before
+
+    # ---- building ---------------------------------------------------------------------------
+    def _rebuild(self, model: Model, text: str, target: str) -> bool:
+        try:
+            trace = model.trace(text, target or None)
+        except EngineError as exc:
+            self.message.emit(str(exc))
+            return False
+        self.model, self.trace, self.text, self.target = model, trace, text, target
+        self.cursor = min(self.cursor, len(trace.stage_names) - 1)
+        self.head = min(self.head, model.config.n_heads - 1)
+        self.row = 0
+        self.previous, self.last_edited = {}, None
+        self.undo_stack.clear()
+        self.lessonChanged.emit()
+        self.cursorChanged.emit(self.cursor)
+        return True
+
+    def set_sentences(self, text: str, target: str = "") -> bool:
+        """Retokenize and recompute; an empty or too long sentence is explained and changes nothing."""
+        return self._rebuild(self.model, text, target)
+
+    def set_config(self, config: ModelConfig | dict) -> bool:
+        """Rebuild the lesson with new settings (fresh seeded weights); invalid settings change nothing."""
+        try:
+            cfg = config if isinstance(config, ModelConfig) else ModelConfig.from_dict(config)
+        except EngineError as exc:
+            self.message.emit(str(exc))
+            return False
+        model = Model.create(cfg)
+        if not self._rebuild(model, self.text, self.target):
+            return False
+        self.original_params = {k: v.clone() for k, v in self.model.params.items()}
+        return True
+
+    # ---- stepping ---------------------------------------------------------------------------
+    def set_cursor(self, index: int) -> None:
+        index = max(0, min(index, len(self.trace.stage_names) - 1))
+        if index != self.cursor:
+            self.cursor = index
+            self.cursorChanged.emit(index)
+
+    def go_to(self, name: str) -> None:
+        self.set_cursor(self.trace.stage_names.index(name))
+
+    def step(self, delta: int) -> None:
+        self.set_cursor(self.cursor + delta)
+
+    def set_head(self, head: int) -> None:
+        head = max(0, min(head, self.config.n_heads - 1))
+        if head != self.head:
+            self.head = head
+            self.selectionChanged.emit()
+
+    def set_row(self, row: int) -> None:
+        if row != self.row:
+            self.row = row
+            self.selectionChanged.emit()
+
+    # ---- editing ----------------------------------------------------------------------------
+    def edit_cell(self, name: str, index: tuple[int, ...], text_or_value) -> bool:
+        """Validate and apply a cell edit through the undo stack; a refused value changes nothing."""
+        try:
+            value = check_value(text_or_value)
+            if name not in self.trace:
+                raise EngineError(f"no stage or parameter named {name!r}")
+            command = EditCellCommand(self, name, tuple(index), value)
+        except (EngineError, IndexError) as exc:
+            self.message.emit(str(exc))
+            return False
+        if command.old_value == value:
+            return True
+        self.undo_stack.push(command)
+        return True
+
+    def reset_weights(self) -> None:
+        """Return to the lesson's own weights (undoable)."""
+        self.undo_stack.push(ReplaceParamsCommand(self, self.original_params, "Reset weights"))
+
+    def _apply(self, change, edited: str | None) -> None:
+        """Run an engine change, remember the values before it, and tell the views what moved."""
+        before = {name: tensor for name, tensor in self.trace.values.items()}
+        before.update(self.trace.params)
+        try:
+            recomputed = change(self.trace)
+        except EngineError as exc:
+            self.message.emit(str(exc))
+            return
+        touched = set(recomputed) | ({edited} if edited else set())
+        self.previous = {n: before[n] for n in touched if n in before}
+        self.last_edited = edited
+        self.traceEdited.emit(sorted(touched, key=self._order))
+
+    def _order(self, name: str) -> int:
+        names = self.trace.stage_names
+        return names.index(name) if name in names else -1
