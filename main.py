@@ -11,10 +11,17 @@ import sys
 GUI_VERBS = ("export", "deck")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Report a bad argument as one clear line on stderr, not a usage dump."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from engine.cli import add_verbs
 
-    parser = argparse.ArgumentParser(prog="stepformer", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="stepformer", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="verb")
     add_verbs(sub)
     try:
