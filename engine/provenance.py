@@ -1,0 +1,147 @@
+"""Where a number comes from: the input cells one output cell of a stage was computed from.
+
+`sources(trace, name, index)` answers with a selector per input (stage or parameter name), a tuple of
+ints and `ALL` slices over that input's full shape, e.g. for a score
+
+    sources(trace, "enc.0.attn.scores", (h, i, j)) == {"enc.0.attn.q": (h, i, ALL), "enc.0.attn.k": (h, j, ALL)}
+
+It is one step back through the graph: the direct inputs of the stage, never further.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .graph import Stage
+    from .trace import Trace
+
+ALL = slice(None)
+Selector = tuple  # of int | slice, one entry per dimension of the input
+Sources = dict[str, Selector]
+
+
+def _embed(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+    W_E, tokens = st.inputs
+    return {W_E: (int(trace[tokens][i]), c), tokens: (i,)}
+
+
+def _pos(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+    """Sinusoidal (or no) positions depend on the position only; learned ones are rows of W_pos."""
+    learned = [name for name in st.inputs if name.endswith(".W_pos")]
+    return {learned[0]: (i, c)} if learned else {}
+
+
+def _elementwise(st: Stage, trace: Trace, *index: int) -> Sources:
+    return {name: index for name in st.inputs}
+
+
+def _project(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+    """q/k/v[h, i, c] = x[i, :] · W[:, col] + b[col], with col = h·d_k + c."""
+    x, W, b = st.inputs
+    col = h * trace.config.d_k + c
+    return {x: (i, ALL), W: (ALL, col), b: (col,)}
+
+
+def _scores(st: Stage, trace: Trace, h: int, i: int, j: int) -> Sources:
+    """scores[h, i, j] = q[h, i, :] · k[h, j, :]."""
+    q, k = st.inputs
+    return {q: (h, i, ALL), k: (h, j, ALL)}
+
+
+def _masked(st: Stage, trace: Trace, h: int, i: int, j: int) -> Sources:
+    """A hidden cell is −∞ whatever the score was; a visible one is the scaled score itself."""
+    (scaled,) = st.inputs
+    out, before = float(trace[st.name][h, i, j]), float(trace[scaled][h, i, j])
+    if math.isinf(out) and out < 0 and not (math.isinf(before) and before < 0):
+        return {}
+    return {scaled: (h, i, j)}
+
+
+def _row_softmax(st: Stage, trace: Trace, *index: int) -> Sources:
+    """softmax over the last axis: a cell depends on its whole row."""
+    (x,) = st.inputs
+    return {x: index[:-1] + (ALL,)}
+
+
+def _weighted_sum(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+    """z[h, i, c] = weights[h, i, :] · v[h, :, c]."""
+    weights, v = st.inputs
+    return {weights: (h, i, ALL), v: (h, ALL, c)}
+
+
+def _concat(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+    """concat[i, c] = z[c // d_k, i, c % d_k]: heads side by side."""
+    (z,) = st.inputs
+    d_k = trace.config.d_k
+    return {z: (c // d_k, i, c % d_k)}
+
+
+def _linear(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+    """out[i, c] = x[i, :] · W[:, c] + b[c]."""
+    x, W, b = st.inputs
+    return {x: (i, ALL), W: (ALL, c), b: (c,)}
+
+
+def _mean(st: Stage, trace: Trace, i: int, _c: int) -> Sources:
+    (x,) = st.inputs
+    return {x: (i, ALL)}
+
+
+def _variance(st: Stage, trace: Trace, i: int, _c: int) -> Sources:
+    x, mu = st.inputs
+    return {x: (i, ALL), mu: (i, 0)}
+
+
+def _normalise(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+    """hat[i, c] = (x[i, c] − mean[i]) / √(var[i] + eps)."""
+    x, mu, var = st.inputs
+    return {x: (i, c), mu: (i, 0), var: (i, 0)}
+
+
+def _affine(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+    """out[i, c] = gamma[c] · hat[i, c] + beta[c]."""
+    hat, gamma, beta = st.inputs
+    return {hat: (i, c), gamma: (c,), beta: (c,)}
+
+
+_RULES = {
+    "embed": _embed,
+    "pos": _pos,
+    "x0": _elementwise,
+    "add": _elementwise,
+    "attn.q": _project,
+    "attn.k": _project,
+    "attn.v": _project,
+    "attn.scores": _scores,
+    "attn.scaled": _elementwise,
+    "attn.masked": _masked,
+    "attn.weights": _row_softmax,
+    "attn.z": _weighted_sum,
+    "attn.concat": _concat,
+    "attn.out": _linear,
+    "norm.mean": _mean,
+    "norm.var": _variance,
+    "norm.hat": _normalise,
+    "norm.out": _affine,
+    "ffn.up": _linear,
+    "ffn.act": _elementwise,
+    "ffn.down": _linear,
+    "logits": _linear,
+    "probs": _row_softmax,
+}
+
+
+def sources(trace: Trace, name: str, index: tuple[int, ...]) -> Sources:
+    """The input cells that output cell `index` of stage `name` was computed from ({} for token inputs)."""
+    st = trace.stage(name)
+    if st is None:
+        return {}
+    index = tuple(int(i) for i in index)
+    shape = tuple(trace[name].shape)
+    if len(index) != len(shape) or any(not 0 <= i < n for i, n in zip(index, shape)):
+        return {}
+    if name in trace.overrides:
+        return {}  # a pinned stage was typed in by hand, not computed
+    return _RULES[st.op](st, trace, *index)
