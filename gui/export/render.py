@@ -1,0 +1,55 @@
+"""Render a stage's figure offscreen in the light slide style: to an image, a PDF page or an SVG."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtWidgets import QApplication
+
+from gui.plots import PlotOptions, draw_stage
+
+SCENE_W, SCENE_H = 1600, 900  # the slide canvas (16:9) the fonts are sized for; images scale from it
+
+
+def ensure_app() -> QApplication:
+    return QApplication.instance() or QApplication([])
+
+
+@contextlib.contextmanager
+def offscreen_figure(trace, stage: str, opts: PlotOptions,
+                     size=(SCENE_W, SCENE_H)) -> Iterator[pg.GraphicsLayoutWidget]:
+    """A laid-out figure widget that is never shown on screen."""
+    app = ensure_app()
+    view = pg.GraphicsLayoutWidget()
+    view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    view.setBackground("w")
+    view.resize(*size)
+    draw_stage(view.ci, trace, stage, opts)
+    view.show()
+    app.processEvents()
+    try:
+        yield view
+    finally:
+        view.close()
+        view.deleteLater()
+
+
+def paint(view: pg.GraphicsLayoutWidget, painter: QPainter, target: QRectF) -> None:
+    view.scene().render(painter, target, QRectF(0, 0, view.width(), view.height()))
+
+
+def render_image(trace, stage: str, opts: PlotOptions, width: int = 1920) -> QImage:
+    """The figure as an image `width` pixels wide (16:9)."""
+    with offscreen_figure(trace, stage, opts) as view:
+        height = round(width * view.height() / view.width())
+        image = QImage(width, height, QImage.Format.Format_ARGB32)
+        image.fill(QColor("white"))
+        painter = QPainter(image)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        paint(view, painter, QRectF(0, 0, width, height))
+        painter.end()
+    return image

@@ -1,0 +1,61 @@
+"""draw_stage: the plots that teach one stage, arranged in a GraphicsLayout, refreshed in place after edits."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import pyqtgraph as pg
+
+from .matrix import MatrixPanel, is_per_head, stage_caption
+from .style import PlotOptions, font, foreground
+
+
+class Panel(Protocol):
+    def update(self, trace, opts: PlotOptions) -> None: ...
+
+
+class StageFigure:
+    """The panels drawn for one stage; refresh() re-reads the trace without rebuilding the layout."""
+
+    def __init__(self, stage: str, panels: list[Panel], title: pg.LabelItem | None):
+        self.stage, self.panels, self.title = stage, panels, title
+
+    def refresh(self, trace, opts: PlotOptions) -> None:
+        for panel in self.panels:
+            panel.update(trace, opts)
+        if self.title is not None:
+            self.title.setText(figure_title(trace, self.stage, opts), color=foreground(opts))
+
+
+def figure_title(trace, stage: str, opts: PlotOptions) -> str:
+    """"Scores Q·Kᵀ · head 1 — enc.0.attn.scores", the model's switches on a second line."""
+    cfg = trace.config
+    switches = f"{cfg.architecture} · d_model {cfg.d_model} · {cfg.n_heads} heads · {cfg.norm}-LN · {cfg.activation}"
+    small = font(opts, "caption").pointSize()
+    return (f"{stage_caption(trace, stage, opts)} — {stage}"
+            f"<br><span style='font-size:{small}pt; font-weight:normal'>{switches}</span>")
+
+
+def _panels(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions, top: int) -> list[Panel]:
+    """The panels for a stage, placed from layout row `top` down."""
+    return [MatrixPanel(layout, trace, stage, opts, top, 0, select_row=is_per_head(trace, stage))]
+
+
+def draw_stage(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) -> StageFigure:
+    """Clear `layout` and draw the plots for `stage` (a name from trace.stage_names)."""
+    if stage not in trace.stage_names:
+        raise KeyError(f"no stage named {stage!r}")
+    layout.clear()
+    title = None
+    if opts.slide:
+        title = pg.LabelItem(justify="center")
+        title.item.setFont(font(opts, "title"))
+        layout.addItem(title, row=0, col=0)
+    panels = _panels(layout, trace, stage, opts, top=1 if opts.slide else 0)
+    if title is not None:  # span the title over every column the panels used
+        cols = 1 + max(c for cells in layout.items.values() for _, c in cells)
+        layout.layout.removeItem(title)
+        layout.layout.addItem(title, 0, 0, 1, cols)
+    figure = StageFigure(stage, panels, title)
+    figure.refresh(trace, opts)
+    return figure

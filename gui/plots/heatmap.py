@@ -1,0 +1,129 @@
+"""A matrix as coloured cells: token ticks, a colour bar, the numbers in small matrices, −∞ hatched."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtWidgets import QGraphicsRectItem
+
+from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, set_caption, style_plot
+
+MAX_NUMBERS = 16 * 16  # larger matrices are drawn without numbers in the cells
+MAX_NUMBER_COLS = 16
+
+
+def format_cell(value: float, integer: bool = False) -> str:
+    if np.isneginf(value):
+        return "−∞"
+    if integer:
+        return f"{int(value)}"
+    text = f"{value:.2f}" if abs(value) < 100 else f"{value:.0f}"
+    return text.replace("-", "−")
+
+
+def axis_labels(trace, kind: str | None, n: int) -> list[str]:
+    """Tick labels for one axis: a stack's tokens, the output vocabulary, or feature numbers."""
+    if kind in trace.tokens:
+        return list(trace.tokens[kind])
+    if kind == "vocab":
+        return list(trace.model.vocabs["dec"].tokens)
+    return [str(i) for i in range(n)]
+
+
+class Heatmap:
+    """One matrix in a PlotItem of a GraphicsLayout; set() updates it in place."""
+
+    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, signed: bool, row: int, col: int,
+                 cmap: pg.ColorMap | None = None, colspan: int = 1):
+        self.signed, self.fixed_cmap = signed, cmap
+        self.plot = layout.addPlot(row=row, col=col, colspan=colspan)
+        style_plot(self.plot, opts)
+        self.plot.invertY(True)
+        self.plot.showAxis("top")
+        self.plot.hideAxis("bottom")
+        # Shows through the transparent (NaN) cells, the hidden −∞ ones: grey with light hatching.
+        self.backdrop = [QGraphicsRectItem(), QGraphicsRectItem()]
+        self.backdrop[0].setBrush(QBrush(HIDDEN_COLOR))
+        self.backdrop[1].setBrush(QBrush(HIDDEN_COLOR.lighter(160), Qt.BrushStyle.BDiagPattern))
+        for item in self.backdrop:
+            item.setPen(QPen(Qt.PenStyle.NoPen))
+            self.plot.addItem(item)
+        self.image = pg.ImageItem()
+        self.plot.addItem(self.image)
+        self.selection = QGraphicsRectItem()
+        pen = QPen(foreground(opts), 0)
+        pen.setWidth(3)
+        pen.setCosmetic(True)
+        self.selection.setPen(pen)
+        self.plot.addItem(self.selection)
+        self.bar = pg.ColorBarItem(colorMap=cmap or colormap(opts, signed), interactive=False,
+                                   width=18 if opts.slide else 12)
+        self.bar.setImageItem(self.image, insert_in=self.plot)
+        self.bar.axis.setStyle(tickFont=font(opts, "tick"))
+        self.bar.axis.setTextPen(foreground(opts))
+        self.numbers: list[pg.TextItem] = []
+        self.shape: tuple[int, int] | None = None
+
+    def set(self, matrix: np.ndarray, rows: list[str], cols: list[str], opts: PlotOptions, caption: str = "",
+            selected_row: int | None = None, levels: tuple[float, float] | None = None,
+            cell_text: list[str] | None = None) -> None:
+        """matrix [r, c] (−inf allowed); levels default to ±max|x| for signed data, else 0…1."""
+        matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
+        r, c = matrix.shape
+        finite = np.isfinite(matrix)
+        if levels is None:
+            top = float(np.abs(matrix[finite]).max()) if finite.any() else 1.0
+            top = top or 1.0
+            levels = (-top, top) if self.signed else (0.0, max(1.0, top))
+        cmap = self.fixed_cmap or colormap(opts, self.signed)
+        self.bar.setColorMap(cmap)
+        self.image.setImage(np.where(finite, matrix, np.nan).T, autoLevels=False)
+        self.bar.setLevels(values=levels)
+        if (r, c) != self.shape:
+            self.shape = (r, c)
+            for item in self.backdrop:
+                item.setRect(QRectF(0, 0, c, r))
+            self.plot.setRange(xRange=(0, c), yRange=(0, r), padding=0)
+        self.plot.getAxis("left").setTicks([[(i + 0.5, t) for i, t in enumerate(rows[:r])]])
+        self.plot.getAxis("top").setTicks([[(j + 0.5, t) for j, t in enumerate(cols[:c])]])
+        if selected_row is None:
+            self.selection.hide()
+        else:
+            self.selection.setRect(QRectF(0, selected_row, c, 1))
+            self.selection.show()
+        if caption:
+            set_caption(self.plot, caption, opts)
+        self._numbers(matrix, cell_text, cmap, levels, opts)
+
+    def _numbers(self, matrix, cell_text, cmap, levels, opts) -> None:
+        r, c = matrix.shape
+        show = r * c <= MAX_NUMBERS and c <= MAX_NUMBER_COLS
+        wanted = r * c if show else 0
+        while len(self.numbers) > wanted:
+            self.plot.removeItem(self.numbers.pop())
+        while len(self.numbers) < wanted:
+            item = pg.TextItem(anchor=(0.5, 0.5))
+            item.setFont(font(opts, "text"))
+            self.plot.addItem(item)
+            self.numbers.append(item)
+        if not show:
+            return
+        lo, hi = levels
+        integer = np.all(matrix[np.isfinite(matrix)] == np.round(matrix[np.isfinite(matrix)])) and not self.signed
+        for k, item in enumerate(self.numbers):
+            i, j = divmod(k, c)
+            v = matrix[i, j]
+            item.setPos(j + 0.5, i + 0.5)
+            item.setText(cell_text[k] if cell_text else format_cell(v, integer), color=_ink(cmap, v, lo, hi))
+
+
+def _ink(cmap: pg.ColorMap, value: float, lo: float, hi: float) -> QColor:
+    """Black or white, whichever reads better on the cell's colour."""
+    if not np.isfinite(value):
+        return QColor("white")
+    t = (value - lo) / (hi - lo) if hi > lo else 0.5
+    bg = cmap.map(float(np.clip(t, 0, 1)), mode="qcolor")
+    luminance = 0.299 * bg.red() + 0.587 * bg.green() + 0.114 * bg.blue()
+    return QColor("black") if luminance > 140 else QColor("white")

@@ -1,0 +1,67 @@
+"""A stage's (or parameter's) matrix as a heatmap panel; per-head stages show the selected head."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+
+from .heatmap import Heatmap, axis_labels
+from .style import PlotOptions
+from .text import CAPTIONS, caption
+
+PROBABILITY_OPS = ("attn.weights", "probs")
+
+
+def stage_op(trace, name: str) -> str:
+    st = trace.stage(name)
+    return "tokens" if st is None else st.op
+
+
+def stage_caption(trace, name: str, opts: PlotOptions) -> str:
+    """The stage's plain name in the figure's language, with the head for per-head stages."""
+    op = stage_op(trace, name)
+    text = caption(op, opts.lang) if op in CAPTIONS else name
+    if is_per_head(trace, name):
+        text += " · " + caption("head", opts.lang, head=head_of(trace, opts))
+    return text
+
+
+def is_per_head(trace, name: str) -> bool:
+    return stage_op(trace, name).startswith("attn.") and trace[name].dim() == 3
+
+
+def head_of(trace, opts: PlotOptions) -> int:
+    return max(0, min(opts.head, trace.config.n_heads - 1))
+
+
+def row_of(n: int, opts: PlotOptions) -> int:
+    return max(0, min(opts.row, n - 1))
+
+
+def stage_matrix(trace, name: str, opts: PlotOptions) -> tuple[np.ndarray, list[str], list[str]]:
+    """(matrix [r, c], row labels, column labels) of a stage as the figure shows it."""
+    st = trace.stage(name)
+    value = trace[name]
+    if st is None:  # token ids [n]: one column
+        stack = name.split(".")[0]
+        return value.numpy()[:, None].astype(np.float64), list(trace.tokens[stack]), ["id"]
+    if value.dim() == 3:
+        value = value[head_of(trace, opts)]
+    m = value.detach().numpy().astype(np.float64)
+    return m, axis_labels(trace, st.rows, m.shape[0]), axis_labels(trace, st.cols, m.shape[1])
+
+
+class MatrixPanel:
+    """Heatmap of one stage; `select_row` outlines the selected query/token row."""
+
+    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
+                 select_row: bool = False, colspan: int = 1):
+        self.name, self.select_row = name, select_row
+        signed = stage_op(trace, name) not in PROBABILITY_OPS + ("tokens",)
+        self.heatmap = Heatmap(layout, opts, signed, row, col, colspan=colspan)
+
+    def update(self, trace, opts: PlotOptions) -> None:
+        m, rows, cols = stage_matrix(trace, self.name, opts)
+        selected = row_of(m.shape[0], opts) if self.select_row else None
+        levels = (0.0, 1.0) if stage_op(trace, self.name) in PROBABILITY_OPS else None
+        self.heatmap.set(m, rows, cols, opts, stage_caption(trace, self.name, opts), selected, levels)

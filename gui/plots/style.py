@@ -1,0 +1,85 @@
+"""Colours, fonts and pens shared by every plot, on screen and in the light slide style."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6.QtGui import QColor, QFont
+
+# Chinese glyphs need a CJK font; Qt's fallback is not reliable in PDF/SVG, so slides name one explicitly.
+SLIDE_FONTS = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC", "Microsoft YaHei", "PingFang SC"]
+
+COLORMAPS = {
+    # (signed values: diverging, centred on 0; probabilities: sequential)
+    "default": ("CET-D1", "viridis"),
+    "cb-safe": ("CET-CBD1", "cividis"),
+}
+
+# Qualitative colours for heads and tokens (Okabe–Ito: distinguishable with colour-blindness).
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000"]
+
+HIDDEN_COLOR = QColor(90, 90, 90)  # masked (−∞) cells, drawn hatched
+
+
+@dataclass
+class PlotOptions:
+    """What a figure shows: which head and query row, temperature for output bars, language and style."""
+
+    head: int = 0
+    row: int = 0
+    temperature: float = 1.0
+    lang: str = "en"
+    colormap: str = "default"  # or "cb-safe" (colour-blind-safe maps)
+    slide: bool = False  # light slide style for export: white background, large fonts, title
+
+
+def colormap(opts: PlotOptions, signed: bool) -> pg.ColorMap:
+    diverging, sequential = COLORMAPS.get(opts.colormap, COLORMAPS["default"])
+    return pg.colormap.get(diverging if signed else sequential)
+
+
+def color(i: int) -> QColor:
+    return QColor(PALETTE[i % len(PALETTE)])
+
+
+def foreground(opts: PlotOptions) -> QColor:
+    return QColor("black") if opts.slide else QColor(pg.getConfigOption("foreground"))
+
+
+def font(opts: PlotOptions, size: str = "text") -> QFont:
+    """size: "title", "caption", "tick" or "text" (cell numbers, annotations)."""
+    points = {"title": 26, "caption": 18, "tick": 15, "text": 14} if opts.slide else {
+        "title": 13, "caption": 10, "tick": 9, "text": 9}
+    f = QFont()
+    if opts.slide:
+        f.setFamilies(SLIDE_FONTS)
+    f.setPointSize(points[size])
+    if size == "title":
+        f.setBold(True)
+    return f
+
+
+def html_size(opts: PlotOptions, size: str) -> str:
+    return f"{font(opts, size).pointSize()}pt"
+
+
+def style_plot(plot: pg.PlotItem, opts: PlotOptions) -> None:
+    """Axis fonts and colours for the chosen style; no mouse zoom (figures are for reading, not panning)."""
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    plot.setMouseEnabled(x=False, y=False)
+    fg = foreground(opts)
+    for name in ("left", "bottom", "top", "right"):
+        axis = plot.getAxis(name)
+        axis.setStyle(tickFont=font(opts, "tick"))
+        axis.setPen(fg)
+        axis.setTextPen(fg)
+    if opts.slide:
+        plot.titleLabel.item.setFont(font(opts, "caption"))
+
+
+def set_caption(plot: pg.PlotItem, text: str, opts: PlotOptions) -> None:
+    plot.setTitle(text, color=foreground(opts), size=html_size(opts, "caption"))
+    if opts.slide:
+        plot.titleLabel.item.setFont(font(opts, "caption"))
