@@ -88,3 +88,8 @@ def weighted_rows(weights: Tensor, v: Tensor) -> Tensor:
     The rows sum to the output row z = weights · v.
     """
     return weights[:, None] * v
+
+
+def layer_norm_spread(var: Tensor, eps: float) -> Tensor:
+    """√(var + eps): what LayerNorm divides each centred row by."""
+    return torch.sqrt(var + eps)

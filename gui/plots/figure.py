@@ -6,7 +6,12 @@ from typing import Protocol
 
 import pyqtgraph as pg
 
-from .matrix import MatrixPanel, is_per_head, stage_caption
+from .attention import LinesPanel, MaskPanel, RowBarsPanel, ScalePanel, WeightedSumPanel
+from .embedding import PositionCurvesPanel
+from .ffn import ActivationPanel
+from .matrix import MatrixPanel, is_per_head, stage_caption, stage_op
+from .norm import BeforeAfterPanel, NormStepsPanel
+from .output import TopKPanel
 from .style import PlotOptions, font, foreground
 
 
@@ -37,8 +42,35 @@ def figure_title(trace, stage: str, opts: PlotOptions) -> str:
 
 
 def _panels(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions, top: int) -> list[Panel]:
-    """The panels for a stage, placed from layout row `top` down."""
-    return [MatrixPanel(layout, trace, stage, opts, top, 0, select_row=is_per_head(trace, stage))]
+    """The panels that teach a stage, placed from layout row `top` down."""
+    op, t, args = stage_op(trace, stage), top, (layout, trace, stage, opts)
+    inputs = trace.stage(stage).inputs if trace.stage(stage) else ()
+
+    def matrix(name=stage, row=t, col=0, **kw) -> MatrixPanel:
+        return MatrixPanel(layout, trace, name, opts, row, col, select_row=is_per_head(trace, name), **kw)
+
+    if op == "pos" and trace.config.positional == "sinusoidal":
+        return [matrix(), PositionCurvesPanel(*args, t, 1)]
+    if op in ("x0", "add"):  # the sum as three aligned matrices
+        a, b = inputs
+        keys = (None, None) if op == "x0" else ("residual_in", "sublayer_out")
+        return [matrix(a, col=0, label=keys[0]), matrix(b, col=1, label=keys[1]), matrix(col=2, label="sum")]
+    if op == "attn.scaled":
+        return [matrix(colspan=2), ScalePanel(*args, t + 1)]
+    if op == "attn.masked":
+        return [matrix(), MaskPanel(*args, t)]
+    if op == "attn.weights":
+        return [matrix(), RowBarsPanel(*args, t, 1), LinesPanel(*args, t + 1, 0, all_heads=False),
+                LinesPanel(*args, t + 1, 1, all_heads=True)]
+    if op == "attn.z":
+        return [matrix(), WeightedSumPanel(*args, t, 1)]
+    if op.startswith("norm."):
+        return [matrix(colspan=2), BeforeAfterPanel(*args, t + 1, 0), NormStepsPanel(*args, t + 1, 1)]
+    if op in ("ffn.up", "ffn.act"):
+        return [matrix(), ActivationPanel(*args, t, 1)]
+    if op in ("logits", "probs"):
+        return [MatrixPanel(layout, trace, stage, opts, t, 0, select_row=True), TopKPanel(*args, t, 1)]
+    return [matrix()]
 
 
 def draw_stage(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) -> StageFigure:

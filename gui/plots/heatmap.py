@@ -8,7 +8,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
-from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, set_caption, style_plot
+from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, new_plot, set_caption
 
 MAX_NUMBERS = 16 * 16  # larger matrices are drawn without numbers in the cells
 MAX_NUMBER_COLS = 16
@@ -36,10 +36,9 @@ class Heatmap:
     """One matrix in a PlotItem of a GraphicsLayout; set() updates it in place."""
 
     def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, signed: bool, row: int, col: int,
-                 cmap: pg.ColorMap | None = None, colspan: int = 1):
+                 cmap: pg.ColorMap | None = None, colspan: int = 1, colorbar: bool = True):
         self.signed, self.fixed_cmap = signed, cmap
-        self.plot = layout.addPlot(row=row, col=col, colspan=colspan)
-        style_plot(self.plot, opts)
+        self.plot = new_plot(layout, opts, row=row, col=col, colspan=colspan)
         self.plot.invertY(True)
         self.plot.showAxis("top")
         self.plot.hideAxis("bottom")
@@ -60,7 +59,7 @@ class Heatmap:
         self.plot.addItem(self.selection)
         self.bar = pg.ColorBarItem(colorMap=cmap or colormap(opts, signed), interactive=False,
                                    width=18 if opts.slide else 12)
-        self.bar.setImageItem(self.image, insert_in=self.plot)
+        self.bar.setImageItem(self.image, insert_in=self.plot if colorbar else None)
         self.bar.axis.setStyle(tickFont=font(opts, "tick"))
         self.bar.axis.setTextPen(foreground(opts))
         self.numbers: list[pg.TextItem] = []

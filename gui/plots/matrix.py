@@ -55,8 +55,8 @@ class MatrixPanel:
     """Heatmap of one stage; `select_row` outlines the selected query/token row."""
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
-                 select_row: bool = False, colspan: int = 1):
-        self.name, self.select_row = name, select_row
+                 select_row: bool = False, colspan: int = 1, label: str | None = None):
+        self.name, self.select_row, self.label = name, select_row, label  # label: a caption key to use instead
         signed = stage_op(trace, name) not in PROBABILITY_OPS + ("tokens",)
         self.heatmap = Heatmap(layout, opts, signed, row, col, colspan=colspan)
 
@@ -64,4 +64,7 @@ class MatrixPanel:
         m, rows, cols = stage_matrix(trace, self.name, opts)
         selected = row_of(m.shape[0], opts) if self.select_row else None
         levels = (0.0, 1.0) if stage_op(trace, self.name) in PROBABILITY_OPS else None
-        self.heatmap.set(m, rows, cols, opts, stage_caption(trace, self.name, opts), selected, levels)
+        text = stage_caption(trace, self.name, opts)
+        if self.label:
+            text = f"{caption(self.label, opts.lang)}: {self.name}"
+        self.heatmap.set(m, rows, cols, opts, text, selected, levels)

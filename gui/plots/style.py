@@ -64,9 +64,9 @@ def html_size(opts: PlotOptions, size: str) -> str:
     return f"{font(opts, size).pointSize()}pt"
 
 
-def style_plot(plot: pg.PlotItem, opts: PlotOptions) -> None:
-    """Axis fonts and colours for the chosen style; no mouse zoom (figures are for reading, not panning)."""
-    plot.setMenuEnabled(False)
+def new_plot(layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, colspan: int = 1) -> pg.PlotItem:
+    """A plot in the chosen style; no mouse zoom or menu (figures are for reading, not panning)."""
+    plot = layout.addPlot(row=row, col=col, colspan=colspan, enableMenu=False)
     plot.hideButtons()
     plot.setMouseEnabled(x=False, y=False)
     fg = foreground(opts)
@@ -77,6 +77,7 @@ def style_plot(plot: pg.PlotItem, opts: PlotOptions) -> None:
         axis.setTextPen(fg)
     if opts.slide:
         plot.titleLabel.item.setFont(font(opts, "caption"))
+    return plot
 
 
 def set_caption(plot: pg.PlotItem, text: str, opts: PlotOptions) -> None:

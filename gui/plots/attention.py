@@ -1,0 +1,180 @@
+"""Attention panels: why scale, what the mask hides, a softmax row, who attends to whom, the weighted sum."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QLineF, Qt
+from PySide6.QtGui import QColor, QPen
+from PySide6.QtWidgets import QGraphicsLineItem
+
+from engine import teaching
+
+from .bars import Bars
+from .heatmap import Heatmap, axis_labels, format_cell
+from .matrix import head_of, row_of
+from .style import HIDDEN_COLOR, PlotOptions, color, font, foreground, new_plot, set_caption
+from .text import caption
+
+
+def _input(trace, name: str, k: int = 0) -> str:
+    return trace.stage(name).inputs[k]
+
+
+def _grid_labels(trace, name: str) -> tuple[list[str], list[str]]:
+    """Query and key tokens of a [h, n_q, n_k] stage."""
+    st, (_, n_q, n_k) = trace.stage(name), trace[name].shape
+    return axis_labels(trace, st.rows, n_q), axis_labels(trace, st.cols, n_k)
+
+
+class ScalePanel:
+    """Softmax of the selected row without and with ÷√d_k, each bar with its gradient p(1 − p)."""
+
+    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int):
+        self.name = name
+        series = [(caption("probability", opts.lang), color(0)), (caption("gradient", opts.lang), color(1))]
+        self.unscaled = Bars(layout, opts, row, 0, series)
+        self.scaled = Bars(layout, opts, row, 1, series)
+
+    def update(self, trace, opts: PlotOptions) -> None:
+        h = head_of(trace, opts)
+        queries, keys = _grid_labels(trace, self.name)
+        r = row_of(len(queries), opts)
+        rows = {"unscaled_softmax": trace[_input(trace, self.name)][h, r], "scaled_softmax": trace[self.name][h, r]}
+        for bars, (key, scores) in zip((self.unscaled, self.scaled), rows.items()):
+            p = teaching.row_softmax(scores)
+            g = teaching.softmax_slope(p)
+            bars.set(keys, [p.numpy(), g.numpy()], opts, f"{caption(key, opts.lang)} · {queries[r]}", (0, 1.12))
+
+
+class MaskPanel:
+    """The visible/hidden pattern, and the selected row's softmax before and after masking."""
+
+    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int):
+        self.name = name
+        pattern = pg.ColorMap([0.0, 1.0], [QColor("#cfe8cf"), HIDDEN_COLOR])
+        self.pattern = Heatmap(layout, opts, signed=False, row=row, col=1, cmap=pattern, colorbar=False)
+        series = [(caption("before_mask", opts.lang), color(5)), (caption("after_mask", opts.lang), color(0))]
+        self.bars = Bars(layout, opts, row + 1, 0, series, colspan=2)
+
+    def update(self, trace, opts: PlotOptions) -> None:
+        h = head_of(trace, opts)
+        queries, keys = _grid_labels(trace, self.name)
+        r = row_of(len(queries), opts)
+        hidden = teaching.hidden_pattern(trace[self.name][h])  # [n_q, n_k]
+        marks = ["−∞" if x else "✓" for x in hidden.flatten().tolist()]
+        title = f"{caption('mask_pattern', opts.lang)} · {caption('head', opts.lang, head=h)}"
+        self.pattern.set(hidden.numpy(), queries, keys, opts, title, r, (0.0, 1.0), marks)
+        scaled = trace[_input(trace, self.name)][h, r]
+        before = teaching.row_softmax(scaled)
+        after = teaching.row_softmax(scaled, hidden=hidden[r])
+        self.bars.set(keys, [before.numpy(), after.numpy()], opts, caption("row", opts.lang, token=queries[r]),
+                      (0, 1.12))
+
+
+class RowBarsPanel:
+    """The selected row of the attention weights as bars, with its sum (always 1)."""
+
+    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
+        self.name = name
+        self.bars = Bars(layout, opts, row, col, [("", color(0))])
+
+    def update(self, trace, opts: PlotOptions) -> None:
+        queries, keys = _grid_labels(trace, self.name)
+        r = row_of(len(queries), opts)
+        weights = trace[self.name][head_of(trace, opts), r]
+        total = format_cell(float(weights.sum()))
+        self.bars.set(keys, [weights.numpy()], opts, caption("row_bars", opts.lang, token=queries[r], total=total),
+                      (0, 1.12))
+
+
+class LinesPanel:
+    """Queries on the left, keys on the right, one line per pair whose opacity is the weight (BertViz style).
+
+    all_heads draws every head in its own colour; otherwise only the selected head.
+    """
+
+    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
+                 all_heads: bool):
+        self.name, self.all_heads = name, all_heads
+        self.plot = new_plot(layout, opts, row=row, col=col)
+        for axis in ("left", "bottom"):
+            self.plot.hideAxis(axis)
+        self.plot.invertY(True)
+        self.lines: list[QGraphicsLineItem] = []
+        self.words: list[pg.TextItem] = []
+        self.shape = None
+
+    def _build(self, trace, opts: PlotOptions, n_heads: int, queries: list[str], keys: list[str]) -> None:
+        for item in self.lines + self.words:
+            self.plot.removeItem(item)
+        self.lines, self.words = [], []
+        spread = 0.12 if n_heads > 1 else 0.0  # heads fan out slightly so their colours stay apart
+        for h in range(n_heads):
+            dy = (h - (n_heads - 1) / 2) * spread / max(1, n_heads - 1)
+            for i in range(len(queries)):
+                for j in range(len(keys)):
+                    line = QGraphicsLineItem(QLineF(0.0, i + dy, 1.0, j + dy))
+                    self.plot.addItem(line)
+                    self.lines.append(line)
+        for x, anchor, words in ((-0.03, (1.0, 0.5), queries), (1.03, (0.0, 0.5), keys)):
+            for i, word in enumerate(words):
+                item = pg.TextItem(word, color=foreground(opts), anchor=anchor)
+                item.setFont(font(opts, "tick"))
+                item.setPos(x, i)
+                self.plot.addItem(item)
+                self.words.append(item)
+        self.plot.setXRange(-0.45, 1.45, padding=0)
+        self.plot.setYRange(-0.6, max(len(queries), len(keys)) - 0.4, padding=0)
+
+    def update(self, trace, opts: PlotOptions) -> None:
+        weights = trace[self.name]  # [h, n_q, n_k]
+        heads = range(weights.shape[0]) if self.all_heads else [head_of(trace, opts)]
+        queries, keys = _grid_labels(trace, self.name)
+        shape = (len(heads), *weights.shape[1:])
+        if shape != self.shape:
+            self.shape = shape
+            self._build(trace, opts, len(heads), queries, keys)
+        r = row_of(len(queries), opts)
+        width = 4 if opts.slide else 2
+        lines = iter(self.lines)
+        for h in heads:
+            base = color(h) if self.all_heads else color(0)
+            for i in range(len(queries)):
+                for j in range(len(keys)):
+                    c = QColor(base)
+                    c.setAlphaF(float(weights[h, i, j]))
+                    pen = QPen(c, width * (1.6 if i == r else 1.0))
+                    pen.setCosmetic(True)
+                    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+                    next(lines).setPen(pen)
+        for k, item in enumerate(self.words[: len(queries)]):
+            f = font(opts, "tick")
+            f.setBold(k == r)
+            item.setFont(f)
+        which = caption("all_heads", opts.lang) if self.all_heads else caption("head", opts.lang, head=heads[0])
+        set_caption(self.plot, caption("lines", opts.lang, which=which), opts)
+
+
+class WeightedSumPanel:
+    """The selected output row z as the sum of the value rows, each scaled by its weight."""
+
+    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
+        self.name = name
+        self.heatmap = Heatmap(layout, opts, signed=True, row=row, col=col)
+        self.rule = pg.InfiniteLine(angle=0, pen=pg.mkPen(foreground(opts), width=3))
+        self.heatmap.plot.addItem(self.rule)
+
+    def update(self, trace, opts: PlotOptions) -> None:
+        weights_name, v_name = trace.stage(self.name).inputs  # [h, n_q, n_k], [h, n_k, d_k]
+        h = head_of(trace, opts)
+        queries, keys = _grid_labels(trace, weights_name)
+        r = row_of(len(queries), opts)
+        w = trace[weights_name][h, r]  # [n_k]
+        parts = teaching.weighted_rows(w, trace[v_name][h])  # [n_k, d_k]
+        z = trace[self.name][h, r : r + 1]  # [1, d_k]
+        matrix = np.vstack([parts.numpy(), z.numpy()])
+        rows = [f"{format_cell(float(x))} · v({k})" for x, k in zip(w, keys)] + [f"= z({queries[r]})"]
+        cols = [str(i) for i in range(matrix.shape[1])]
+        self.heatmap.set(matrix, rows, cols, opts, caption("weighted_rows", opts.lang, token=queries[r]))
+        self.rule.setPos(len(keys))

@@ -1,0 +1,53 @@
+"""The FFN's activation curve with this sentence's pre-activations on it, and how many units it turns off."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from engine import teaching
+
+from .matrix import row_of
+from .style import PlotOptions, color, foreground, new_plot, set_caption
+from .text import caption
+
+ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU"}
+
+
+def ffn_prefix(name: str) -> str:
+    """"dec.0.ffn.act" → "dec.0.ffn"."""
+    return name.rsplit(".", 1)[0]
+
+
+class ActivationPanel:
+    """ReLU/GELU over the range of the pre-activations; every (up, act) pair a dot, the selected token's larger."""
+
+    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
+                 colspan: int = 1):
+        self.prefix = ffn_prefix(name)
+        self.plot = new_plot(layout, opts, row=row, col=col, colspan=colspan)
+        self.plot.showGrid(x=True, y=True, alpha=0.2)
+        for angle in (0, 90):
+            self.plot.addItem(pg.InfiniteLine(pos=0, angle=angle, pen=pg.mkPen(foreground(opts),
+                                                                               style=Qt.PenStyle.DotLine)))
+        self.curve = self.plot.plot(pen=pg.mkPen(foreground(opts), width=3 if opts.slide else 2))
+        small, big = (9, 16) if opts.slide else (5, 9)
+        self.all = self.plot.plot(pen=None, symbol="o", symbolSize=small, symbolBrush=color(0), symbolPen=None)
+        self.selected = self.plot.plot(pen=None, symbol="o", symbolSize=big, symbolBrush=color(4),
+                                       symbolPen=pg.mkPen(foreground(opts)))
+
+    def update(self, trace, opts: PlotOptions) -> None:
+        up, act = trace[f"{self.prefix}.up"], trace[f"{self.prefix}.act"]  # [n, d_ff] each
+        name = trace.config.activation
+        reach = max(3.0, float(up.abs().max()) * 1.1)
+        xs, ys = teaching.activation_curve(name, -reach, reach)
+        self.curve.setData(xs.numpy(), ys.numpy())
+        self.all.setData(up.flatten().numpy(), act.flatten().numpy())
+        r = row_of(up.shape[0], opts)
+        self.selected.setData(up[r].numpy(), act[r].numpy())
+        self.plot.setXRange(-reach, reach, padding=0.02)
+        self.plot.setYRange(float(np.min(ys.numpy())) - 0.3, reach, padding=0.02)
+        off = teaching.switched_off(up)
+        text = caption("activation", opts.lang, name=ACTIVATION_NAMES[name], off=off, total=up.numel())
+        set_caption(self.plot, text, opts)

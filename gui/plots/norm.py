@@ -1,0 +1,95 @@
+"""Add & Norm panels: each token before and after LayerNorm, and the steps for the selected token."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from engine import teaching
+
+from .bars import add_legend
+from .heatmap import axis_labels, format_cell
+from .matrix import row_of
+from .style import PlotOptions, color, foreground, new_plot, set_caption
+from .text import caption
+
+STEPS = ("step_x", "step_centred", "step_hat", "step_out")
+MAX_COLOURED_FEATURES = 8
+
+
+def norm_prefix(name: str) -> str:
+    """"enc.0.norm1.hat" → "enc.0.norm1"."""
+    return name.rsplit(".", 1)[0]
+
+
+def norm_input(trace, prefix: str) -> str:
+    return trace.stage(f"{prefix}.mean").inputs[0]
+
+
+class BeforeAfterPanel:
+    """Per token: its values before LayerNorm (○, with mean and ±σ) and after (●)."""
+
+    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
+        self.prefix = norm_prefix(name)
+        self.plot = new_plot(layout, opts, row=row, col=col)
+        self.plot.showGrid(y=True, alpha=0.25)
+        size = 12 if opts.slide else 7
+        legend = add_legend(self.plot, opts)
+        self.before = self.plot.plot(pen=None, symbol="o", symbolSize=size, symbolBrush=None,
+                                     symbolPen=pg.mkPen(color(0), width=2), name="x")
+        self.after = self.plot.plot(pen=None, symbol="o", symbolSize=size, symbolBrush=color(1), symbolPen=None,
+                                    name="LN(x)")
+        self.mean = self.plot.plot(pen=None, symbol="_", symbolSize=3 * size, symbolBrush=foreground(opts),
+                                   symbolPen=pg.mkPen(foreground(opts), width=3), name="μ ± σ")
+        self.spread = pg.ErrorBarItem(beam=0.08, pen=pg.mkPen(foreground(opts), width=2))
+        self.plot.addItem(self.spread)
+        legend.setColumnCount(3)
+
+    def update(self, trace, opts: PlotOptions) -> None:
+        x = trace[norm_input(trace, self.prefix)].numpy()  # [n, d]
+        out = trace[f"{self.prefix}.out"].numpy()
+        mean = trace[f"{self.prefix}.mean"][:, 0]  # [n]
+        sigma = teaching.layer_norm_spread(trace[f"{self.prefix}.var"][:, 0], trace.config.ln_eps)
+        n, d = x.shape
+        pos = np.arange(n, dtype=float)
+        self.before.setData(np.repeat(pos - 0.15, d), x.flatten())
+        self.after.setData(np.repeat(pos + 0.15, d), out.flatten())
+        self.mean.setData(pos - 0.15, mean.numpy())
+        self.spread.setData(x=pos - 0.15, y=mean.numpy(), height=2 * sigma.numpy())
+        tokens = axis_labels(trace, trace.stage(f"{self.prefix}.mean").rows, n)
+        self.plot.getAxis("bottom").setTicks([[(i, t) for i, t in enumerate(tokens)]])
+        self.plot.setXRange(-0.6, n - 0.4, padding=0)
+        set_caption(self.plot, caption("before_after", opts.lang), opts)
+
+
+class NormStepsPanel:
+    """The selected token through LayerNorm: x → x − μ → ÷√(σ²+ε) → γ·x̂ + β, one line per feature."""
+
+    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
+        self.prefix = norm_prefix(name)
+        self.plot = new_plot(layout, opts, row=row, col=col)
+        self.plot.showGrid(y=True, alpha=0.25)
+        self.plot.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(foreground(opts), style=Qt.PenStyle.DotLine)))
+        d = trace.config.d_model
+        width = 3 if opts.slide else 2
+        self.lines = []
+        for f in range(d):
+            few = d <= MAX_COLOURED_FEATURES
+            pen = pg.mkPen(color(f) if few else (128, 128, 128, 120), width=width if few else 1)
+            self.lines.append(self.plot.plot(pen=pen, symbol="o" if few else None, symbolBrush=color(f),
+                                             symbolPen=None, symbolSize=9 if opts.slide else 5))
+
+    def update(self, trace, opts: PlotOptions) -> None:
+        x = trace[norm_input(trace, self.prefix)]
+        p = self.prefix
+        steps = teaching.layer_norm_steps(x, trace[f"{p}.gamma"], trace[f"{p}.beta"], trace.config.ln_eps)
+        tokens = axis_labels(trace, trace.stage(f"{p}.mean").rows, x.shape[0])
+        r = row_of(x.shape[0], opts)
+        values = np.stack([steps[k][r].numpy() for k in ("x", "centred", "hat", "out")])  # [4, d]
+        for f, line in enumerate(self.lines):
+            line.setData(np.arange(len(STEPS)), values[:, f])
+        self.plot.getAxis("bottom").setTicks([[(i, caption(k, opts.lang)) for i, k in enumerate(STEPS)]])
+        self.plot.setXRange(-0.3, len(STEPS) - 0.7, padding=0)
+        stats = f"μ = {format_cell(float(steps['mean'][r]))}, σ² = {format_cell(float(steps['var'][r]))}"
+        set_caption(self.plot, f"{caption('norm_steps', opts.lang, token=tokens[r])}: {stats}", opts)

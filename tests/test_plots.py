@@ -1,0 +1,187 @@
+"""The teaching plots show the trace's numbers: every stage draws, per-head stages show the chosen head,
+−∞ stays visible, refresh() follows edits in place, and the bar/line panels match independent references."""
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+import torch
+import torch.nn.functional as F
+
+from engine import Model, ModelConfig
+from gui.plots import PlotOptions, draw_stage
+from gui.plots.attention import LinesPanel, MaskPanel, RowBarsPanel, ScalePanel, WeightedSumPanel
+from gui.plots.ffn import ActivationPanel
+from gui.plots.matrix import MatrixPanel
+from gui.plots.output import TopKPanel
+
+CONFIGS = {
+    "encoder": ModelConfig(d_model=4, n_heads=2, decimals=1),
+    "decoder": ModelConfig(architecture="decoder", d_model=4, n_heads=2, norm="pre", activation="gelu", decimals=1),
+    "encoder-decoder": ModelConfig(architecture="encoder-decoder", d_model=4, n_heads=2, positional="learned",
+                                   decimals=1),
+}
+
+
+def make_trace(arch: str):
+    target = "ich liebe KI" if arch == "encoder-decoder" else None
+    return Model.create(CONFIGS[arch]).trace("I love AI", target)
+
+
+@pytest.fixture
+def layout(qapp):
+    view = pg.GraphicsLayoutWidget()
+    yield view.ci
+    view.close()
+
+
+def panel(figure, kind):
+    return next(p for p in figure.panels if isinstance(p, kind))
+
+
+def shown(heatmap) -> np.ndarray:
+    return heatmap.image.image.T  # ImageItem data is [x, y] = [col, row]
+
+
+@pytest.mark.parametrize("arch", list(CONFIGS))
+def test_every_stage_draws_and_its_matrix_shows_the_stage(layout, arch):
+    trace = make_trace(arch)
+    opts = PlotOptions(head=1, row=1)
+    for name in trace.stage_names:
+        figure = draw_stage(layout, trace, name, opts)
+        assert figure.panels, name
+        matrix = next(p for p in figure.panels if isinstance(p, MatrixPanel) and p.name == name)
+        value = trace[name]
+        value = value[1] if value.dim() == 3 else value.reshape(value.shape[0], -1)
+        expected = value.double().numpy()
+        got = shown(matrix.heatmap)
+        assert np.array_equal(np.isnan(got), ~np.isfinite(expected)), name
+        assert np.allclose(got[np.isfinite(expected)], expected[np.isfinite(expected)], atol=1e-6), name
+
+
+def test_masked_cells_are_shown_as_minus_infinity(layout):
+    trace = make_trace("decoder")
+    figure = draw_stage(layout, trace, "dec.0.self_attn.masked", PlotOptions())
+    heat = panel(figure, MatrixPanel).heatmap
+    n = trace["dec.0.self_attn.masked"].shape[-1]
+    texts = [item.textItem.toPlainText() for item in heat.numbers]
+    hidden = [texts[i * n + j] for i in range(n) for j in range(n) if j > i]
+    assert hidden and all(t == "−∞" for t in hidden)
+    assert all(item.isVisible() for item in heat.backdrop)
+    mask = panel(figure, MaskPanel)
+    assert np.array_equal(shown(mask.pattern) > 0.5, np.triu(np.ones((n, n), bool), 1))
+
+
+def test_signed_stages_centre_the_colour_map_on_zero(layout):
+    trace = make_trace("encoder")
+    figure = draw_stage(layout, trace, "enc.0.attn.scores", PlotOptions())
+    lo, hi = panel(figure, MatrixPanel).heatmap.bar.levels()
+    assert lo == -hi and hi == pytest.approx(float(trace["enc.0.attn.scores"][0].abs().max()))
+    figure = draw_stage(layout, trace, "enc.0.attn.weights", PlotOptions())
+    assert panel(figure, MatrixPanel).heatmap.bar.levels() == (0.0, 1.0)
+
+
+def test_colour_blind_safe_maps(layout):
+    trace = make_trace("encoder")
+    figure = draw_stage(layout, trace, "enc.0.attn.weights", PlotOptions(colormap="cb-safe"))
+    assert panel(figure, MatrixPanel).heatmap.bar.colorMap().name == "cividis"
+    figure = draw_stage(layout, trace, "enc.0.attn.scores", PlotOptions(colormap="cb-safe"))
+    assert panel(figure, MatrixPanel).heatmap.bar.colorMap().name == "CET-CBD1"
+
+
+def test_refresh_follows_an_edit_in_place(layout):
+    trace = make_trace("encoder")
+    opts = PlotOptions(head=1)
+    figure = draw_stage(layout, trace, "enc.0.attn.scores", opts)
+    heat = panel(figure, MatrixPanel).heatmap
+    image, plot = heat.image, heat.plot
+    trace.set_cell("enc.0.attn.W_Q", (0, 3), 2.5)
+    figure.refresh(trace, opts)
+    assert heat.image is image and heat.plot is plot and layout.getItem(0, 0) is plot
+    assert np.allclose(shown(heat), trace["enc.0.attn.scores"][1].numpy(), atol=1e-6)
+
+
+def test_unknown_stage_is_refused(layout):
+    with pytest.raises(KeyError):
+        draw_stage(layout, make_trace("encoder"), "enc.0.attn.nope", PlotOptions())
+
+
+def test_scale_panel_bars_are_softmax_with_and_without_scaling(layout):
+    trace = make_trace("encoder")
+    figure = draw_stage(layout, trace, "enc.0.attn.scaled", PlotOptions(head=0, row=2))
+    scale = panel(figure, ScalePanel)
+    scores = trace["enc.0.attn.scores"][0, 2]
+    for bars, s in ((scale.unscaled, scores), (scale.scaled, scores / (2 ** 0.5))):
+        p = F.softmax(s.double(), -1).numpy()
+        heights = [item.opts["height"] for item in bars.items]
+        assert np.allclose(heights[0], p, atol=1e-6) and np.allclose(heights[1], p * (1 - p), atol=1e-6)
+
+
+def test_softmax_row_bars_sum_to_one(layout):
+    trace = make_trace("decoder")
+    figure = draw_stage(layout, trace, "dec.0.self_attn.weights", PlotOptions(head=1, row=2))
+    bars = panel(figure, RowBarsPanel).bars
+    heights = bars.items[0].opts["height"]
+    assert np.allclose(heights, trace["dec.0.self_attn.weights"][1, 2].numpy())
+    assert heights.sum() == pytest.approx(1.0, abs=1e-6) and "sum = 1.00" in bars.plot.titleLabel.text
+
+
+def test_attention_lines_opacity_is_the_weight(layout):
+    trace = make_trace("encoder-decoder")
+    name = "dec.0.cross_attn.weights"
+    figure = draw_stage(layout, trace, name, PlotOptions(head=1))
+    one, every = (p for p in figure.panels if isinstance(p, LinesPanel))
+    w = trace[name]  # [h, n_dec, n_enc]
+    alphas = [line.pen().color().alphaF() for line in one.lines]
+    assert np.allclose(alphas, w[1].flatten().numpy(), atol=1 / 255)
+    alphas = [line.pen().color().alphaF() for line in every.lines]
+    assert np.allclose(alphas, w.flatten().numpy(), atol=1 / 255)
+    assert len({line.pen().color().rgb() & 0xFFFFFF for line in every.lines}) == 2  # a colour per head
+    words = [item.textItem.toPlainText() for item in one.words]
+    assert words == trace.tokens["dec"] + trace.tokens["enc"]
+
+
+def test_weighted_sum_rows_add_up_to_z(layout):
+    trace = make_trace("encoder")
+    figure = draw_stage(layout, trace, "enc.0.attn.z", PlotOptions(head=1, row=0))
+    m = shown(panel(figure, WeightedSumPanel).heatmap)
+    w, v = trace["enc.0.attn.weights"][1, 0], trace["enc.0.attn.v"][1]
+    assert np.allclose(m[:-1], (w[:, None] * v).numpy(), atol=1e-6)
+    assert np.allclose(m[-1], trace["enc.0.attn.z"][1, 0].numpy(), atol=1e-6)
+
+
+def test_activation_panel_points_and_switched_off_count(layout):
+    trace = make_trace("decoder")  # GELU
+    figure = draw_stage(layout, trace, "dec.0.ffn.up", PlotOptions())
+    act = panel(figure, ActivationPanel)
+    up = trace["dec.0.ffn.up"]
+    x, y = act.all.getData()
+    assert np.allclose(x, up.flatten().numpy()) and np.allclose(y, F.gelu(up).flatten().numpy(), atol=1e-6)
+    off = int((up <= 0).sum())
+    assert f"{off} of {up.numel()} off" in act.plot.titleLabel.text
+
+
+@pytest.mark.parametrize("temperature", [0.5, 1.0, 2.0])
+def test_top_k_bars_use_the_temperature(layout, temperature):
+    trace = make_trace("decoder")
+    figure = draw_stage(layout, trace, "probs", PlotOptions(row=1, temperature=temperature))
+    bars = panel(figure, TopKPanel).bars
+    p = torch.softmax(trace["logits"][1].double() / temperature, -1)
+    top = torch.sort(p, descending=True).values[: len(bars.items[0].opts["height"])]
+    assert np.allclose(bars.items[0].opts["height"], top.numpy(), atol=1e-6)
+    vocab = trace.model.vocabs["dec"].tokens
+    ticks = [t for _, t in bars.plot.getAxis("bottom")._tickLevels[0]]
+    assert ticks == [vocab[i] for i in torch.argsort(p, descending=True)[: len(ticks)].tolist()]
+
+
+def test_captions_follow_the_language(layout):
+    trace = make_trace("encoder")
+    figure = draw_stage(layout, trace, "enc.0.attn.weights", PlotOptions(lang="zh"))
+    title = panel(figure, MatrixPanel).heatmap.plot.titleLabel.text
+    assert "注意力权重" in title and "头 0" in title
+
+
+def test_slide_style_has_a_title_naming_stage_and_head(layout):
+    trace = make_trace("encoder")
+    figure = draw_stage(layout, trace, "enc.0.attn.q", PlotOptions(slide=True, head=1))
+    assert "enc.0.attn.q" in figure.title.text and "head 1" in figure.title.text
+    assert "encoder" in figure.title.text and "d_model 4" in figure.title.text
