@@ -10,8 +10,10 @@ from .errors import EngineError
 
 ARCHITECTURES = ("encoder", "decoder", "encoder-decoder")
 NORMS = ("post", "pre")
-ACTIVATIONS = ("relu", "gelu")
-POSITIONALS = ("sinusoidal", "learned", "none")
+ACTIVATIONS = ("relu", "gelu", "swiglu")
+POSITIONALS = ("sinusoidal", "learned", "none", "rope")
+# "What if" switches: each turns one part of the model off while every stage keeps its name.
+SWITCHES = ("no_pe", "no_scale", "no_mask", "no_residual", "no_layernorm")
 
 MAX_D_MODEL = 4096
 MAX_LAYERS = 24
@@ -34,9 +36,13 @@ class ModelConfig:
     decimals: int | None = None  # round initial weights to this many decimals (hand-sized lessons)
     enc_vocab: tuple[str, ...] | None = None  # None: a free vocabulary that grows with new words
     dec_vocab: tuple[str, ...] | None = None
+    switches: tuple[str, ...] = ()  # a subset of SWITCHES, kept in SWITCHES order
 
     def __post_init__(self):
+        if isinstance(self.switches, list):  # JSON gives a list
+            object.__setattr__(self, "switches", tuple(self.switches))
         validate(self)
+        object.__setattr__(self, "switches", tuple(s for s in SWITCHES if s in self.switches))  # one order
 
     @property
     def d_k(self) -> int:
@@ -66,6 +72,7 @@ class ModelConfig:
         for key in ("enc_vocab", "dec_vocab"):
             if data[key] is not None:
                 data[key] = list(data[key])
+        data["switches"] = list(data["switches"])
         return data
 
     def to_json(self) -> str:
@@ -115,6 +122,16 @@ def _check_choice(name: str, value, choices: tuple[str, ...]) -> None:
         raise EngineError(f"config: {name} = {value!r} is not an option; choose one of {', '.join(choices)}")
 
 
+def _check_switches(switches) -> None:
+    if not isinstance(switches, tuple) or not all(isinstance(s, str) for s in switches):
+        raise EngineError(f"config: switches must be a list of names from {', '.join(SWITCHES)}, e.g. [\"no_pe\"]")
+    for s in switches:
+        if s not in SWITCHES:
+            raise EngineError(f"config: switch {s!r} is not an option; choose from {', '.join(SWITCHES)}")
+    if len(set(switches)) != len(switches):
+        raise EngineError("config: switches lists a switch twice; list each switch once")
+
+
 def validate(cfg: ModelConfig) -> None:
     """Refuse an inconsistent config with a message that names the field and the fix."""
     _check_choice("architecture", cfg.architecture, ARCHITECTURES)
@@ -140,6 +157,12 @@ def validate(cfg: ModelConfig) -> None:
             f"config: sinusoidal positions pair sin and cos, so d_model = {cfg.d_model} must be even; "
             "use an even d_model or positional = learned"
         )
+    if cfg.positional == "rope" and cfg.d_k % 2:
+        raise EngineError(
+            f"config: RoPE rotates pairs of each head's dimensions, so d_k = d_model / n_heads = {cfg.d_k} "
+            "must be even; change d_model or n_heads"
+        )
+    _check_switches(cfg.switches)
     if isinstance(cfg.ln_eps, bool) or not isinstance(cfg.ln_eps, (int, float)) or not 0 < cfg.ln_eps < 1:
         raise EngineError(f"config: ln_eps = {cfg.ln_eps!r} must be a small positive number such as 1e-5")
     for key in ("enc_vocab", "dec_vocab"):

@@ -27,13 +27,28 @@ class Stage:
     cols: str | None = None  # stack whose tokens label the columns (None: features)
 
 
-def _positions(cfg: ModelConfig, ids: torch.Tensor, *maybe_W_pos: torch.Tensor) -> torch.Tensor:
+# Stages whose function takes `start`, the position of its first row (a KV cache computes new rows only).
+POSITIONAL_OPS = ("pos", "attn.q_rot", "attn.k_rot", "attn.masked")
+
+
+def _added_positions(cfg: ModelConfig) -> str:
+    """The positional encoding added to the embeddings: none for RoPE (it rotates q and k) or with no_pe."""
+    return "none" if cfg.positional == "rope" or "no_pe" in cfg.switches else cfg.positional
+
+
+def _positions(cfg: ModelConfig, ids: torch.Tensor, *maybe_W_pos: torch.Tensor, start: int = 0) -> torch.Tensor:
     n = ids.shape[0]
-    if cfg.positional == "sinusoidal":
-        return ops.sinusoidal_positions(n, cfg.d_model)
-    if cfg.positional == "learned":
-        return maybe_W_pos[0][:n].clone()
+    kind = _added_positions(cfg)
+    if kind == "sinusoidal":
+        return ops.sinusoidal_positions(start + n, cfg.d_model)[start:]
+    if kind == "learned":
+        return maybe_W_pos[0][start : start + n].clone()
     return torch.zeros(n, cfg.d_model)
+
+
+def _rotate(cfg: ModelConfig, x: torch.Tensor, start: int = 0) -> torch.Tensor:
+    """RoPE on q or k [h, n, d_k]; with no_pe the rotation is off and the stage equals its input."""
+    return x if "no_pe" in cfg.switches else ops.rope(x, start)
 
 
 def _project_heads(n_heads: int, x, W, b):
@@ -52,7 +67,7 @@ class _Builder:
     def embedding(self, s: str) -> str:
         cfg = self.cfg
         self.add(f"{s}.embed", "embed", (f"{s}.embed.W_E", f"{s}.tokens"), ops.embed, rows=s)
-        pos_inputs = (f"{s}.tokens",) + ((f"{s}.pos.W_pos",) if cfg.positional == "learned" else ())
+        pos_inputs = (f"{s}.tokens",) + ((f"{s}.pos.W_pos",) if _added_positions(cfg) == "learned" else ())
         self.add(f"{s}.pos", "pos", pos_inputs, partial(_positions, cfg), rows=s)
         return self.add(f"{s}.x0", "x0", (f"{s}.embed", f"{s}.pos"), ops.add, rows=s)
 
@@ -60,12 +75,17 @@ class _Builder:
         """Multi-head attention named p (e.g. "dec.0.cross_attn"); returns the output stage."""
         cfg, h = self.cfg, self.cfg.n_heads
         proj = partial(_project_heads, h)
-        self.add(f"{p}.q", "attn.q", (x_q, f"{p}.W_Q", f"{p}.b_Q"), proj, rows=q_stack)
-        self.add(f"{p}.k", "attn.k", (x_kv, f"{p}.W_K", f"{p}.b_K"), proj, rows=kv_stack)
+        q = self.add(f"{p}.q", "attn.q", (x_q, f"{p}.W_Q", f"{p}.b_Q"), proj, rows=q_stack)
+        k = self.add(f"{p}.k", "attn.k", (x_kv, f"{p}.W_K", f"{p}.b_K"), proj, rows=kv_stack)
         self.add(f"{p}.v", "attn.v", (x_kv, f"{p}.W_V", f"{p}.b_V"), proj, rows=kv_stack)
+        if cfg.positional == "rope" and q_stack == kv_stack:  # RoPE in self-attention only
+            q = self.add(f"{p}.q_rot", "attn.q_rot", (q,), partial(_rotate, cfg), rows=q_stack)
+            k = self.add(f"{p}.k_rot", "attn.k_rot", (k,), partial(_rotate, cfg), rows=kv_stack)
         grid = dict(rows=q_stack, cols=kv_stack)
-        self.add(f"{p}.scores", "attn.scores", (f"{p}.q", f"{p}.k"), ops.scores, **grid)
-        self.add(f"{p}.scaled", "attn.scaled", (f"{p}.scores",), partial(ops.scale, d_k=cfg.d_k), **grid)
+        self.add(f"{p}.scores", "attn.scores", (q, k), ops.scores, **grid)
+        scale = ops.identity if "no_scale" in cfg.switches else partial(ops.scale, d_k=cfg.d_k)
+        self.add(f"{p}.scaled", "attn.scaled", (f"{p}.scores",), scale, **grid)
+        causal = causal and "no_mask" not in cfg.switches
         self.add(f"{p}.masked", "attn.masked", (f"{p}.scaled",), partial(ops.mask, causal=causal), **grid)
         self.add(f"{p}.weights", "attn.weights", (f"{p}.masked",), ops.softmax, **grid)
         self.add(f"{p}.z", "attn.z", (f"{p}.weights", f"{p}.v"), ops.weighted_sum, rows=q_stack)
@@ -77,12 +97,18 @@ class _Builder:
         self.add(f"{p}.var", "norm.var", (x, f"{p}.mean"), ops.variance, rows=s)
         eps = self.cfg.ln_eps
         self.add(f"{p}.hat", "norm.hat", (x, f"{p}.mean", f"{p}.var"), partial(ops.normalise, eps=eps), rows=s)
+        if "no_layernorm" in self.cfg.switches:  # the statistics are still shown; the output is the input
+            return self.add(f"{p}.out", "norm.out", (x,), ops.identity, rows=s)
         return self.add(f"{p}.out", "norm.out", (f"{p}.hat", f"{p}.gamma", f"{p}.beta"), ops.affine, rows=s)
 
     def ffn(self, p: str, x: str, s: str) -> str:
         self.add(f"{p}.up", "ffn.up", (x, f"{p}.W1", f"{p}.b1"), ops.linear, rows=s)
-        act = partial(ops.activation, name=self.cfg.activation)
-        self.add(f"{p}.act", "ffn.act", (f"{p}.up",), act, rows=s)
+        if self.cfg.activation == "swiglu":  # act = silu(gate) ⊙ up
+            self.add(f"{p}.gate", "ffn.gate", (x, f"{p}.W_gate", f"{p}.b_gate"), ops.linear, rows=s)
+            self.add(f"{p}.act", "ffn.act", (f"{p}.gate", f"{p}.up"), ops.swiglu, rows=s)
+        else:
+            act = partial(ops.activation, name=self.cfg.activation)
+            self.add(f"{p}.act", "ffn.act", (f"{p}.up",), act, rows=s)
         return self.add(f"{p}.down", "ffn.down", (f"{p}.act", f"{p}.W2", f"{p}.b2"), ops.linear, rows=s)
 
     def block(self, s: str, i: int, x: str, memory: str | None) -> str:
@@ -98,7 +124,10 @@ class _Builder:
                 out = self.attention(f"{b}.{sub}", h, memory, s, "enc", causal=False)
             else:
                 out = self.attention(f"{b}.{sub}", h, h, s, s, causal=(s == "dec"))
-            added = self.add(f"{b}.add{k}", "add", (x, out), ops.add, rows=s)
+            if "no_residual" in self.cfg.switches:  # add = the sublayer's output alone
+                added = self.add(f"{b}.add{k}", "add", (out,), ops.identity, rows=s)
+            else:
+                added = self.add(f"{b}.add{k}", "add", (x, out), ops.add, rows=s)
             x = added if self.cfg.norm == "pre" else self.layer_norm(norm, added, s)
         return x
 
@@ -120,6 +149,13 @@ def build_stages(cfg: ModelConfig) -> list[Stage]:
         b.add("logits", "logits", (x, "unembed.W_U", "unembed.b_U"), ops.linear, rows="dec", cols="vocab")
         b.add("probs", "probs", ("logits",), ops.softmax, rows="dec", cols="vocab")
     return b.stages
+
+
+def block_outputs(cfg: ModelConfig, stack: str) -> list[str]:
+    """The residual stream of a stack: its input x0, then the output of every block."""
+    k = len(block_sublayers(cfg, stack)) + 1
+    last = f"add{k}" if cfg.norm == "pre" else f"norm{k}.out"
+    return [f"{stack}.x0"] + [f"{stack}.{i}.{last}" for i in range(cfg.n_layers)]
 
 
 def stack_output(cfg: ModelConfig, stack: str) -> str:

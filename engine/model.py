@@ -27,6 +27,19 @@ class Model:
         vocabs = {s: Vocab(config.vocab_for(s) or [], free=config.vocab_for(s) is None) for s in config.stacks}
         return cls(config, init_params(config, vocabs), vocabs)
 
+    def with_config(self, config: ModelConfig) -> Model:
+        """The same weights and vocabularies under another config (e.g. other switches); the parameters
+        must keep their names and shapes. Tensors are shared: edits replace them, never mutate them."""
+        sizes = {s: len(v) for s, v in self.vocabs.items()}
+        same_vocabs = all(config.vocab_for(s) == self.config.vocab_for(s) for s in self.config.stacks)
+        if config.stacks != self.config.stacks or not same_vocabs or param_shapes(config, sizes) != self.param_shapes():
+            raise EngineError(
+                "this change needs other weights (architecture, sizes, vocabularies, learned positions or "
+                "SwiGLU); create a new model instead"
+            )
+        vocabs = {s: Vocab(v.tokens, free=v.free) for s, v in self.vocabs.items()}
+        return Model(config, dict(self.params), vocabs)
+
     def param_shapes(self) -> dict[str, tuple[int, ...]]:
         return param_shapes(self.config, {s: len(v) for s, v in self.vocabs.items()})
 

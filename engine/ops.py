@@ -25,8 +25,34 @@ def sinusoidal_positions(n: int, d: int) -> Tensor:
     return pe.to(torch.float32)
 
 
+def rope_angles(n: int, d_k: int, start: int = 0) -> Tensor:
+    """RoPE's rotation angle of pair i at position pos: θ[pos, i] = pos / 10000^(2i/d_k) → [n, d_k/2].
+
+    Rows are positions start … start + n − 1 (a KV cache rotates only its new rows).
+    """
+    pos = torch.arange(start, start + n, dtype=torch.float64)[:, None]  # [n, 1]
+    freq = 10000.0 ** (-torch.arange(0, d_k, 2, dtype=torch.float64) / d_k)  # [d_k/2]
+    return pos * freq
+
+
+def rope(x: Tensor, start: int = 0) -> Tensor:
+    """Rotate each pair of dimensions (2i, 2i+1) of row pos by θ[pos, i]: [h, n, d_k] → [h, n, d_k].
+
+    (x_2i, x_2i+1) → (x_2i·cos θ − x_2i+1·sin θ, x_2i·sin θ + x_2i+1·cos θ), as in RoFormer (interleaved pairs).
+    """
+    angles = rope_angles(x.shape[-2], x.shape[-1], start)  # [n, d_k/2]
+    cos, sin = torch.cos(angles).to(x.dtype), torch.sin(angles).to(x.dtype)
+    even, odd = x[..., 0::2], x[..., 1::2]  # [h, n, d_k/2] each
+    return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
+
+
 def add(a: Tensor, b: Tensor) -> Tensor:
     return a + b
+
+
+def identity(x: Tensor) -> Tensor:
+    """A step a "what if" switch turned off: its output is its input."""
+    return x
 
 
 def linear(x: Tensor, W: Tensor, b: Tensor) -> Tensor:
@@ -50,16 +76,19 @@ def scale(s: Tensor, d_k: int) -> Tensor:
     return s / math.sqrt(d_k)
 
 
-def causal_hidden(n_q: int, n_k: int) -> Tensor:
-    """True where a query may not see a key (keys after the query's own position)."""
-    return torch.ones(n_q, n_k, dtype=torch.bool).triu(1)
+def causal_hidden(n_q: int, n_k: int, start: int = 0) -> Tensor:
+    """True where a query may not see a key (keys after the query's own position).
+
+    Query row i sits at position start + i (a KV cache asks for its new rows only).
+    """
+    return torch.ones(n_q, n_k, dtype=torch.bool).triu(1 + start)
 
 
-def mask(s: Tensor, causal: bool) -> Tensor:
+def mask(s: Tensor, causal: bool, start: int = 0) -> Tensor:
     """Set hidden positions to −inf; without a causal mask nothing is hidden."""
     if not causal:
         return s
-    return s.masked_fill(causal_hidden(s.shape[-2], s.shape[-1]), float("-inf"))
+    return s.masked_fill(causal_hidden(s.shape[-2], s.shape[-1], start), float("-inf"))
 
 
 def softmax(s: Tensor) -> Tensor:
@@ -96,6 +125,11 @@ def normalise(x: Tensor, mu: Tensor, var: Tensor, eps: float) -> Tensor:
 def affine(hat: Tensor, gamma: Tensor, beta: Tensor) -> Tensor:
     """gamma ⊙ hat + beta → [n, d]."""
     return hat * gamma + beta
+
+
+def swiglu(gate: Tensor, up: Tensor) -> Tensor:
+    """SwiGLU: silu(gate) ⊙ up, with silu(g) = g·sigmoid(g); [n, d_ff] → [n, d_ff]."""
+    return F.silu(gate) * up
 
 
 def activation(x: Tensor, name: str) -> Tensor:

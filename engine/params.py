@@ -38,6 +38,9 @@ def param_shapes(cfg: ModelConfig, vocab_sizes: dict[str, int]) -> dict[str, tup
                 shapes[f"{s}.{i}.norm{k}.beta"] = (d,)
             shapes[f"{s}.{i}.ffn.W1"] = (d, f)
             shapes[f"{s}.{i}.ffn.b1"] = (f,)
+            if cfg.activation == "swiglu":
+                shapes[f"{s}.{i}.ffn.W_gate"] = (d, f)
+                shapes[f"{s}.{i}.ffn.b_gate"] = (f,)
             shapes[f"{s}.{i}.ffn.W2"] = (f, d)
             shapes[f"{s}.{i}.ffn.b2"] = (d,)
         if cfg.norm == "pre":
