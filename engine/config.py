@@ -10,7 +10,7 @@ from .errors import EngineError
 
 ARCHITECTURES = ("encoder", "decoder", "encoder-decoder")
 NORMS = ("post", "pre")
-ACTIVATIONS = ("relu", "gelu", "swiglu")
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swiglu")  # gelu_tanh: GPT-2's tanh approximation
 POSITIONALS = ("sinusoidal", "learned", "none", "rope")
 # "What if" switches: each turns one part of the model off while every stage keeps its name.
 SWITCHES = ("no_pe", "no_scale", "no_mask", "no_residual", "no_layernorm")
@@ -37,6 +37,8 @@ class ModelConfig:
     enc_vocab: tuple[str, ...] | None = None  # None: a free vocabulary that grows with new words
     dec_vocab: tuple[str, ...] | None = None
     switches: tuple[str, ...] = ()  # a subset of SWITCHES, kept in SWITCHES order
+    type_vocab: int = 0  # rows of token-type (segment) embeddings added to x0, as in BERT; 0: none
+    embed_norm: bool = False  # a LayerNorm after the embeddings (BERT): blocks read S.embed_norm.out
 
     def __post_init__(self):
         if isinstance(self.switches, list):  # JSON gives a list
@@ -163,6 +165,9 @@ def validate(cfg: ModelConfig) -> None:
             "must be even; change d_model or n_heads"
         )
     _check_switches(cfg.switches)
+    _check_int("type_vocab", cfg.type_vocab, 0, 16)
+    if not isinstance(cfg.embed_norm, bool):
+        raise EngineError(f"config: embed_norm must be true or false, got {cfg.embed_norm!r}")
     if isinstance(cfg.ln_eps, bool) or not isinstance(cfg.ln_eps, (int, float)) or not 0 < cfg.ln_eps < 1:
         raise EngineError(f"config: ln_eps = {cfg.ln_eps!r} must be a small positive number such as 1e-5")
     for key in ("enc_vocab", "dec_vocab"):

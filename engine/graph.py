@@ -51,6 +51,15 @@ def _rotate(cfg: ModelConfig, x: torch.Tensor, start: int = 0) -> torch.Tensor:
     return x if "no_pe" in cfg.switches else ops.rope(x, start)
 
 
+def _token_types(W_T: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """Rows of W_T for each token's segment: one sentence, so every token is of type 0 → [n, d]."""
+    return ops.embed(W_T, torch.zeros_like(ids))
+
+
+def _sum(*parts: torch.Tensor) -> torch.Tensor:
+    return sum(parts[1:], parts[0])
+
+
 def _project_heads(n_heads: int, x, W, b):
     return ops.split_heads(ops.linear(x, W, b), n_heads)  # [n, d] → [h, n, d_k]
 
@@ -69,7 +78,12 @@ class _Builder:
         self.add(f"{s}.embed", "embed", (f"{s}.embed.W_E", f"{s}.tokens"), ops.embed, rows=s)
         pos_inputs = (f"{s}.tokens",) + ((f"{s}.pos.W_pos",) if _added_positions(cfg) == "learned" else ())
         self.add(f"{s}.pos", "pos", pos_inputs, partial(_positions, cfg), rows=s)
-        return self.add(f"{s}.x0", "x0", (f"{s}.embed", f"{s}.pos"), ops.add, rows=s)
+        if cfg.type_vocab:  # BERT: + token-type embeddings
+            self.add(f"{s}.type", "type", (f"{s}.type.W_T", f"{s}.tokens"), _token_types, rows=s)
+            x0 = self.add(f"{s}.x0", "x0", (f"{s}.embed", f"{s}.pos", f"{s}.type"), _sum, rows=s)
+        else:
+            x0 = self.add(f"{s}.x0", "x0", (f"{s}.embed", f"{s}.pos"), ops.add, rows=s)
+        return self.layer_norm(f"{s}.embed_norm", x0, s) if cfg.embed_norm else x0  # BERT: LayerNorm
 
     def attention(self, p: str, x_q: str, x_kv: str, q_stack: str, kv_stack: str, causal: bool) -> str:
         """Multi-head attention named p (e.g. "dec.0.cross_attn"); returns the output stage."""

@@ -135,4 +135,6 @@ def swiglu(gate: Tensor, up: Tensor) -> Tensor:
 def activation(x: Tensor, name: str) -> Tensor:
     if name == "relu":
         return torch.relu(x)
+    if name == "gelu_tanh":  # GPT-2: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
+        return F.gelu(x, approximate="tanh")
     return F.gelu(x)

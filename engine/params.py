@@ -27,6 +27,11 @@ def param_shapes(cfg: ModelConfig, vocab_sizes: dict[str, int]) -> dict[str, tup
         shapes[f"{s}.embed.W_E"] = (vocab_sizes[s], d)
         if cfg.positional == "learned":
             shapes[f"{s}.pos.W_pos"] = (cfg.max_len, d)
+        if cfg.type_vocab:
+            shapes[f"{s}.type.W_T"] = (cfg.type_vocab, d)
+        if cfg.embed_norm:
+            shapes[f"{s}.embed_norm.gamma"] = (d,)
+            shapes[f"{s}.embed_norm.beta"] = (d,)
         for i in range(cfg.n_layers):
             attns = block_sublayers(cfg, s)
             for a in attns:
@@ -86,7 +91,7 @@ def init_params(cfg: ModelConfig, vocabs: dict[str, Vocab]) -> Params:
             params[name] = torch.stack([word_embedding(cfg, stack, w) for w in vocabs[stack].tokens])
         elif leaf == "W_U":
             params[name] = torch.stack([word_unembedding(cfg, w) for w in vocabs["dec"].tokens], dim=1)
-        elif leaf == "W_pos":
+        elif leaf in ("W_pos", "W_T"):
             params[name] = _random(cfg, name, shape, 1.0)
         elif leaf.startswith("W"):
             params[name] = _random(cfg, name, shape, shape[0] ** -0.5)
