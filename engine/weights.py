@@ -7,11 +7,12 @@ from pathlib import Path
 
 import torch
 from safetensors import SafetensorError
+from safetensors.torch import load as load_bytes
 from safetensors.torch import load_file, save_file
 
 from .config import ModelConfig
 from .errors import EngineError
-from .model import Model
+from .model import MAX_ABS_VALUE, Model
 from .params import param_shapes
 from .tokenizer import Vocab
 
@@ -65,22 +66,39 @@ def load_weights(config: ModelConfig, path: str | Path) -> Model:
     except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
         raise EngineError(f"weights: {path.name} is not a readable safetensors file ({exc})") from None
     vocabs = _vocabs(config, meta, path)
+    return Model(config, check_params(config, vocabs, tensors, path.name), vocabs)
+
+
+def tensors_from_bytes(data: bytes, source: str) -> dict[str, torch.Tensor]:
+    """The tensors of safetensors bytes (e.g. a member of a lesson archive); never unpickles."""
+    try:
+        return load_bytes(data)
+    except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
+        raise EngineError(f"weights: {source} is not a readable safetensors file ({exc})") from None
+
+
+def check_tensor(name: str, t: torch.Tensor, shape: tuple[int, ...]) -> torch.Tensor:
+    """One float32 tensor of the given shape with finite values of sensible size, or a clear refusal."""
+    if not t.is_floating_point():
+        raise EngineError(f"weights: {name} has dtype {t.dtype}; expected floating point numbers")
+    if tuple(t.shape) != shape:
+        raise EngineError(f"weights: {name} has shape {list(t.shape)}; expected {list(shape)}")
+    if not torch.isfinite(t).all():
+        raise EngineError(f"weights: {name} contains NaN or infinity")
+    if t.numel() and t.abs().max() > MAX_ABS_VALUE:
+        raise EngineError(f"weights: {name} has values beyond ±{MAX_ABS_VALUE:g}")
+    return t.to(torch.float32)
+
+
+def check_params(config: ModelConfig, vocabs: dict[str, Vocab], tensors: dict[str, torch.Tensor],
+                 source: str) -> dict[str, torch.Tensor]:
+    """Exactly the parameters `config` needs, each checked by check_tensor; `source` names the file."""
     expected = param_shapes(config, {s: len(v) for s, v in vocabs.items()})
     missing = [n for n in expected if n not in tensors]
     extra = sorted(n for n in tensors if n not in expected)
     if missing:
         more = f" (and {len(missing) - 3} more)" if len(missing) > 3 else ""
-        raise EngineError(f"weights: {path.name} lacks {', '.join(missing[:3])}{more}")
+        raise EngineError(f"weights: {source} lacks {', '.join(missing[:3])}{more}")
     if extra:
-        raise EngineError(f"weights: {path.name} has {extra[0]}, which this config does not use")
-    params = {}
-    for name, shape in expected.items():
-        t = tensors[name]
-        if not t.is_floating_point():
-            raise EngineError(f"weights: {name} has dtype {t.dtype}; expected floating point numbers")
-        if tuple(t.shape) != shape:
-            raise EngineError(f"weights: {name} has shape {list(t.shape)}; expected {list(shape)}")
-        if not torch.isfinite(t).all():
-            raise EngineError(f"weights: {name} contains NaN or infinity")
-        params[name] = t.to(torch.float32)
-    return Model(config, params, vocabs)
+        raise EngineError(f"weights: {source} has {extra[0]}, which this config does not use")
+    return {name: check_tensor(name, tensors[name], shape) for name, shape in expected.items()}

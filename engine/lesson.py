@@ -1,0 +1,258 @@
+"""A lesson: a model (config, weights, vocabularies), its sentences, the stage the stepper stands on and the
+language, with a title and a short description in English and Chinese.
+
+Shipped lessons are JSON files in assets/lessons/ whose hand-set weights are written out as nested lists
+(every other weight is the config's seeded one). A teacher's lesson is one `.stepformer` file: a zip of
+lesson.json, weights.safetensors and, when stages were edited, overrides.safetensors (see lessonfile.py).
+Opening checks everything and either returns a complete, traceable Lesson or raises one EngineError.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+import torch
+from safetensors.torch import save as tensors_to_bytes
+
+from .config import ModelConfig
+from .errors import EngineError
+from .lessonfile import LESSON_JSON, OVERRIDES, WEIGHTS, archive_bytes, read_archive, write_atomic
+from .model import Model
+from .params import init_params
+from .tokenizer import SPECIALS, Vocab
+from .trace import Trace
+from .weights import check_params, check_tensor, tensors_from_bytes
+
+FORMAT = "stepformer.lesson"
+VERSION = 1
+LANGS = ("en", "zh")
+LESSONS_DIR = Path(__file__).resolve().parent.parent / "assets" / "lessons"
+_FIELDS = ("format", "version", "title", "description", "config", "vocabularies", "text", "target", "stage", "lang")
+
+Tensors = dict[str, torch.Tensor]
+
+
+def _texts() -> dict[str, str]:
+    return {lang: "" for lang in LANGS}
+
+
+@dataclass
+class Lesson:
+    config: ModelConfig
+    text: str
+    target: str = ""  # the decoder's sentence of an encoder-decoder model
+    params: Tensors | None = None  # None: the config's seeded weights
+    vocabularies: dict[str, list[str]] | None = None  # stack → tokens, <unk> <start> <end> first; None: config's
+    overrides: Tensors = field(default_factory=dict)  # stage name → a tensor a teacher pinned by editing it
+    stage: str | None = None  # where the stepper stands
+    lang: str = "en"
+    title: dict[str, str] = field(default_factory=_texts)  # {"en": …, "zh": …}
+    description: dict[str, str] = field(default_factory=_texts)
+
+    @property
+    def switches(self) -> tuple[str, ...]:
+        """The config's "what if" switches (e.g. no_scale); they travel inside the config."""
+        return tuple(self.config.to_dict().get("switches", ()))
+
+    def _vocab(self, stack: str) -> Vocab:
+        fixed = self.config.vocab_for(stack)
+        tokens = (self.vocabularies or {}).get(stack)
+        vocab = Vocab((fixed or []) if tokens is None else tokens, free=fixed is None)
+        if len(set(vocab.tokens)) != len(vocab.tokens):
+            raise EngineError(f"lesson: the {stack} vocabulary lists a token twice")
+        if tokens is not None and vocab.tokens != list(tokens):
+            raise EngineError(f"lesson: the {stack} vocabulary must start with {', '.join(SPECIALS)}")
+        if fixed is not None and vocab.tokens != Vocab(fixed, free=False).tokens:
+            raise EngineError(f"lesson: the {stack} vocabulary differs from the config's {stack}_vocab")
+        return vocab
+
+    def build_model(self) -> Model:
+        """A model with this lesson's config, vocabularies and weights (each weight checked)."""
+        vocabs = {s: self._vocab(s) for s in self.config.stacks}
+        if self.params is None:
+            params = init_params(self.config, vocabs)
+        else:
+            params = check_params(self.config, vocabs, self.params, "the lesson")
+        return Model(self.config, params, vocabs)
+
+    def trace(self) -> Trace:
+        """The lesson's trace: its model on its sentences, with its edited stages pinned."""
+        trace = self.build_model().trace(self.text, self.target or None)
+        for name, tensor in self.overrides.items():
+            if trace.stage(name) is None:
+                raise EngineError(f"lesson: {name!r} is not a stage of this model, so it cannot be pinned")
+            trace.set_override(name, check_tensor(name, tensor, tuple(trace.values[name].shape)))
+        return trace
+
+    def validate(self) -> Trace:
+        """Check every part; return the lesson's trace. Raises EngineError naming the first problem."""
+        for key in ("title", "description"):
+            _check_texts(getattr(self, key), key)
+        if self.lang not in LANGS:
+            raise EngineError(f"lesson: language {self.lang!r} is not one of {', '.join(LANGS)}")
+        if not isinstance(self.text, str) or not isinstance(self.target, str):
+            raise EngineError("lesson: the sentences must be text")
+        trace = self.trace()
+        if self.stage is not None and self.stage not in trace.stage_names:
+            raise EngineError(f"lesson: the current stage {self.stage!r} is not a stage of this model")
+        return trace
+
+    @classmethod
+    def from_model(cls, model: Model, text: str, target: str = "", stage: str | None = None, lang: str = "en",
+                   title: dict[str, str] | None = None, description: dict[str, str] | None = None,
+                   overrides: Tensors | None = None) -> Lesson:
+        """A lesson holding copies of a model's weights and vocabularies (and of a trace's edited stages)."""
+        return cls(
+            config=model.config, text=text, target=target or "",
+            params={k: v.clone() for k, v in model.params.items()},
+            vocabularies={s: list(v.tokens) for s, v in model.vocabs.items()},
+            overrides={k: v.clone() for k, v in (overrides or {}).items()},
+            stage=stage, lang=lang,
+            title=dict(title or _texts()), description=dict(description or _texts()),
+        )
+
+
+# ---- JSON ---------------------------------------------------------------------------------------
+
+def _check_texts(texts, key: str) -> None:
+    if not isinstance(texts, dict) or set(texts) != set(LANGS) or not all(isinstance(t, str) for t in texts.values()):
+        raise EngineError(f'lesson: {key} must give a text for each language, e.g. {{"en": "…", "zh": "…"}}')
+
+
+def _lesson_json(lesson: Lesson, model: Model) -> dict:
+    return {
+        "format": FORMAT, "version": VERSION, "title": lesson.title, "description": lesson.description,
+        "config": lesson.config.to_dict(), "vocabularies": {s: v.tokens for s, v in model.vocabs.items()},
+        "text": lesson.text, "target": lesson.target, "stage": lesson.stage, "lang": lesson.lang,
+    }
+
+
+def _parse_json(raw: bytes, label: str) -> dict:
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise EngineError(f"{label} is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise EngineError(f"{label} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise EngineError(f"{label} is nested too deeply") from None
+    if not isinstance(data, dict):
+        raise EngineError(f"{label} must be a JSON object")
+    if data.get("format") != FORMAT:
+        raise EngineError(f"{label} is not a Stepformer lesson (its format is not {FORMAT!r})")
+    if data.get("version") != VERSION:
+        raise EngineError(f"{label} has format version {data.get('version')!r}; this Stepformer reads {VERSION}")
+    return data
+
+
+def _parse_vocabularies(value, config: ModelConfig, label: str) -> dict[str, list[str]]:
+    if not isinstance(value, dict) or set(value) != set(config.stacks):
+        raise EngineError(f"{label}: vocabularies must list the tokens of each stack: {', '.join(config.stacks)}")
+    for stack, tokens in value.items():
+        if not isinstance(tokens, list) or not all(isinstance(t, str) and t and not t.isspace() for t in tokens):
+            raise EngineError(f"{label}: the {stack} vocabulary must be a list of token strings")
+    return value
+
+
+def _lesson_from_json(data: dict, params: Tensors | None, overrides: Tensors, label: str,
+                      extra: tuple[str, ...] = ()) -> Lesson:
+    unknown = sorted(set(data) - set(_FIELDS) - set(extra))
+    if unknown:
+        raise EngineError(f"{label}: unknown field {unknown[0]!r}")
+    missing = [k for k in _FIELDS if k not in data]
+    if missing:
+        raise EngineError(f"{label}: missing field {missing[0]!r}")
+    try:
+        config = ModelConfig.from_dict(data["config"])
+    except (EngineError, TypeError) as exc:
+        raise EngineError(f"{label}: {exc}") from None
+    stage = data["stage"]
+    if stage is not None and not isinstance(stage, str):
+        raise EngineError(f"{label}: stage must be a stage name or null")
+    return Lesson(
+        config=config, text=data["text"], target=data["target"], params=params,
+        vocabularies=_parse_vocabularies(data["vocabularies"], config, label), overrides=overrides,
+        stage=stage, lang=data["lang"], title=data["title"], description=data["description"],
+    )
+
+
+# ---- files --------------------------------------------------------------------------------------
+
+def save_lesson(lesson: Lesson, path: str | Path) -> None:
+    """Write a `.stepformer` file atomically (the old file stays whole until the new one is complete)."""
+    model = lesson.validate().model  # never write a lesson that would not open again
+    members = {
+        LESSON_JSON: json.dumps(_lesson_json(lesson, model), ensure_ascii=False, indent=1).encode("utf-8"),
+        WEIGHTS: tensors_to_bytes({k: v.contiguous() for k, v in model.params.items()}),
+    }
+    if lesson.overrides:
+        members[OVERRIDES] = tensors_to_bytes({k: v.contiguous() for k, v in lesson.overrides.items()})
+    write_atomic(path, archive_bytes(members))
+
+
+def _open_archive(path: Path) -> Lesson:
+    members = read_archive(path)
+    label = f"lesson {path.name}: {LESSON_JSON}"
+    data = _parse_json(members[LESSON_JSON], label)
+    params = tensors_from_bytes(members[WEIGHTS], f"{path.name}/{WEIGHTS}")
+    overrides = tensors_from_bytes(members[OVERRIDES], f"{path.name}/{OVERRIDES}") if OVERRIDES in members else {}
+    return _lesson_from_json(data, params, overrides, label)
+
+
+class LessonInfo(NamedTuple):
+    name: str  # what open_lesson takes, e.g. "i-love-ai"
+    title: dict[str, str]
+    description: dict[str, str]
+
+
+def _shipped_files() -> dict[str, Path]:
+    """Shipped lesson files by name, in teaching order ("01-i-love-ai.json" is named "i-love-ai")."""
+    return {p.stem.split("-", 1)[1]: p for p in sorted(LESSONS_DIR.glob("[0-9][0-9]-*.json"))}
+
+
+def _open_shipped(path: Path) -> Lesson:
+    label = f"shipped lesson {path.name}"
+    data = _parse_json(path.read_bytes(), label)
+    config = ModelConfig.from_dict(data.get("config"))
+    vocabs = {s: Vocab(t, free=config.vocab_for(s) is None)
+              for s, t in _parse_vocabularies(data.get("vocabularies"), config, label).items()}
+    params = init_params(config, vocabs)  # seeded weights, then the hand-set ones on top
+    hand_set = data.get("params", {})
+    if not isinstance(hand_set, dict):
+        raise EngineError(f"{label}: params must map parameter names to lists of numbers")
+    for name, rows in hand_set.items():
+        try:
+            params[name] = torch.tensor(rows, dtype=torch.float32)
+        except (TypeError, ValueError, RuntimeError):
+            raise EngineError(f"{label}: {name} must be a rectangular list of numbers") from None
+    return _lesson_from_json(data, params, {}, label, extra=("params",))
+
+
+def shipped_lessons() -> list[LessonInfo]:
+    """The lessons that come with Stepformer, in teaching order."""
+    infos = []
+    for name, path in _shipped_files().items():
+        data = _parse_json(path.read_bytes(), f"shipped lesson {path.name}")
+        _check_texts(data.get("title"), "title")
+        _check_texts(data.get("description"), "description")
+        infos.append(LessonInfo(name, data["title"], data["description"]))
+    return infos
+
+
+def open_lesson(name_or_path: str | Path) -> Lesson:
+    """A shipped lesson by name, or a `.stepformer` file; every part is checked before it is returned."""
+    shipped = _shipped_files()
+    if str(name_or_path) in shipped:
+        lesson = _open_shipped(shipped[str(name_or_path)])
+    else:
+        path = Path(name_or_path)
+        if not path.exists() and path.suffix != ".stepformer":
+            raise EngineError(
+                f"no lesson named {str(name_or_path)!r}: give a .stepformer file or one of {', '.join(shipped)}"
+            )
+        lesson = _open_archive(path)
+    lesson.validate()
+    return lesson

@@ -1,0 +1,146 @@
+"""The `.stepformer` archive: a zip of lesson.json, weights.safetensors and (optionally) overrides.safetensors.
+
+Reading trusts nothing: only those member names, no paths that climb out, no encryption, no odd
+compression, a cap on every size (declared and actually decompressed). Nothing is ever unpickled.
+Writing is atomic: a temporary file in the same folder, flushed to disk, then renamed over the target,
+so a crash at any moment leaves either the old file or the new one.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+import zipfile
+import zlib
+from pathlib import Path, PurePosixPath
+
+from .errors import EngineError
+
+LESSON_JSON = "lesson.json"
+WEIGHTS = "weights.safetensors"
+OVERRIDES = "overrides.safetensors"
+MEMBERS = (LESSON_JSON, WEIGHTS, OVERRIDES)
+REQUIRED = (LESSON_JSON, WEIGHTS)
+
+# Limits against zip bombs. A classroom model is a few kB; a real 6-layer d=384 model about 100 MB.
+MAX_MEMBERS = 16
+MAX_JSON_BYTES = 4 * 2**20
+MAX_TENSOR_BYTES = 1 * 2**30
+MAX_ARCHIVE_BYTES = 2 * 2**30
+_CHUNK = 2**20
+_FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # the same lesson always gives the same bytes
+
+
+def _limit(name: str) -> int:
+    return MAX_JSON_BYTES if name == LESSON_JSON else MAX_TENSOR_BYTES
+
+
+def _climbs_out(name: str) -> bool:
+    path = PurePosixPath(name.replace("\\", "/"))
+    return path.is_absolute() or ".." in path.parts or (len(name) > 1 and name[1] == ":")
+
+
+def _check_members(infos: list[zipfile.ZipInfo], label: str) -> None:
+    if len(infos) > MAX_MEMBERS:
+        raise EngineError(f"{label}: the archive has {len(infos)} members; a lesson has at most {len(MEMBERS)}")
+    names = [i.filename for i in infos]
+    for name in names:
+        if _climbs_out(name):
+            raise EngineError(f"{label}: the member {name!r} points outside the archive; refused")
+        if name not in MEMBERS:
+            raise EngineError(
+                f"{label}: unexpected member {name!r}; a lesson holds only {', '.join(MEMBERS)} "
+                "(nothing else is read, and nothing is ever unpickled)"
+            )
+    if len(set(names)) != len(names):
+        raise EngineError(f"{label}: a member appears twice in the archive")
+    for name in REQUIRED:
+        if name not in names:
+            raise EngineError(f"{label}: the archive lacks {name}; it is not a complete Stepformer lesson")
+    total = 0
+    for info in infos:
+        if info.flag_bits & 0x1:
+            raise EngineError(f"{label}: {info.filename} is encrypted; lessons are never encrypted")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise EngineError(f"{label}: {info.filename} uses an unsupported compression; use stored or deflate")
+        if info.file_size > _limit(info.filename):
+            raise EngineError(f"{label}: {info.filename} declares {info.file_size} bytes, more than a lesson may hold")
+        total += info.file_size
+    if total > MAX_ARCHIVE_BYTES:
+        raise EngineError(f"{label}: the archive would unpack to {total} bytes, more than a lesson may hold")
+
+
+def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, label: str) -> bytes:
+    """The member's bytes, read in chunks and stopped as soon as they pass the limit."""
+    limit, parts, size = _limit(info.filename), [], 0
+    try:
+        with archive.open(info) as f:
+            while chunk := f.read(_CHUNK):
+                size += len(chunk)
+                if size > limit:
+                    raise EngineError(f"{label}: {info.filename} unpacks to more than a lesson may hold; refused")
+                parts.append(chunk)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+        raise EngineError(f"{label}: {info.filename} is damaged ({exc})") from None
+    return b"".join(parts)
+
+
+def read_archive(path: str | Path) -> dict[str, bytes]:
+    """The members of a lesson archive by name, after every safety check; EngineError otherwise."""
+    path = Path(path)
+    label = f"lesson {path.name}"
+    if not path.is_file():
+        raise EngineError(f"{label}: no such file")
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        raise EngineError(f"{label}: not a Stepformer lesson (not a readable zip archive: {exc})") from None
+    with archive:
+        infos = archive.infolist()
+        _check_members(infos, label)
+        return {info.filename: _read_member(archive, info, label) for info in infos}
+
+
+def archive_bytes(members: dict[str, bytes]) -> bytes:
+    """A zip of the given members: lesson.json deflated, tensors stored (they hardly compress)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in members.items():
+            info = zipfile.ZipInfo(name, date_time=_FIXED_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED if name == LESSON_JSON else zipfile.ZIP_STORED
+            archive.writestr(info, data)
+    return buffer.getvalue()
+
+
+def write_atomic(path: str | Path, data: bytes) -> None:
+    """Write all of `data` to `path` or nothing: temp file, fsync, rename over, fsync the folder."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise EngineError(f"cannot save {path.name}: the folder {folder} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise EngineError(f"cannot save {path.name}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise EngineError(f"cannot save {path.name}: {exc.strerror or exc}") from None
+    _fsync_folder(folder)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename itself durable (POSIX); Windows has no folder handles to sync."""
+    if os.name != "posix":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
