@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 
 from . import ops
 
@@ -46,14 +47,19 @@ def hidden_pattern(masked: Tensor) -> Tensor:
     return torch.isneginf(masked)
 
 
+def activation_values(name: str, x: Tensor) -> Tensor:
+    """The FFN's nonlinearity at x; for SwiGLU that is the gate's SiLU, g·sigmoid(g), which scales `up`."""
+    return F.silu(x) if name == "swiglu" else ops.activation(x, name)
+
+
 def activation_curve(name: str, lo: float, hi: float, n: int = 201) -> tuple[Tensor, Tensor]:
-    """x [n] evenly from lo to hi and activation(x) [n], to draw the curve."""
+    """x [n] evenly from lo to hi and the activation at x [n], to draw the curve."""
     x = torch.linspace(lo, hi, n)
-    return x, ops.activation(x, name)
+    return x, activation_values(name, x)
 
 
 def switched_off(pre_activation: Tensor) -> int:
-    """How many units a ReLU/GELU turns (nearly) off: pre-activations at or below 0."""
+    """How many units a ReLU/GELU/SiLU turns (nearly) off: pre-activations at or below 0."""
     return int((pre_activation <= 0).sum())
 
 

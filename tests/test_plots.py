@@ -16,6 +16,10 @@ from gui.plots.output import TopKPanel
 
 CONFIGS = {
     "encoder": ModelConfig(d_model=4, n_heads=2, decimals=1),
+    "variants": ModelConfig(architecture="decoder", d_model=4, n_heads=2, activation="swiglu", positional="rope",
+                            switches=("no_scale", "no_residual", "no_layernorm"), decimals=1),
+    "bert-like": ModelConfig(d_model=4, n_heads=2, activation="gelu_tanh", positional="learned", type_vocab=2,
+                             embed_norm=True, switches=("no_pe",), decimals=1),
     "decoder": ModelConfig(architecture="decoder", d_model=4, n_heads=2, norm="pre", activation="gelu", decimals=1),
     "encoder-decoder": ModelConfig(architecture="encoder-decoder", d_model=4, n_heads=2, positional="learned",
                                    decimals=1),
@@ -42,7 +46,7 @@ def shown(heatmap) -> np.ndarray:
     return heatmap.image.image.T  # ImageItem data is [x, y] = [col, row]
 
 
-@pytest.mark.parametrize("arch", list(CONFIGS))
+@pytest.mark.parametrize("arch", ["encoder-decoder", "decoder", "variants", "bert-like"])
 def test_every_stage_draws_and_its_matrix_shows_the_stage(layout, arch):
     trace = make_trace(arch)
     opts = PlotOptions(head=1, row=1)
@@ -185,3 +189,14 @@ def test_slide_style_has_a_title_naming_stage_and_head(layout):
     figure = draw_stage(layout, trace, "enc.0.attn.q", PlotOptions(slide=True, head=1))
     assert "enc.0.attn.q" in figure.title.text and "head 1" in figure.title.text
     assert "encoder" in figure.title.text and "d_model 4" in figure.title.text
+
+
+def test_swiglu_curve_is_the_gate_silu_and_title_names_the_switches(layout):
+    trace = make_trace("variants")
+    figure = draw_stage(layout, trace, "dec.0.ffn.act", PlotOptions(slide=True))
+    act = panel(figure, ActivationPanel)
+    gate = trace["dec.0.ffn.gate"]
+    x, y = act.all.getData()
+    assert np.allclose(x, gate.flatten().numpy()) and np.allclose(y, F.silu(gate).flatten().numpy(), atol=1e-6)
+    assert np.allclose(trace["dec.0.ffn.act"], F.silu(gate) * trace["dec.0.ffn.up"], atol=1e-6)
+    assert "what if: no_scale, no_residual, no_layernorm" in figure.title.text

@@ -103,3 +103,9 @@ def test_weighted_rows_sum_to_z():
             parts = teaching.weighted_rows(w[h, r], v[h])
             assert torch.allclose(parts[1], w[h, r, 1] * v[h, 1])
             assert torch.allclose(parts.sum(0), z[h, r], atol=1e-6)
+
+
+def test_swiglu_activation_values_are_silu():
+    x = torch.linspace(-4, 4, 17)
+    assert torch.allclose(teaching.activation_values("swiglu", x), x * torch.sigmoid(x), atol=1e-6)
+    assert torch.allclose(teaching.activation_values("gelu_tanh", x), F.gelu(x, approximate="tanh"), atol=1e-6)

@@ -42,14 +42,16 @@ def paint(view: pg.GraphicsLayoutWidget, painter: QPainter, target: QRectF) -> N
     view.scene().render(painter, target, QRectF(0, 0, view.width(), view.height()))
 
 
-def render_image(trace, stage: str, opts: PlotOptions, width: int = 1920) -> QImage:
-    """The figure as an image `width` pixels wide (16:9)."""
-    with offscreen_figure(trace, stage, opts) as view:
-        height = round(width * view.height() / view.width())
-        image = QImage(width, height, QImage.Format.Format_ARGB32)
+def render_image(trace, stage: str, opts: PlotOptions, width: int = 1920, size=(SCENE_W, SCENE_H)) -> QImage:
+    """The figure laid out on a canvas of `size`, scaled to an image `width` pixels wide."""
+    with offscreen_figure(trace, stage, opts, size) as view:
+        ratio = width / view.width()
+        image = QImage(width, round(view.height() * ratio), QImage.Format.Format_ARGB32)
+        image.setDevicePixelRatio(ratio)  # Qt scales every item, text included, as on a high-DPI screen
         image.fill(QColor("white"))
         painter = QPainter(image)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        paint(view, painter, QRectF(0, 0, width, height))
+        paint(view, painter, QRectF(0, 0, view.width(), view.height()))
         painter.end()
+    image.setDevicePixelRatio(1.0)
     return image

@@ -12,7 +12,7 @@ from .matrix import row_of
 from .style import PlotOptions, color, foreground, new_plot, set_caption
 from .text import caption
 
-ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU"}
+ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU (tanh)", "swiglu": "SiLU(gate)"}
 
 
 def ffn_prefix(name: str) -> str:
@@ -21,7 +21,7 @@ def ffn_prefix(name: str) -> str:
 
 
 class ActivationPanel:
-    """ReLU/GELU over the range of the pre-activations; every (up, act) pair a dot, the selected token's larger."""
+    """The activation curve with each (pre, post) pair of this sentence as a dot, the selected token's larger."""
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
                  colspan: int = 1):
@@ -38,8 +38,10 @@ class ActivationPanel:
                                        symbolPen=pg.mkPen(foreground(opts)))
 
     def update(self, trace, opts: PlotOptions) -> None:
-        up, act = trace[f"{self.prefix}.up"], trace[f"{self.prefix}.act"]  # [n, d_ff] each
         name = trace.config.activation
+        # SwiGLU multiplies `up` by SiLU(gate): the curve is the gate's; otherwise act = f(up)
+        up = trace[f"{self.prefix}.gate" if name == "swiglu" else f"{self.prefix}.up"]  # [n, d_ff]
+        act = teaching.activation_values(name, up) if name == "swiglu" else trace[f"{self.prefix}.act"]
         reach = max(3.0, float(up.abs().max()) * 1.1)
         xs, ys = teaching.activation_curve(name, -reach, reach)
         self.curve.setData(xs.numpy(), ys.numpy())

@@ -13,6 +13,7 @@ from .matrix import MatrixPanel, is_per_head, stage_caption, stage_op
 from .norm import BeforeAfterPanel, NormStepsPanel
 from .output import TopKPanel
 from .style import PlotOptions, font, foreground
+from .text import caption
 
 
 class Panel(Protocol):
@@ -35,7 +36,10 @@ class StageFigure:
 def figure_title(trace, stage: str, opts: PlotOptions) -> str:
     """"Scores Q·Kᵀ · head 1 — enc.0.attn.scores", the model's switches on a second line."""
     cfg = trace.config
-    switches = f"{cfg.architecture} · d_model {cfg.d_model} · {cfg.n_heads} heads · {cfg.norm}-LN · {cfg.activation}"
+    heads = caption("n_heads", opts.lang, n=cfg.n_heads)
+    switches = f"{cfg.architecture} · d_model {cfg.d_model} · {heads} · {cfg.norm}-LN · {cfg.activation}"
+    if cfg.switches:
+        switches += " · " + caption("what_if", opts.lang, switches=", ".join(cfg.switches))
     small = font(opts, "caption").pointSize()
     return (f"{stage_caption(trace, stage, opts)} — {stage}"
             f"<br><span style='font-size:{small}pt; font-weight:normal'>{switches}</span>")
@@ -49,12 +53,13 @@ def _panels(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions, top
     def matrix(name=stage, row=t, col=0, **kw) -> MatrixPanel:
         return MatrixPanel(layout, trace, name, opts, row, col, select_row=is_per_head(trace, name), **kw)
 
-    if op == "pos" and trace.config.positional == "sinusoidal":
+    cfg = trace.config
+    if op == "pos" and cfg.positional == "sinusoidal" and "no_pe" not in cfg.switches:
         return [matrix(), PositionCurvesPanel(*args, t, 1)]
-    if op in ("x0", "add"):  # the sum as three aligned matrices
-        a, b = inputs
-        keys = (None, None) if op == "x0" else ("residual_in", "sublayer_out")
-        return [matrix(a, col=0, label=keys[0]), matrix(b, col=1, label=keys[1]), matrix(col=2, label="sum")]
+    if op in ("x0", "add") and len(inputs) > 1:  # the sum as aligned matrices: the parts, then the sum
+        keys = ("residual_in", "sublayer_out") if op == "add" else (None,) * len(inputs)
+        parts = [matrix(name, col=k, label=key) for k, (name, key) in enumerate(zip(inputs, keys))]
+        return parts + [matrix(col=len(inputs), label="sum")]
     if op == "attn.scaled":
         return [matrix(colspan=2), ScalePanel(*args, t + 1)]
     if op == "attn.masked":
@@ -66,7 +71,7 @@ def _panels(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions, top
         return [matrix(), WeightedSumPanel(*args, t, 1)]
     if op.startswith("norm."):
         return [matrix(colspan=2), BeforeAfterPanel(*args, t + 1, 0), NormStepsPanel(*args, t + 1, 1)]
-    if op in ("ffn.up", "ffn.act"):
+    if op in ("ffn.up", "ffn.gate", "ffn.act"):
         return [matrix(), ActivationPanel(*args, t, 1)]
     if op in ("logits", "probs"):
         return [MatrixPanel(layout, trace, stage, opts, t, 0, select_row=True), TopKPanel(*args, t, 1)]
@@ -79,11 +84,11 @@ def draw_stage(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) 
         raise KeyError(f"no stage named {stage!r}")
     layout.clear()
     title = None
-    if opts.slide:
+    if opts.slide and opts.title:
         title = pg.LabelItem(justify="center")
         title.item.setFont(font(opts, "title"))
         layout.addItem(title, row=0, col=0)
-    panels = _panels(layout, trace, stage, opts, top=1 if opts.slide else 0)
+    panels = _panels(layout, trace, stage, opts, top=0 if title is None else 1)
     if title is not None:  # span the title over every column the panels used
         cols = 1 + max(c for cells in layout.items.values() for _, c in cells)
         layout.layout.removeItem(title)

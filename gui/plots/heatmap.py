@@ -78,7 +78,12 @@ class Heatmap:
             levels = (-top, top) if self.signed else (0.0, max(1.0, top))
         cmap = self.fixed_cmap or colormap(opts, self.signed)
         self.bar.setColorMap(cmap)
-        self.image.setImage(np.where(finite, matrix, np.nan).T, autoLevels=False)
+        pixels = np.where(finite, matrix, np.nan).T  # ImageItem reads [x, y] = [column, row]
+        if opts.slide:  # vector exports smooth a tiny image into a blur: give every cell a block of pixels
+            block = max(1, min(16, 2048 // max(r, c)))
+            pixels = np.repeat(np.repeat(pixels, block, 0), block, 1)
+        self.image.setImage(pixels, autoLevels=False)
+        self.image.setRect(QRectF(0, 0, c, r))
         self.bar.setLevels(values=levels)
         if (r, c) != self.shape:
             self.shape = (r, c)

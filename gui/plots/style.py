@@ -32,6 +32,7 @@ class PlotOptions:
     lang: str = "en"
     colormap: str = "default"  # or "cb-safe" (colour-blind-safe maps)
     slide: bool = False  # light slide style for export: white background, large fonts, title
+    title: bool = True  # in slide style, a title naming stage, head and the model's switches (decks draw their own)
 
 
 def colormap(opts: PlotOptions, signed: bool) -> pg.ColorMap:

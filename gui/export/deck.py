@@ -1,0 +1,164 @@
+"""A whole lesson as slides, one per stage: title, formula, matrices, the stage's figure, the explanation.
+
+The PDF puts the explanation under the figure (PDF has no speaker notes); the PPTX (pptx.py) keeps it as notes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QPainter
+
+from engine import EngineError
+from gui.formulas import formula, symbols
+from gui.plots import PlotOptions
+from gui.plots.heatmap import format_cell
+from gui.plots.matrix import stage_caption
+from gui.plots.style import SLIDE_FONTS
+from gui.stage_texts import op_text, op_title, stage_op
+
+from .figure import fit, open_painter, pdf_writer
+from .matrix import matrix_of
+from .render import SCENE_H, SCENE_W, offscreen_figure, paint
+
+DECK_FORMATS = ("pdf", "pptx")
+MAX_ROWS, MAX_COLS = 6, 6  # matrices on a slide are cut to this size (with …); the figure shows all of it
+
+
+@dataclass
+class SlideMatrix:
+    symbol: str  # "W_Q", "Q", …
+    name: str  # stage or parameter name
+    values: np.ndarray  # [r, c], possibly cut to MAX_ROWS × MAX_COLS
+    rows: list[str]
+    cols: list[str]
+    shape: tuple[int, int]  # the full shape before cutting
+
+
+@dataclass
+class Slide:
+    stage: str
+    title: str
+    formula: str
+    notes: str
+    matrices: list[SlideMatrix]
+
+
+def cut(trace, name: str, symbol: str, head: int) -> SlideMatrix:
+    m, rows, cols = matrix_of(trace, name, head)
+    return SlideMatrix(symbol, name, m[:MAX_ROWS, :MAX_COLS], rows[:MAX_ROWS], cols[:MAX_COLS], m.shape)
+
+
+def slide_for(trace, stage: str, opts: PlotOptions) -> Slide:
+    op = stage_op(trace, stage)
+    in_symbols, out_symbol = symbols(trace, stage)
+    matrices = [cut(trace, name, sym, opts.head) for name, sym in in_symbols.items() if not name.endswith(".tokens")]
+    matrices.append(cut(trace, stage, out_symbol, opts.head))
+    title = f"{op_title(op, opts.lang)} — {stage_caption(trace, stage, opts)}"
+    return Slide(stage, title, formula(trace, stage, opts.head), op_text(op, opts.lang), matrices)
+
+
+def slides(trace, opts: PlotOptions) -> list[Slide]:
+    return [slide_for(trace, name, opts) for name in trace.stage_names]
+
+
+def cut_note(m: SlideMatrix) -> str:
+    r, c = m.shape
+    return f"{m.symbol}  [{r}×{c}]" + ("  (…)" if (r, c) != m.values.shape else "")
+
+
+# ---- PDF --------------------------------------------------------------------------------------
+MARGIN = 32
+TEXT_COLOR = QColor(20, 20, 20)
+
+
+def slide_font(points: int, bold: bool = False) -> QFont:
+    f = QFont()
+    f.setFamilies(SLIDE_FONTS)
+    f.setPointSize(points)
+    f.setBold(bold)
+    return f
+
+
+def draw_matrix(painter: QPainter, m: SlideMatrix, x: float, y: float, width: float) -> float:
+    """A small table of numbers with its symbol and shape; returns the height used."""
+    painter.setFont(slide_font(14, bold=True))
+    painter.drawText(QRectF(x, y, width, 26), Qt.AlignmentFlag.AlignLeft, cut_note(m))
+    y += 26
+    painter.setFont(slide_font(12))
+    r, c = m.values.shape
+    label_w = 76
+    cell_w = min(72.0, (width - label_w) / max(c, 1))
+    line = 21
+    for j in range(c):
+        painter.drawText(QRectF(x + label_w + j * cell_w, y, cell_w, line), Qt.AlignmentFlag.AlignRight, m.cols[j][:8])
+    for i in range(r):
+        top = y + (i + 1) * line
+        painter.drawText(QRectF(x, top, label_w - 6, line), Qt.AlignmentFlag.AlignRight, m.rows[i][:10])
+        for j in range(c):
+            painter.drawText(QRectF(x + label_w + j * cell_w, top, cell_w, line), Qt.AlignmentFlag.AlignRight,
+                             format_cell(m.values[i, j]))
+    return 26 + (r + 1) * line + 12
+
+
+FIGURE_BOX = QRectF(MARGIN, 112, 1060, 596)
+FIGURE_SIZE = (1060, 596)  # figures on slides are laid out at this size, so their text keeps its size
+
+
+def draw_page(painter: QPainter, slide: Slide, draw_figure: Callable[[QRectF], None], page: int, pages: int) -> None:
+    painter.setPen(TEXT_COLOR)
+    painter.setFont(slide_font(24, bold=True))
+    painter.drawText(QRectF(MARGIN, 16, SCENE_W - 2 * MARGIN, 44), Qt.AlignmentFlag.AlignLeft, slide.title)
+    painter.setFont(slide_font(13))
+    painter.drawText(QRectF(MARGIN, 62, SCENE_W - 2 * MARGIN, 48), Qt.TextFlag.TextWordWrap, slide.formula)
+    figure_box = FIGURE_BOX
+    draw_figure(figure_box)
+    x, y, width = figure_box.right() + 24, figure_box.top(), SCENE_W - figure_box.right() - 24 - MARGIN
+    for m in slide.matrices:
+        if y > figure_box.bottom() - 60:
+            break
+        y += draw_matrix(painter, m, x, y, width)
+    painter.setPen(TEXT_COLOR)
+    painter.setFont(slide_font(15))
+    notes = QRectF(MARGIN, figure_box.bottom() + 14, SCENE_W - 2 * MARGIN, SCENE_H - figure_box.bottom() - 40)
+    painter.drawText(notes, Qt.TextFlag.TextWordWrap, slide.notes)
+    painter.setFont(slide_font(10))
+    painter.drawText(QRectF(0, SCENE_H - 24, SCENE_W - MARGIN, 20), Qt.AlignmentFlag.AlignRight, f"{page} / {pages}")
+
+
+def write_pdf_deck(trace, opts: PlotOptions, path: Path) -> int:
+    """One page per stage; returns the page count."""
+    opts = replace(opts, slide=True, title=False)
+    deck = slides(trace, opts)
+    writer = pdf_writer(path)
+    painter = open_painter(writer, path)
+    page = fit(writer, SCENE_W, SCENE_H)
+    painter.translate(page.topLeft())
+    painter.scale(page.width() / SCENE_W, page.height() / SCENE_H)
+    try:
+        for k, slide in enumerate(deck):
+            if k:
+                writer.newPage()
+            with offscreen_figure(trace, slide.stage, opts, FIGURE_SIZE) as view:
+                draw_page(painter, slide, lambda box, v=view: paint(v, painter, box), k + 1, len(deck))
+    finally:
+        painter.end()
+    return len(deck)
+
+
+def export_deck(trace, opts: PlotOptions, path: str | Path, fmt: str | None = None) -> int:
+    """Write the lesson as a .pdf or .pptx deck, one page/slide per stage; returns the count."""
+    path = Path(path)
+    fmt = (fmt or path.suffix.lstrip(".")).lower()
+    if fmt not in DECK_FORMATS:
+        raise EngineError(f"cannot export slides as {fmt or 'a file without extension'!r}; "
+                          f"use one of {', '.join(DECK_FORMATS)}")
+    if fmt == "pdf":
+        return write_pdf_deck(trace, opts, path)
+    from .pptx import write_pptx_deck  # python-pptx loads only when a PPTX is asked for
+
+    return write_pptx_deck(trace, opts, path)

@@ -1,0 +1,115 @@
+"""Export one stage's figure, in the slide style, to PNG, SVG or PDF, or copy it to the clipboard."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from pyqtgraph.exporters import SVGExporter
+from PySide6.QtCore import QMarginsF, QRectF, QSizeF
+from PySide6.QtGui import QGuiApplication, QPageLayout, QPageSize, QPainter, QPdfWriter
+
+from engine import EngineError
+from gui.plots import PlotOptions
+
+from .render import SCENE_H, SCENE_W, offscreen_figure, paint, render_image
+
+FORMATS = ("png", "svg", "pdf")
+SCREEN_DPI = 96
+MIN_WIDTH, MAX_WIDTH = 200, 8000
+
+
+def format_of(path: str | Path, fmt: str | None = None) -> str:
+    """The format asked for, else the file's extension; anything else is refused with the choices."""
+    fmt = (fmt or Path(path).suffix.lstrip(".")).lower()
+    if fmt not in FORMATS:
+        raise EngineError(f"cannot export a figure as {fmt or 'a file without extension'!r}; "
+                          f"use one of {', '.join(FORMATS)}")
+    return fmt
+
+
+def check_stage(trace, stage: str) -> None:
+    if stage not in trace.stage_names:
+        raise EngineError(f"no stage named {stage!r}; valid stages: {', '.join(trace.stage_names)}")
+
+
+def slide_options(opts: PlotOptions) -> PlotOptions:
+    return replace(opts, slide=True)
+
+
+def export_figure(trace, stage: str, opts: PlotOptions, path: str | Path, fmt: str | None = None,
+                  width: int = 1920) -> Path:
+    """Write the stage's figure in the slide style; returns the path written."""
+    check_stage(trace, stage)
+    fmt = format_of(path, fmt)
+    if not MIN_WIDTH <= width <= MAX_WIDTH:
+        raise EngineError(f"width {width} px is out of range; use {MIN_WIDTH} to {MAX_WIDTH}")
+    path = Path(path)
+    opts = slide_options(opts)
+    if fmt == "png":
+        if not render_image(trace, stage, opts, width).save(str(path), "PNG"):
+            raise EngineError(f"cannot write {path}")
+    elif fmt == "svg":
+        write_svg(trace, stage, opts, path)
+    else:
+        write_pdf(trace, stage, opts, path)
+    return path
+
+
+def write_svg(trace, stage: str, opts: PlotOptions, path: Path) -> None:
+    with offscreen_figure(trace, stage, opts) as view:
+        exporter = SVGExporter(view.scene())
+        exporter.parameters()["background"] = "w"
+        svg = bytes(exporter.export(toBytes=True)).decode("utf-8")
+    try:
+        path.write_text(unclipped_outlines(svg), encoding="utf-8")
+    except OSError as exc:
+        raise EngineError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def unclipped_outlines(svg: str) -> str:
+    """Clip paths inherit the plot's black stroke; renderers without clipPath support (QtSvg) would draw
+    them as boxes around every plot, so give them no stroke (clipping uses only their shape)."""
+    return re.sub(r"(<clipPath[^>]*>\s*<path )", r'\1stroke="none" fill="none" ', svg)
+
+
+def pdf_writer(path: Path) -> QPdfWriter:
+    """A 16:9 PDF page the size of the slide canvas at screen resolution, so text sits where it does on screen."""
+    writer = QPdfWriter(str(path))
+    writer.setResolution(SCREEN_DPI)
+    mm = 25.4 / SCREEN_DPI
+    writer.setPageSize(QPageSize(QSizeF(SCENE_W * mm, SCENE_H * mm), QPageSize.Unit.Millimeter, "16:9"))
+    writer.setPageOrientation(QPageLayout.Orientation.Portrait)  # the size is already landscape
+    writer.setPageMargins(QMarginsF(0, 0, 0, 0))
+    writer.setTitle("Stepformer")
+    return writer
+
+
+def open_painter(writer: QPdfWriter, path: Path) -> QPainter:
+    painter = QPainter()
+    if not painter.begin(writer):
+        raise EngineError(f"cannot write {path}")
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    return painter
+
+
+def write_pdf(trace, stage: str, opts: PlotOptions, path: Path) -> None:
+    writer = pdf_writer(path)
+    with offscreen_figure(trace, stage, opts) as view:
+        painter = open_painter(writer, path)
+        paint(view, painter, fit(writer, SCENE_W, SCENE_H))
+        painter.end()
+
+
+def fit(writer: QPdfWriter, w: float, h: float) -> QRectF:
+    """The largest rectangle of aspect w:h centred on the page."""
+    page = QRectF(0, 0, writer.width(), writer.height())
+    scale = min(page.width() / w, page.height() / h)
+    return QRectF((page.width() - w * scale) / 2, (page.height() - h * scale) / 2, w * scale, h * scale)
+
+
+def copy_figure(trace, stage: str, opts: PlotOptions, width: int = 1920) -> None:
+    """Put the figure on the clipboard as an image, ready to paste into slide software."""
+    check_stage(trace, stage)
+    QGuiApplication.clipboard().setImage(render_image(trace, stage, slide_options(opts), width))

@@ -1,0 +1,93 @@
+"""The lesson as a PowerPoint deck (python-pptx): one slide per stage, the explanation as speaker notes."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import replace
+from pathlib import Path
+
+from pptx import Presentation
+from pptx.oxml.ns import qn
+from pptx.util import Emu, Inches, Pt
+from PySide6.QtCore import QBuffer, QIODevice
+
+from engine import EngineError
+from gui.plots import PlotOptions
+from gui.plots.heatmap import format_cell
+
+from .deck import FIGURE_SIZE, Slide, SlideMatrix, cut_note, slides
+from .render import render_image
+
+CJK_FONT = "Microsoft YaHei"  # East Asian typeface PowerPoint uses for Chinese; LibreOffice substitutes its own
+TITLE_ONLY = 5  # layout index in python-pptx's default template
+FIGURE_WIDTH = Inches(8.6)
+
+
+def png_bytes(trace, stage: str, opts: PlotOptions) -> bytes:
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    render_image(trace, stage, opts, 2 * FIGURE_SIZE[0], FIGURE_SIZE).save(buffer, "PNG")
+    return bytes(buffer.data())
+
+
+def set_text(frame, text: str, points: int, bold: bool = False) -> None:
+    """Replace a text frame's text, in one run with a Latin and an East Asian font."""
+    frame.text = text
+    frame.word_wrap = True
+    for paragraph in frame.paragraphs:
+        for run in paragraph.runs:
+            run.font.size = Pt(points)
+            run.font.bold = bold
+            rpr = run._r.get_or_add_rPr()
+            ea = rpr.find(qn("a:ea"))
+            if ea is None:
+                ea = rpr.makeelement(qn("a:ea"), {})
+                rpr.append(ea)
+            ea.set("typeface", CJK_FONT)
+
+
+def add_table(shapes, m: SlideMatrix, left: Emu, top: Emu, width: Emu) -> Emu:
+    """A native (editable) table of the matrix under a caption; returns the height used."""
+    caption = shapes.add_textbox(left, top, width, Inches(0.3))
+    set_text(caption.text_frame, cut_note(m), 11, bold=True)
+    r, c = m.values.shape
+    row_h = Inches(0.24)
+    table = shapes.add_table(r + 1, c + 1, left, top + Inches(0.3), width, row_h * (r + 1)).table
+    for j in range(c):
+        set_text(table.cell(0, j + 1).text_frame, m.cols[j], 9, bold=True)
+    for i in range(r):
+        set_text(table.cell(i + 1, 0).text_frame, m.rows[i], 9, bold=True)
+        for j in range(c):
+            set_text(table.cell(i + 1, j + 1).text_frame, format_cell(m.values[i, j]), 9)
+    return Inches(0.3) + row_h * (r + 1) + Inches(0.15)
+
+
+def add_slide(prs, slide: Slide, image: bytes) -> None:
+    page = prs.slides.add_slide(prs.slide_layouts[TITLE_ONLY])
+    title = page.shapes.title
+    title.left, title.top, title.width, title.height = Inches(0.4), Inches(0.2), Inches(12.5), Inches(0.8)
+    set_text(title.text_frame, slide.title, 26, bold=True)
+    formula = page.shapes.add_textbox(Inches(0.4), Inches(0.95), Inches(12.5), Inches(0.5))
+    set_text(formula.text_frame, slide.formula, 14)
+    page.shapes.add_picture(io.BytesIO(image), Inches(0.3), Inches(1.6), width=FIGURE_WIDTH)
+    left, top, width = Inches(9.1), Inches(1.6), Inches(3.9)
+    for m in slide.matrices:
+        if top > Inches(6.3):
+            break
+        top += add_table(page.shapes, m, left, top, width)
+    set_text(page.notes_slide.notes_text_frame, slide.notes, 12)
+
+
+def write_pptx_deck(trace, opts: PlotOptions, path: Path) -> int:
+    """One 16:9 slide per stage; returns the slide count."""
+    opts = replace(opts, slide=True, title=False)
+    prs = Presentation()
+    prs.slide_width, prs.slide_height = Inches(13.333), Inches(7.5)
+    deck = slides(trace, opts)
+    for slide in deck:
+        add_slide(prs, slide, png_bytes(trace, slide.stage, opts))
+    try:
+        prs.save(str(path))
+    except OSError as exc:
+        raise EngineError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return len(deck)
