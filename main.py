@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0].startswith("--lesson") or argv[0] in ("--lang",):
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):  # options only: the window
         from gui.app import run_app
 
         return run_app(argv)

@@ -70,13 +70,16 @@ class AppState(QObject):
     cursorChanged = Signal(int)
     selectionChanged = Signal()  # head or selected row changed
     message = Signal(str)  # a user-facing explanation (refused input, etc.) for the status bar
+    problemChanged = Signal(str)  # the sentences typed cannot be run (empty, too long): views explain, "" when fine
 
-    def __init__(self, config: ModelConfig, text: str, target: str = "", parent: QObject | None = None):
+    def __init__(self, config: ModelConfig, text: str, target: str = "", parent: QObject | None = None,
+                 model: Model | None = None):
         super().__init__(parent)
         self.undo_stack = QUndoStack(self)
-        self.model = Model.create(config)
+        self.model = model if model is not None else Model.create(config)
         self.text, self.target = text, target
         self.trace: Trace = self.model.trace(text, target or None)
+        self.problem = ""
         self.original_params = {k: v.clone() for k, v in self.model.params.items()}
         self.cursor = 0
         self.head = 0
@@ -116,12 +119,13 @@ class AppState(QObject):
         return self.trace[name] - before
 
     # ---- building ---------------------------------------------------------------------------
-    def _rebuild(self, model: Model, text: str, target: str) -> bool:
+    def _rebuild(self, model: Model, text: str, target: str) -> str:
+        """Run the model on the sentences and make it the lesson; returns the refusal ("" when it worked)."""
         try:
             trace = model.trace(text, target or None)
         except EngineError as exc:
             self.message.emit(str(exc))
-            return False
+            return str(exc)
         self.model, self.trace, self.text, self.target = model, trace, text, target
         self.cursor = min(self.cursor, len(trace.stage_names) - 1)
         self.head = min(self.head, model.config.n_heads - 1)
@@ -130,11 +134,29 @@ class AppState(QObject):
         self.undo_stack.clear()
         self.lessonChanged.emit()
         self.cursorChanged.emit(self.cursor)
-        return True
+        return ""
+
+    def _extend_original_params(self) -> None:
+        """New words grew W_E (and W_U, b_U): their fresh seeded rows become part of the lesson's own weights."""
+        for name, now in self.trace.params.items():
+            old = self.original_params.get(name)
+            if old is not None and old.shape != now.shape:
+                merged = now.clone()
+                merged[tuple(slice(0, n) for n in old.shape)] = old
+                self.original_params[name] = merged
 
     def set_sentences(self, text: str, target: str = "") -> bool:
         """Retokenize and recompute; an empty or too long sentence is explained and changes nothing."""
-        return self._rebuild(self.model, text, target)
+        problem = self._rebuild(self.model, text, target)
+        if not problem:
+            self._extend_original_params()
+        self._set_problem(problem)
+        return not problem
+
+    def _set_problem(self, problem: str) -> None:
+        if problem != self.problem:
+            self.problem = problem
+            self.problemChanged.emit(problem)
 
     def set_config(self, config: ModelConfig | dict) -> bool:
         """Rebuild the lesson with new settings (fresh seeded weights); invalid settings change nothing."""
@@ -144,7 +166,8 @@ class AppState(QObject):
             self.message.emit(str(exc))
             return False
         model = Model.create(cfg)
-        if not self._rebuild(model, self.text, self.target):
+        target = self.target if cfg.architecture == "encoder-decoder" else ""
+        if self._rebuild(model, self.text, target):
             return False
         self.original_params = {k: v.clone() for k, v in self.model.params.items()}
         return True

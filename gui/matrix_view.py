@@ -1,0 +1,424 @@
+"""One tensor of the trace as a table: heat-coloured cells, token labels, in-place editing, change marks,
+and the provenance highlight (which input cells an output cell came from).
+
+The model is a 2-D *window* onto a tensor: one head of a per-head tensor [h, n, d_k], a head's columns of
+W_Q, or a bias [d] shown as one row. Cells are painted by one delegate straight from the tensor, so a
+refresh after an edit is one dataChanged signal, not a model reset.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QGuiApplication, QPainter, QPen, QPolygonF
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QStyle,
+    QStyledItemDelegate,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .state import AppState, format_value
+
+ALL = slice(None)
+PROBABILITY_OPS = ("attn.weights", "probs")
+
+
+def cell_font_scale() -> float:
+    """Larger numbers on a large screen; on a small one (1280×720) every column of a lesson must fit."""
+    screen = QGuiApplication.primaryScreen()
+    return 1.2 if screen is not None and screen.availableGeometry().width() >= 1500 else 1.0
+
+
+@dataclass(frozen=True)
+class Window:
+    """Which 2-D part of a tensor a table shows."""
+
+    name: str
+    dim: int  # the tensor's number of dimensions (1, 2 or 3)
+    head: int | None = None  # for [h, n, d_k] tensors: the head shown
+    col_start: int = 0  # a head's columns of W_Q / b_Q …: [col_start, col_stop)
+    col_stop: int | None = None
+
+    def full_index(self, r: int, c: int) -> tuple[int, ...]:
+        c += self.col_start
+        return {1: (c,), 2: (r, c), 3: (self.head, r, c)}[self.dim]
+
+    def slice2d(self, t: torch.Tensor) -> torch.Tensor:
+        if self.dim == 3:
+            t = t[self.head]
+        elif self.dim == 1:
+            t = t[None, :]
+        return t[:, self.col_start : self.col_stop]
+
+    def display(self, selector: tuple) -> tuple[int | slice, int | slice] | None:
+        """A provenance selector over the full tensor → (rows, columns) of this window; None if not shown."""
+        sel = tuple(selector)
+        if self.dim == 3:
+            if isinstance(sel[0], int) and sel[0] != self.head:
+                return None
+            sel = sel[1:]
+        elif self.dim == 1:
+            sel = (ALL,) + sel
+        rows, cols = sel
+        if isinstance(cols, int):
+            stop = self.col_stop if self.col_stop is not None else math.inf
+            if not self.col_start <= cols < stop:
+                return None
+            cols -= self.col_start
+        return rows, cols
+
+
+def _hits(sel: int | slice, i: int) -> bool:
+    return sel == i if isinstance(sel, int) else True
+
+
+def axis_labels(trace, window: Window) -> tuple[list[str], list[str]]:
+    """Row and column labels: tokens where rows or columns are tokens, else feature numbers."""
+    name, tokens = window.name, trace.tokens
+    n_rows, n_cols = window.slice2d(trace[name]).shape
+    features = [str(window.col_start + c) for c in range(n_cols)]
+    stage = trace.stage(name)
+    if name.endswith(".tokens"):
+        return ["id"], list(tokens[name.split(".")[0]])
+    if stage is not None:
+        rows = list(tokens[stage.rows]) if stage.rows in tokens else [str(r) for r in range(n_rows)]
+        if stage.cols == "vocab":
+            cols = list(trace.model.vocabs["dec"].tokens)
+        elif stage.cols in tokens:
+            cols = list(tokens[stage.cols])
+        else:
+            cols = {"norm.mean": ["μ"], "norm.var": ["σ²"]}.get(stage.op, features)
+        return rows, cols
+    leaf = name.rsplit(".", 1)[1]
+    vocab_cols = list(trace.model.vocabs["dec"].tokens) if leaf in ("W_U", "b_U") else features
+    if window.dim == 1:
+        return [leaf], vocab_cols
+    if leaf == "W_E":
+        return list(trace.model.vocabs[name.split(".")[0]].tokens), features
+    return [str(r) for r in range(n_rows)], vocab_cols
+
+
+def _blend(a: QColor, b: QColor, t: float) -> QColor:
+    return QColor.fromRgbF(*(x + (y - x) * t for x, y in zip(a.getRgbF()[:3], b.getRgbF()[:3])))
+
+
+def _ramp(stops: list[str], n: int = 256) -> list[QColor]:
+    colors = [QColor(s) for s in stops]
+    out = []
+    for i in range(n):
+        x = i / (n - 1) * (len(colors) - 1)
+        k = min(int(x), len(colors) - 2)
+        out.append(_blend(colors[k], colors[k + 1], x - k))
+    return out
+
+
+# Light ends so black numbers stay readable on every cell (ColorBrewer RdBu / Blues, colour-blind safe).
+DIVERGING = _ramp(["#4393c3", "#d1e5f0", "#ffffff", "#fddbc7", "#d6604d"])
+SEQUENTIAL = _ramp(["#ffffff", "#c6dbef", "#6baed6"])
+HIDDEN = QColor("#9e9e9e")
+PLAIN = QColor("#f4f4f4")
+HIGHLIGHT = QColor(255, 200, 0, 120)
+HIGHLIGHT_EDGE = QColor("#b35900")
+CHANGED = QColor("#e66100")
+
+
+class MatrixModel(QAbstractTableModel):
+    """A window onto one tensor of the app state's trace."""
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self.state = state
+        self.window: Window | None = None
+        self.editable = False
+        self.show_difference = False
+        self.shown = torch.zeros(0, 0)  # the numbers painted: values, or the change from before the last edit
+        self.changed: torch.Tensor | None = None  # bool mask of cells the last edit changed
+        self.scale = 1.0
+        self.sequential = False
+        self.highlight: tuple[int | slice, int | slice] | None = None
+        self.row_labels: list[str] = []
+        self.col_labels: list[str] = []
+
+    # ---- what is shown ---------------------------------------------------------------------
+    def show(self, window: Window | None, editable: bool) -> None:
+        """Show another tensor (or nothing): a model reset."""
+        self.beginResetModel()
+        self.window, self.editable, self.highlight = window, editable, None
+        if window is not None:
+            self.row_labels, self.col_labels = axis_labels(self.state.trace, window)
+            self._read()
+        else:
+            self.shown, self.changed, self.row_labels, self.col_labels = torch.zeros(0, 0), None, [], []
+        self.endResetModel()
+
+    def refresh(self) -> None:
+        """The tensor's numbers changed (same shape): repaint the cells, keep everything else."""
+        if self.window is None:
+            return
+        self._read()
+        rows, cols = self.shown.shape
+        if rows and cols:
+            self.dataChanged.emit(self.index(0, 0), self.index(rows - 1, cols - 1), [Qt.DisplayRole])
+
+    def set_show_difference(self, on: bool) -> None:
+        self.show_difference = on
+        self.refresh()
+
+    def set_highlight(self, selector: tuple | None) -> None:
+        """Mark the cells a provenance selector names (None: no mark)."""
+        shown = None if selector is None or self.window is None else self.window.display(selector)
+        if shown != self.highlight:
+            self.highlight = shown
+            rows, cols = self.shown.shape
+            if rows and cols:
+                self.dataChanged.emit(self.index(0, 0), self.index(rows - 1, cols - 1), [Qt.BackgroundRole])
+
+    def _read(self) -> None:
+        window, state = self.window, self.state
+        stage = state.trace.stage(window.name)
+        self.sequential = stage is not None and stage.op in PROBABILITY_OPS
+        values = window.slice2d(state.trace[window.name])
+        changed = state.changed(window.name)
+        self.changed = window.slice2d(changed) if changed is not None and changed.any() else None
+        difference = state.difference(window.name) if self.show_difference else None
+        if difference is not None:
+            self.shown, self.sequential = window.slice2d(difference), False
+        elif self.show_difference:
+            self.shown = torch.zeros_like(values, dtype=torch.float32)
+        else:
+            self.shown = values
+        finite = self.shown[torch.isfinite(self.shown)] if self.shown.is_floating_point() else self.shown
+        self.scale = float(finite.abs().max()) if finite.numel() else 1.0
+        self.scale = self.scale or 1.0
+
+    # ---- reading cells ---------------------------------------------------------------------
+    def rowCount(self, parent=None) -> int:
+        return 0 if parent is not None and parent.isValid() else self.shown.shape[0]
+
+    def columnCount(self, parent=None) -> int:
+        return 0 if parent is not None and parent.isValid() else self.shown.shape[1]
+
+    def value(self, r: int, c: int) -> float:
+        return float(self.shown[r, c])
+
+    def text(self, r: int, c: int) -> str:
+        v = self.value(r, c)
+        if math.isinf(v):
+            return "−∞" if v < 0 else "+∞"
+        if math.isnan(v):
+            return "–"
+        if not self.shown.is_floating_point():
+            return str(int(v))
+        return format_value(v).replace("-", "−")
+
+    def color(self, r: int, c: int) -> QColor:
+        v = self.value(r, c)
+        if not math.isfinite(v):
+            return HIDDEN
+        if not self.shown.is_floating_point():
+            return PLAIN  # token ids are labels, not amounts
+        if self.sequential:
+            return SEQUENTIAL[min(255, max(0, int(v / self.scale * 255)))]
+        return DIVERGING[min(255, max(0, int((v / self.scale + 1) * 127.5)))]
+
+    def is_highlighted(self, r: int, c: int) -> bool:
+        return self.highlight is not None and _hits(self.highlight[0], r) and _hits(self.highlight[1], c)
+
+    def is_changed(self, r: int, c: int) -> bool:
+        return self.changed is not None and bool(self.changed[r, c])
+
+    def data(self, index: QModelIndex, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        r, c = index.row(), index.column()
+        if role == Qt.DisplayRole:
+            return self.text(r, c)
+        if role == Qt.EditRole:
+            return f"{float(self.state.trace[self.window.name][self.window.full_index(r, c)]):.6g}"
+        if role == Qt.ToolTipRole:
+            return self.tooltip(r, c)
+        if role == Qt.BackgroundRole:
+            return self.color(r, c)
+        return None
+
+    def tooltip(self, r: int, c: int) -> str:
+        name = self.window.name
+        cell = ",".join(map(str, self.window.full_index(r, c)))
+        value = self.state.trace[name][self.window.full_index(r, c)]
+        tip = f"{name}[{cell}] = {float(value):.6g}\n" + self.tr("row: {0}    column: {1}").format(
+            self.row_labels[r], self.col_labels[c])
+        if self.show_difference:
+            tip += "\n" + self.tr("change from before the last edit: {0}").format(self.text(r, c))
+        return tip
+
+    def headerData(self, section: int, orientation, role=Qt.DisplayRole):
+        if role != Qt.DisplayRole and role != Qt.ToolTipRole:
+            return None
+        labels = self.col_labels if orientation == Qt.Horizontal else self.row_labels
+        return labels[section] if section < len(labels) else None
+
+    # ---- editing -----------------------------------------------------------------------------
+    def flags(self, index: QModelIndex):
+        flags = Qt.ItemIsEnabled | Qt.ItemIsSelectable
+        if self.editable and not self.show_difference:
+            flags |= Qt.ItemIsEditable
+        return flags
+
+    def setData(self, index: QModelIndex, value, role=Qt.EditRole) -> bool:
+        """Send the typed value to the app state; a refused value leaves the cell as it was."""
+        if role != Qt.EditRole or not index.isValid() or not self.editable:
+            return False
+        full = self.window.full_index(index.row(), index.column())
+        return self.state.edit_cell(self.window.name, full, value)
+
+
+class HeatDelegate(QStyledItemDelegate):
+    """Paints a cell from the model's numbers: heat colour, number, change mark, provenance highlight."""
+
+    def paint(self, painter: QPainter, option, index: QModelIndex) -> None:
+        model: MatrixModel = index.model()
+        r, c = index.row(), index.column()
+        rect = option.rect
+        painter.fillRect(rect, model.color(r, c))
+        if model.is_highlighted(r, c):
+            painter.fillRect(rect, HIGHLIGHT)
+            painter.setPen(QPen(HIGHLIGHT_EDGE, 2))
+            painter.drawRect(rect.adjusted(1, 1, -1, -1))
+        if option.state & QStyle.State_Selected:
+            painter.setPen(QPen(Qt.black, 2, Qt.DotLine))
+            painter.drawRect(rect.adjusted(1, 1, -1, -1))
+        painter.setPen(Qt.black)
+        painter.drawText(rect.adjusted(3, 0, -5, 0), Qt.AlignRight | Qt.AlignVCenter, model.text(r, c))
+        if model.is_changed(r, c):
+            s = min(rect.height(), rect.width()) / 3
+            right, top = rect.right() + 1, rect.top()
+            painter.setPen(Qt.NoPen)
+            painter.setBrush(CHANGED)
+            painter.drawPolygon(QPolygonF([QPointF(right - s, top), QPointF(right, top), QPointF(right, top + s)]))
+
+
+class MatrixTable(QTableView):
+    """The table: fixed cell sizes from the font, scrolls when large, reports hover and clicks."""
+
+    hovered = Signal(object)  # full tensor index under the mouse, or None
+    rowClicked = Signal(int)
+
+    def __init__(self, model: MatrixModel, parent=None):
+        super().__init__(parent)
+        font = self.font()
+        font.setPointSizeF(font.pointSizeF() * cell_font_scale())  # numbers readable from the back of a room
+        self.setFont(font)
+        self.setModel(model)
+        self.setItemDelegate(HeatDelegate(self))
+        self.setMouseTracking(True)
+        self.setShowGrid(True)
+        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
+        self.setHorizontalScrollMode(QAbstractItemView.ScrollPerPixel)
+        self.setEditTriggers(
+            QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed | QAbstractItemView.AnyKeyPressed)
+        for header in (self.horizontalHeader(), self.verticalHeader()):
+            header.setSectionResizeMode(QHeaderView.Fixed)
+            header.setHighlightSections(False)
+        self.horizontalHeader().setFixedHeight(QFontMetrics(self.horizontalHeader().font()).height() + 8)
+        self.header_height = self.horizontalHeader().height()
+        self.entered.connect(self._entered)
+        self.clicked.connect(lambda index: self.rowClicked.emit(index.row()))
+        self.viewport().installEventFilter(self)
+        model.modelReset.connect(self.fit_sections)
+
+    def matrix(self) -> MatrixModel:
+        return self.model()
+
+    def fit_sections(self) -> None:
+        self.apply_sizes(*self.natural_sizes())
+
+    def natural_sizes(self) -> tuple[int, int]:
+        """Column width from the widest number and label, and the row-label width (sampled: huge vocabularies
+        stay fast)."""
+        fm = QFontMetrics(self.font())
+        model = self.matrix()
+        rows, cols = model.shown.shape
+        sample = [model.text(r, c) for r in range(min(rows, 50)) for c in range(min(cols, 50))]
+        widest = max([fm.horizontalAdvance(s) for s in sample + model.col_labels[:500]], default=0)
+        column = min(max(widest, fm.horizontalAdvance("−0.00")) + 12, 160)
+        row_header = max((fm.horizontalAdvance(s) for s in model.row_labels[:500]), default=0) + 14
+        return column, min(max(row_header, 28), 180)
+
+    def apply_sizes(self, column: int, row_header: int) -> None:
+        """Set column and row-label widths (the stage view gives stacked matrices the same, so columns line up)."""
+        self.horizontalHeader().setDefaultSectionSize(column)
+        self.verticalHeader().setDefaultSectionSize(QFontMetrics(self.font()).height() + 8)
+        self.verticalHeader().setFixedWidth(row_header)
+        self.setMaximumSize(self.content_size())  # no empty space inside a small table
+        self.updateGeometry()
+
+    def content_size(self) -> QSize:
+        model = self.matrix()
+        rows, cols = model.shown.shape
+        frame = 2 * self.frameWidth()
+        w = self.verticalHeader().width() + cols * self.horizontalHeader().defaultSectionSize() + frame
+        h = self.header_height + rows * self.verticalHeader().defaultSectionSize() + frame
+        return QSize(w, h)
+
+    def sizeHint(self) -> QSize:
+        size = self.content_size()
+        return QSize(min(size.width(), 900), min(size.height(), 600))
+
+    def minimumSizeHint(self) -> QSize:
+        """Small matrices never scroll (the stage view scrolls instead); large ones keep a readable corner."""
+        size = self.content_size()
+        return QSize(min(size.width(), 560), min(size.height(), 300))
+
+    def _entered(self, index: QModelIndex) -> None:
+        window = self.matrix().window
+        self.hovered.emit(window.full_index(index.row(), index.column()) if window else None)
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.viewport() and event.type() == QEvent.Leave:
+            self.hovered.emit(None)
+        return super().eventFilter(obj, event)
+
+
+class MatrixPanel(QWidget):
+    """A caption ("W_Q  enc.0.attn.W_Q [4×2] · editable") above a matrix table."""
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self.model = MatrixModel(state, self)
+        self.table = MatrixTable(self.model, self)
+        self.caption = QLabel(self)
+        self.caption.setTextFormat(Qt.RichText)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.table)
+        layout.addStretch(1)
+
+    def show_tensor(self, window: Window | None, symbol: str, editable: bool, note: str = "",
+                    output: bool = False) -> None:
+        """Caption line 1: symbol, the shape shown, editable; line 2 (grey): the full name and shape."""
+        self.model.show(window, editable)
+        if window is None:
+            self.hide()
+            return
+        rows, cols = self.model.shown.shape
+        full = "×".join(map(str, self.model.state.trace[window.name].shape))
+        first = f"<b>{symbol}</b>&nbsp;&nbsp;[{rows}×{cols}]"
+        if output:
+            first = "<span style='color:#b35900'><b>" + self.tr("Output") + "</b></span>&nbsp;&nbsp;" + first
+        if editable:
+            first += "&nbsp;&nbsp;<span style='color:#1a6e1a'>✎ " + self.tr("editable") + "</span>"
+        self.caption.setText(f"{first}<br><span style='color:#555'>{window.name} [{full}]{note}</span>")
+        self.caption.setToolTip(self.tr("Double-click a cell (or select it and type) to change it")
+                                if editable else window.name)
+        self.show()

@@ -1,0 +1,117 @@
+"""The list of all stages, grouped by stack → block → sublayer; the current one highlighted, later ones grey."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QTreeView, QVBoxLayout, QWidget
+
+from .stage_texts import op_title, stage_op
+from .state import AppState
+
+NAME_ROLE = Qt.UserRole + 1
+NOT_COMPUTED = QColor("#9a9a9a")
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("StageList", text)
+
+
+def _sublayer(part: str, pre_ln: bool) -> str:
+    kind, k = part.rstrip("0123456789"), part[len(part.rstrip("0123456789")):]
+    if kind == "attn":
+        return tr("Self-attention")
+    if kind == "self_attn":
+        return tr("Masked self-attention")
+    if kind == "cross_attn":
+        return tr("Cross-attention")
+    if kind == "ffn":
+        return tr("Feed-forward")
+    if pre_ln:
+        return tr("LayerNorm {0}").format(k) if kind == "norm" else tr("Residual add {0}").format(k)
+    return tr("Add & Norm {0}").format(k)
+
+
+def group_path(config, name: str) -> list[str]:
+    """The groups a stage sits in, outermost first, e.g. ["Encoder", "Block 0", "Self-attention"]."""
+    if name in ("logits", "probs"):
+        return [tr("Output")]
+    parts = name.split(".")
+    stack = tr("Encoder") if parts[0] == "enc" else tr("Decoder")
+    if parts[1] in ("tokens", "embed", "pos", "x0"):
+        return [stack, tr("Embedding + position")]
+    if parts[1] == "final_norm":
+        return [stack, tr("Final LayerNorm")]
+    return [stack, tr("Block {0}").format(parts[1]), _sublayer(parts[2], config.norm == "pre")]
+
+
+class StageList(QWidget):
+    """A tree of the stages; clicking one moves the cursor there."""
+
+    def __init__(self, state: AppState, lang: str = "en", parent=None):
+        super().__init__(parent)
+        self.state, self.lang = state, lang
+        self.model = QStandardItemModel(self)
+        self.tree = QTreeView(self)
+        self.tree.setModel(self.model)
+        self.tree.setHeaderHidden(True)
+        self.tree.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.tree.setUniformRowHeights(True)
+        self.tree.clicked.connect(self._go)
+        self.tree.activated.connect(self._go)
+        legend = QLabel(self.tr("Bold: current stage · grey: not computed yet"), self)
+        legend.setWordWrap(True)
+        legend.setStyleSheet("color: #666")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.tree, 1)
+        layout.addWidget(legend)
+        self.leaves: list[QStandardItem] = []
+        state.lessonChanged.connect(self.rebuild)
+        state.cursorChanged.connect(self.mark_cursor)
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        """One leaf per stage under its groups (rebuilt for a new model or sentence)."""
+        self.model.clear()
+        self.leaves = []
+        groups: dict[tuple[str, ...], QStandardItem] = {}
+        trace = self.state.trace
+        for name in trace.stage_names:
+            parent = self.model.invisibleRootItem()
+            path = group_path(trace.config, name)
+            for depth in range(1, len(path) + 1):
+                key = tuple(path[:depth])
+                if key not in groups:
+                    groups[key] = QStandardItem(path[depth - 1])
+                    parent.appendRow(groups[key])
+                parent = groups[key]
+            leaf = QStandardItem(op_title(stage_op(trace, name), self.lang))
+            leaf.setData(name, NAME_ROLE)
+            parent.appendRow(leaf)
+            self.leaves.append(leaf)
+        self.tree.expandAll()
+        self.mark_cursor(self.state.cursor)
+
+    def mark_cursor(self, cursor: int) -> None:
+        """Bold for the current stage, grey italics for stages after it."""
+        for i, leaf in enumerate(self.leaves):
+            font = QFont(self.tree.font())
+            font.setBold(i == cursor)
+            font.setItalic(i > cursor)
+            leaf.setFont(font)
+            leaf.setForeground(QBrush(NOT_COMPUTED) if i > cursor else QBrush())
+            name = leaf.data(NAME_ROLE)
+            leaf.setToolTip(name + ("  — " + self.tr("not computed yet") if i > cursor else ""))
+        if 0 <= cursor < len(self.leaves):
+            index = self.leaves[cursor].index()
+            self.tree.setCurrentIndex(index)
+            self.tree.scrollTo(index)
+
+    def _go(self, index: QModelIndex) -> None:
+        """A stage moves the cursor to it; a group to its first stage."""
+        item = self.model.itemFromIndex(index)
+        while item is not None and item.data(NAME_ROLE) is None:
+            item = item.child(0)
+        if item is not None:
+            self.state.go_to(item.data(NAME_ROLE))

@@ -1,0 +1,32 @@
+"""The teaching text of each stage operation (assets/stage_texts.json), in the current language."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+TEXTS_FILE = Path(__file__).resolve().parent.parent / "assets" / "stage_texts.json"
+
+
+@cache
+def _texts() -> dict:
+    return json.loads(TEXTS_FILE.read_text(encoding="utf-8"))
+
+
+def stage_op(trace, name: str) -> str:
+    """The operation of a stage ("attn.scores", …); token inputs are "tokens"."""
+    stage = trace.stage(name)
+    return stage.op if stage is not None else "tokens"
+
+
+def _pick(entry: dict, lang: str) -> str:
+    return entry.get(lang) or entry["en"]
+
+
+def op_title(op: str, lang: str = "en") -> str:
+    return _pick(_texts()[op]["title"], lang)
+
+
+def op_text(op: str, lang: str = "en") -> str:
+    return _pick(_texts()[op]["text"], lang)

@@ -1,0 +1,335 @@
+"""The current stage: title, formula with shapes, input and output matrices, plots, and an explanation.
+
+It observes the app state: a new cursor or lesson rebuilds it, an edit refreshes the numbers in place
+(dataChanged on the tables, StageFigure.refresh on the plots), a head or row change re-slices.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QSlider,
+    QSplitter,
+    QStackedWidget,
+    QStyle,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.provenance import sources
+
+from .formulas import formula, symbols
+from .matrix_view import MatrixPanel, Window
+from .plots import PlotOptions, draw_stage
+from .stage_list import group_path
+from .stage_texts import op_text, op_title, stage_op
+from .state import AppState
+
+MAX_INPUTS = 3
+MATMUL_OPS = ("attn.q", "attn.k", "attn.v", "attn.out", "ffn.up", "ffn.down", "logits")  # inputs X, W, b
+PER_HEAD_COLUMNS = ("attn.q", "attn.k", "attn.v")  # these show one head's columns of W and b
+
+
+def window_for(trace, name: str, stage_name: str, head: int) -> Window:
+    """How a tensor used by a stage is shown: one head of a per-head tensor, a head's columns of W_Q …"""
+    dim = trace[name].dim()
+    if dim == 3:
+        return Window(name, 3, head=head)
+    if stage_op(trace, stage_name) in PER_HEAD_COLUMNS and name in trace.params:
+        d_k = trace.config.d_k
+        return Window(name, dim, col_start=head * d_k, col_stop=(head + 1) * d_k)
+    return Window(name, dim)
+
+
+def is_editable(trace, name: str) -> bool:
+    """Parameters, and the input X of the first block (as an override)."""
+    stage = trace.stage(name)
+    return name in trace.params or (stage is not None and stage.op == "x0")
+
+
+def _big(label: QLabel, factor: float, bold: bool = False) -> QLabel:
+    font = label.font()
+    font.setPointSizeF(font.pointSizeF() * factor)
+    font.setBold(bold)
+    label.setFont(font)
+    return label
+
+
+class StageView(QWidget):
+    def __init__(self, state: AppState, lang: str = "en", parent=None):
+        super().__init__(parent)
+        self.state, self.lang = state, lang
+        self.figure = None
+        self.temperature = 1.0
+        self.shown_head = state.head
+
+        self.title = _big(QLabel(self), 1.5, bold=True)
+        self.location = QLabel(self)
+        self.location.setStyleSheet("color: #555")
+        self.formula = _big(QLabel(self), 1.25)
+        self.formula.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.formula.setWordWrap(True)
+
+        self.head_label = QLabel(self.tr("Head:"), self)
+        self.head_box = QComboBox(self)
+        self.head_box.setFocusPolicy(Qt.NoFocus)
+        self.head_box.activated.connect(state.set_head)
+        self.temp_label = QLabel(self)
+        self.temp_slider = QSlider(Qt.Horizontal, self)
+        self.temp_slider.setRange(1, 50)  # temperature = value / 10: 0.1 … 5.0
+        self.temp_slider.setValue(10)
+        self.temp_slider.setFixedWidth(160)
+        self.temp_slider.setFocusPolicy(Qt.NoFocus)
+        self.temp_slider.valueChanged.connect(self._temperature_changed)
+        self._temperature_changed(self.temp_slider.value())
+        self.difference_action = QAction(self.tr("Show change from before the last edit"), self)
+        self.difference_action.setCheckable(True)
+        self.difference_action.toggled.connect(self._difference_toggled)
+        difference_button = QToolButton(self)
+        difference_button.setDefaultAction(self.difference_action)
+        difference_button.setFocusPolicy(Qt.NoFocus)
+
+        controls = QHBoxLayout()
+        controls.addWidget(self.head_label)
+        controls.addWidget(self.head_box)
+        controls.addSpacing(16)
+        controls.addWidget(self.temp_label)
+        controls.addWidget(self.temp_slider)
+        hint = QLabel(self.tr("Hover over an output cell to see where it came from · "
+                              "double-click a ✎ matrix to change a number"), self)
+        hint.setStyleSheet("color: #666")
+        hint.setWordWrap(True)
+        hint.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
+        controls.addWidget(hint, 1)
+        controls.addSpacing(12)
+        controls.addWidget(difference_button)
+
+        self.inputs = [MatrixPanel(state, self) for _ in range(MAX_INPUTS)]
+        self.output = MatrixPanel(state, self)
+        self.output.table.hovered.connect(self._hovered)
+        for panel in [*self.inputs, self.output]:
+            panel.table.rowClicked.connect(lambda row, p=panel: self._row_clicked(p, row))
+        matrices = QWidget(self)
+        self.grid = QGridLayout(matrices)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setHorizontalSpacing(14)
+        self.grid.setVerticalSpacing(10)
+        self.grid.setColumnStretch(2, 1)
+        self.plot = pg.GraphicsLayoutWidget(self)
+        self.plot_timer = QTimer(self)
+        self.plot_timer.setSingleShot(True)
+        self.plot_timer.setInterval(0)
+        self.plot_timer.timeout.connect(self.draw_plots)
+        self.plot.setMinimumWidth(280)
+        matrices_box = QScrollArea(self)  # a narrow window scrolls the matrices rather than squeezing them
+        matrices_box.setWidget(matrices)
+        matrices_box.setWidgetResizable(True)
+        matrices_box.setFrameShape(QScrollArea.NoFrame)
+        self.matrices = matrices
+        self.splitter = QSplitter(Qt.Horizontal, self)
+        self.splitter.addWidget(matrices_box)
+        self.splitter.addWidget(self.plot)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setChildrenCollapsible(False)
+
+        self.explanation = QLabel(self)
+        self.explanation.setWordWrap(True)
+        self.explanation.setTextFormat(Qt.PlainText)
+        self.explanation.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        _big(self.explanation, 1.1)
+        explanation_box = QScrollArea(self)
+        explanation_box.setWidget(self.explanation)
+        explanation_box.setWidgetResizable(True)
+        explanation_box.setFrameShape(QScrollArea.NoFrame)
+        explanation_box.setMaximumHeight(self.explanation.fontMetrics().lineSpacing() * 5 + 8)
+        explanation_box.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Maximum)
+
+        page = QWidget(self)
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(8, 4, 8, 4)
+        layout.addWidget(self.title)
+        layout.addWidget(self.location)
+        layout.addWidget(self.formula)
+        layout.addLayout(controls)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(explanation_box)
+
+        self.problem = _big(QLabel(self), 1.4)
+        self.problem.setWordWrap(True)
+        self.problem.setAlignment(Qt.AlignCenter)
+        self.pages = QStackedWidget(self)
+        self.pages.addWidget(page)
+        self.pages.addWidget(self.problem)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.pages)
+
+        state.cursorChanged.connect(self.rebuild)
+        state.lessonChanged.connect(self.rebuild)
+        state.traceEdited.connect(self.refresh)
+        state.selectionChanged.connect(self._selection_changed)
+        state.problemChanged.connect(self._show_problem)
+        self.rebuild()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._fit_split()
+
+    def _fit_split(self) -> None:
+        """Matrices get the width they need (at most 70 %), the plots the rest."""
+        total = self.splitter.width()
+        if total <= 0:
+            return
+        self.matrices.layout().activate()
+        bar = self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
+        left = min(self.matrices.sizeHint().width() + bar + 8, int(total * 0.7))
+        self.splitter.setSizes([left, total - left])
+
+    # ---- what the plots are told ------------------------------------------------------------
+    def plot_options(self) -> PlotOptions:
+        return PlotOptions(head=self.state.head, row=self.state.row, temperature=self.temperature, lang=self.lang)
+
+    def panels(self) -> list[MatrixPanel]:
+        return [p for p in [*self.inputs, self.output] if p.model.window is not None]
+
+    # ---- building -----------------------------------------------------------------------------
+    def rebuild(self, *_) -> None:
+        """Show the current stage from scratch (new cursor, new lesson)."""
+        state, trace = self.state, self.state.trace
+        name = state.current_stage
+        op = stage_op(trace, name)
+        self.figure = None
+        self.shown_head = state.head
+        self.title.setText(op_title(op, self.lang))
+        self.formula.setText(formula(trace, name, state.head))
+        self.location.setText(" · ".join(group_path(trace.config, name)) + f"  —  {name}")
+        self.explanation.setText(op_text(op, self.lang))
+        self.head_box.clear()
+        self.head_box.addItems([self.tr("{0} of {1}").format(h, trace.config.n_heads)
+                                for h in range(trace.config.n_heads)])
+        self.head_box.setCurrentIndex(state.head)
+        self.temp_label.setVisible(op in ("logits", "probs"))
+        self.temp_slider.setVisible(op in ("logits", "probs"))
+        self._show_matrices()
+        self._fit_split()
+        self.plot.ci.clear()
+        self.plot_timer.start()  # draw when the event loop is idle: holding → skips the plots in between
+        self._show_problem(state.problem)
+
+    def draw_plots(self) -> None:
+        """The plots for the current stage (gui.plots), drawn into the plot area."""
+        self.figure = draw_stage(self.plot.ci, self.state.trace, self.state.current_stage, self.plot_options())
+
+    def _show_matrices(self) -> None:
+        trace, name, head = self.state.trace, self.state.current_stage, self.state.head
+        stage = trace.stage(name)
+        in_symbols, out_symbol = symbols(trace, name)
+        shown = list(stage.inputs) if stage is not None else []
+        for i, panel in enumerate(self.inputs):
+            if i < len(shown):
+                inp = shown[i]
+                window = window_for(trace, inp, name, head)
+                panel.show_tensor(window, in_symbols.get(inp, inp), is_editable(trace, inp), self._note(window))
+            else:
+                panel.show_tensor(None, "", False)
+        window = window_for(trace, name, name, head)
+        self.output.show_tensor(window, out_symbol, is_editable(trace, name), self._note(window), output=True)
+        self._place(stage.op in MATMUL_OPS if stage is not None else False, len(shown))
+        per_head = any(p.model.window.head is not None or p.model.window.col_stop is not None
+                       for p in self.panels())
+        self.head_label.setVisible(per_head)
+        self.head_box.setVisible(per_head)
+        for panel in self.panels():
+            panel.model.set_show_difference(self.difference_action.isChecked())
+
+    def _place(self, matmul: bool, n_inputs: int) -> None:
+        """X·W + b as a multiplication scheme (W above the output, X to its left, b below), so the row of X
+        and the column of W behind an output cell line up with it; otherwise inputs above the output."""
+        for panel in [*self.inputs, self.output]:
+            self.grid.removeWidget(panel)
+        top_left = Qt.AlignLeft | Qt.AlignTop
+        if matmul:
+            x, w, b = self.inputs
+            places = [(w, 0, 1), (x, 1, 0), (self.output, 1, 1), (b, 2, 1)]
+            columns = [[x], [w, self.output, b]]
+        else:
+            places = [(p, i, 0) for i, p in enumerate(self.inputs[:n_inputs])] + [(self.output, n_inputs, 0)]
+            columns = [[p for p, _, _ in places]]
+        for panel, row, col in places:
+            self.grid.addWidget(panel, row, col, top_left)
+        last = max(row for _, row, _ in places)
+        for row in range(MAX_INPUTS + 2):
+            self.grid.setRowStretch(row, 1 if row == last + 1 else 0)
+        for column in columns:  # equal column widths, so stacked matrices line up cell under cell
+            sizes = [p.table.natural_sizes() for p in column]
+            width, header = max(s[0] for s in sizes), max(s[1] for s in sizes)
+            for p in column:
+                p.table.apply_sizes(width, header)
+
+    def _note(self, window: Window) -> str:
+        if window.head is not None:
+            return ", " + self.tr("head {0}").format(window.head)
+        if window.col_stop is not None:
+            return ", " + self.tr("head {0}: columns {1}–{2}").format(
+                self.state.head, window.col_start, window.col_stop - 1)
+        return ""
+
+    # ---- reacting -------------------------------------------------------------------------------
+    def refresh(self, names: list[str]) -> None:
+        """After an edit: new numbers in every visible table and in the plots, nothing rebuilt."""
+        for panel in self.panels():
+            panel.model.refresh()
+        stage = self.state.trace.stage(self.state.current_stage)
+        used = {self.state.current_stage, *(stage.inputs if stage is not None else ())}
+        if self.figure is not None and used & set(names):
+            self.figure.refresh(self.state.trace, self.plot_options())
+
+    def _selection_changed(self) -> None:
+        if self.shown_head != self.state.head:
+            self.shown_head = self.state.head
+            self.head_box.setCurrentIndex(self.state.head)
+            self.formula.setText(formula(self.state.trace, self.state.current_stage, self.state.head))
+            self._show_matrices()
+        if self.figure is not None:
+            self.figure.refresh(self.state.trace, self.plot_options())
+
+    def _row_clicked(self, panel: MatrixPanel, row: int) -> None:
+        """A click on a token row selects that token for the plots (e.g. its attention bars)."""
+        stage = self.state.trace.stage(panel.model.window.name)
+        if stage is not None and stage.rows is not None:
+            self.state.set_row(row)
+
+    def _hovered(self, index: tuple | None) -> None:
+        """Highlight the input cells the hovered output cell was computed from."""
+        found = sources(self.state.trace, self.state.current_stage, index) if index is not None else {}
+        for panel in self.inputs:
+            if panel.model.window is not None:
+                panel.model.set_highlight(found.get(panel.model.window.name))
+        self.output.model.set_highlight(index)
+
+    def _temperature_changed(self, value: int) -> None:
+        self.temperature = value / 10
+        self.temp_label.setText(self.tr("Temperature T = {0:.1f}").format(self.temperature))
+        if self.figure is not None and not self.temp_slider.isHidden():
+            self.figure.refresh(self.state.trace, self.plot_options())
+
+    def _difference_toggled(self, on: bool) -> None:
+        for panel in self.panels():
+            panel.model.set_show_difference(on)
+
+    def _show_problem(self, problem: str) -> None:
+        """An empty or unusable sentence explains itself instead of showing stale numbers."""
+        if problem:
+            self.problem.setText(self.tr("This sentence cannot be stepped through:") + f"\n\n{problem}\n\n"
+                                 + self.tr("Type a sentence in the box above and press Enter."))
+        self.pages.setCurrentIndex(1 if problem else 0)

@@ -1,0 +1,106 @@
+"""The stepping bar: First / Previous / Next / Last / Play at a chosen pace, and a "stage 7 / 23" counter.
+
+The actions carry the keyboard shortcuts (Right, PageDown, Space forward; Left, PageUp back; Home, End);
+the main window puts them in its menu so they work whichever widget has the focus, except while typing.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
+
+from .state import AppState
+
+
+class StepperBar(QWidget):
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self.state = state
+        style = self.style()
+
+        def action(text, icon, keys, slot) -> QAction:
+            a = QAction(style.standardIcon(icon), text, self)
+            a.setShortcuts([QKeySequence(k) for k in keys])
+            a.triggered.connect(slot)
+            keys_text = ", ".join(k.toString(QKeySequence.NativeText) for k in a.shortcuts())
+            a.setToolTip(f"{text} ({keys_text})" if keys_text else text)
+            return a
+
+        self.first_action = action(self.tr("First"), QStyle.SP_MediaSkipBackward, [Qt.Key_Home],
+                                   lambda: state.set_cursor(0))
+        self.prev_action = action(self.tr("Previous"), QStyle.SP_MediaSeekBackward, [Qt.Key_Left, Qt.Key_PageUp],
+                                  lambda: state.step(-1))
+        self.next_action = action(self.tr("Next"), QStyle.SP_MediaSeekForward,
+                                  [Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space], lambda: state.step(1))
+        self.last_action = action(self.tr("Last"), QStyle.SP_MediaSkipForward, [Qt.Key_End],
+                                  lambda: state.set_cursor(len(state.stage_names) - 1))
+        self.play_action = action(self.tr("Play"), QStyle.SP_MediaPlay, [], self._play_toggled)
+        self.play_action.setCheckable(True)
+        self.actions_in_order = [self.first_action, self.prev_action, self.next_action, self.last_action,
+                                 self.play_action]
+
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self._advance)
+        self.pace = QDoubleSpinBox(self)
+        self.pace.setRange(0.2, 30.0)
+        self.pace.setSingleStep(0.5)
+        self.pace.setDecimals(1)
+        self.pace.setSuffix(self.tr(" s per stage"))
+        self.pace.setValue(float(QSettings().value("stepper/pace", 2.0)))
+        self.pace.setToolTip(self.tr("Pace of Play: seconds on each stage"))
+        self.pace.valueChanged.connect(self._pace_changed)
+        self.counter = QLabel(self)
+        font = self.counter.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.counter.setFont(font)
+
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 2)
+        for a in self.actions_in_order:
+            button = QToolButton(self)
+            button.setDefaultAction(a)
+            button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+            button.setFocusPolicy(Qt.NoFocus)  # Space stays "next stage", never "press this button"
+            layout.addWidget(button)
+        layout.addWidget(self.pace)
+        layout.addStretch(1)
+        layout.addWidget(self.counter)
+        state.cursorChanged.connect(self._update)
+        state.lessonChanged.connect(lambda: self._update(state.cursor))
+        self._update(state.cursor)
+
+    def _update(self, cursor: int) -> None:
+        total = len(self.state.stage_names)
+        self.counter.setText(self.tr("stage {0} / {1}").format(cursor + 1, total))
+        self.first_action.setEnabled(cursor > 0)
+        self.prev_action.setEnabled(cursor > 0)
+        self.next_action.setEnabled(cursor < total - 1)
+        self.last_action.setEnabled(cursor < total - 1)
+
+    def _play_toggled(self) -> None:
+        if self.play_action.isChecked():
+            if self.state.cursor >= len(self.state.stage_names) - 1:
+                self.state.set_cursor(0)  # Play at the end starts over
+            self.timer.start(int(self.pace.value() * 1000))
+            self.play_action.setText(self.tr("Pause"))
+            self.play_action.setIcon(self.style().standardIcon(QStyle.SP_MediaPause))
+        else:
+            self.stop()
+
+    def stop(self) -> None:
+        self.timer.stop()
+        self.play_action.setChecked(False)
+        self.play_action.setText(self.tr("Play"))
+        self.play_action.setIcon(self.style().standardIcon(QStyle.SP_MediaPlay))
+
+    def _advance(self) -> None:
+        self.state.step(1)
+        if self.state.cursor >= len(self.state.stage_names) - 1:
+            self.stop()
+
+    def _pace_changed(self, seconds: float) -> None:
+        QSettings().setValue("stepper/pace", seconds)
+        if self.timer.isActive():
+            self.timer.setInterval(int(seconds * 1000))
