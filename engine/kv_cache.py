@@ -1,0 +1,118 @@
+"""A KV cache: run a decoder on new positions only, reusing the K and V rows of the earlier ones.
+
+The cache walks the same stage graph as a trace. Stages that do not depend on the decoder's tokens (the
+encoder, the cross-attention K and V of its output) are computed once. Every other stage is computed for
+the new rows only; the key-side stages that attention reads (k, or k_rot with RoPE, and v of each
+self-attention) keep all rows so far and grow by the new ones.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import torch
+
+from .errors import EngineError
+from .graph import POSITIONAL_OPS, build_stages
+
+if TYPE_CHECKING:
+    from .config import ModelConfig
+    from .model import Model
+
+
+def _key_side(stages) -> set[str]:
+    """Stages read as keys or values: the second input of every scores and z stage."""
+    return {st.inputs[1] for st in stages if st.op in ("attn.scores", "attn.z")}
+
+
+class KVCache:
+    def __init__(self, model: Model, src_ids: torch.Tensor | None = None):
+        cfg = model.config
+        if "dec" not in cfg.stacks:
+            raise EngineError("a KV cache needs a decoder; this is an encoder-only model")
+        if "no_mask" in cfg.switches:
+            raise EngineError(
+                "the KV cache needs the causal mask: with no_mask earlier positions see later ones, so their "
+                "cached K and V would go stale; generate without the cache"
+            )
+        self.model = model
+        self.stages = build_stages(cfg)
+        dynamic = {"dec.tokens"}
+        for st in self.stages:
+            if any(i in dynamic for i in st.inputs):
+                dynamic.add(st.name)
+        self.dynamic = dynamic
+        self.cached = {name: None for name in _key_side(self.stages) if name in dynamic}
+        self.length = 0  # positions read so far = K, V rows per self-attention
+        self.fixed: dict[str, torch.Tensor] = {} if src_ids is None else {"enc.tokens": src_ids}
+        for st in self.stages:  # the encoder and the cross-attention K, V: once
+            if st.name not in dynamic:
+                self.fixed[st.name] = st.fn(*[self._value(i, {}) for i in st.inputs])
+
+    def _value(self, name: str, new: dict[str, torch.Tensor]) -> torch.Tensor:
+        if self.cached.get(name) is not None:
+            return self.cached[name]
+        for source in (new, self.fixed, self.model.params):
+            if name in source:
+                return source[name]
+        raise EngineError(f"KV cache: no value for {name!r}")
+
+    def extend(self, ids: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Read the next tokens (ids [r]) at positions length … length + r − 1; the new rows of every stage."""
+        start = self.length
+        if start + ids.shape[0] > self.model.config.max_len:
+            raise EngineError(f"the sentence would pass max_len = {self.model.config.max_len} tokens")
+        new = {"dec.tokens": ids}
+        for st in self.stages:
+            if st.name not in self.dynamic:
+                continue
+            kw = {"start": start} if st.op in POSITIONAL_OPS else {}
+            new[st.name] = st.fn(*[self._value(i, new) for i in st.inputs], **kw)
+            if st.name in self.cached:
+                old = self.cached[st.name]
+                self.cached[st.name] = new[st.name] if old is None else torch.cat([old, new[st.name]], dim=-2)
+        self.length += ids.shape[0]
+        return new
+
+    def keys_values(self) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+        """Per self-attention (e.g. "dec.0.self_attn"): the cached K (rotated with RoPE) and V [h, rows, d_k]."""
+        out = {}
+        for st in self.stages:
+            if st.op == "attn.scores" and st.inputs[1] in self.cached:
+                p = st.name.rsplit(".", 1)[0]
+                out[p] = (self.cached[st.inputs[1]], self.cached[f"{p}.v"])
+        return out
+
+
+def trace_keys_values(trace) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    """What a KV cache would hold after reading a trace's decoder tokens, per self-attention: K and V."""
+    out = {}
+    for st in trace.stages:
+        if st.op == "attn.scores" and st.name.startswith("dec.") and ".self_attn." in st.name:
+            p = st.name.rsplit(".", 1)[0]
+            out[p] = (trace[st.inputs[1]], trace[f"{p}.v"])
+    return out
+
+
+def _attention_macs(d: int, n_q: int, n_kv_new: int, n_k: int) -> int:
+    """Q and output projections of n_q rows, K and V projections of n_kv_new rows, q·kᵀ and weights·v."""
+    return 2 * n_q * d * d + 2 * n_kv_new * d * d + 2 * n_q * n_k * d
+
+
+def matmul_macs(cfg: ModelConfig, n_src: int, start: int, rows: int, vocab: int, encoder: bool) -> int:
+    """Multiply-adds of the matrix products when the decoder computes `rows` new positions after `start`.
+
+    Counts x·W of every projection and FFN matrix, q·kᵀ and weights·v of every head (masked cells too) and
+    the output head; `encoder` adds the encoder over n_src tokens and the cross-attention K and V of its
+    output. start = 0, rows = n, encoder = True is a full trace; a KV cache step is one row.
+    """
+    d, f, L = cfg.d_model, cfg.d_ff, cfg.n_layers
+    ffn = (3 if cfg.activation == "swiglu" else 2) * d * f
+    cross = "enc" in cfg.stacks
+    per_layer = _attention_macs(d, rows, rows, start + rows) + rows * ffn
+    if cross:
+        per_layer += _attention_macs(d, rows, 0, n_src)
+    total = L * per_layer + rows * d * vocab
+    if cross and encoder:
+        total += L * (_attention_macs(d, n_src, n_src, n_src) + n_src * ffn + 2 * n_src * d * d)
+    return total
