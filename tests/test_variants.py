@@ -164,3 +164,23 @@ def test_bad_variant_configs_are_refused_clearly(bad, words):
         ModelConfig(**bad)
     for w in words:
         assert w in str(err.value)
+
+
+EDITED = [ModelConfig(architecture="encoder", activation="swiglu", positional="rope", d_model=8, n_heads=2),
+          ModelConfig(architecture="decoder", positional="learned", switches=("no_pe", "no_layernorm"), norm="pre"),
+          ModelConfig(architecture="encoder-decoder", positional="rope", activation="swiglu", switches=SWITCHES)]
+
+
+@pytest.mark.parametrize("cfg", EDITED, ids=lambda c: c.architecture)
+def test_edits_in_variants_equal_a_full_recompute(cfg):
+    trace = traced(cfg, 7)
+    rng = random.Random(0)
+    for name in rng.sample(sorted(trace.params), 12) + [n for n in trace.params if "gate" in n or "W_pos" in n]:
+        index = tuple(rng.randrange(n) for n in trace.params[name].shape)
+        recomputed = trace.set_cell(name, index, float(trace.params[name][index]) + 0.5)
+        incremental = dict(trace.values)
+        trace.recompute_all()
+        assert all(torch.equal(incremental[n], trace.values[n]) for n in incremental), name
+        switched_off = "no_layernorm" in cfg.switches and name.endswith(("gamma", "beta")) or (
+            "no_pe" in cfg.switches and name.endswith("W_pos"))
+        assert (recomputed == []) == switched_off, name  # a switched-off part's weights feed nothing
