@@ -90,7 +90,10 @@ def generate(model: Model, text: str, target: str | None = None, steps: int = 1,
     cfg = model.config
     if not cfg.has_output_head:
         raise EngineError("generation needs a decoder: choose a decoder or encoder-decoder model")
-    steps = _check_whole("steps", steps, 1)
+    steps, seed = _check_whole("steps", steps, 1), _check_whole("seed", seed, 0)
+    _check_number("temperature", temperature, MIN_TEMPERATURE, MAX_TEMPERATURE)
+    if top_k is not None:
+        _check_whole("top_k", top_k, 1)
     if cfg.architecture == "decoder" and target:
         raise EngineError("a target sentence is only used by encoder-decoder models; give a decoder its prompt as text")
     texts = {"enc": text, "dec": target or ""} if "enc" in cfg.stacks else {"dec": text}

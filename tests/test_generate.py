@@ -175,8 +175,12 @@ def test_generation_refusals():
     with pytest.raises(EngineError, match="causal mask"):
         generate(blind, *PROMPTS["decoder"], steps=2)
     assert len(generate(blind, *PROMPTS["decoder"], steps=2, use_cache=False).steps) == 2
-    with pytest.raises(EngineError, match="steps"):
-        generate(blind, *PROMPTS["decoder"], steps=0, use_cache=False)
+    words = list(blind.vocabs["dec"].tokens)
+    for bad, match in ((dict(steps=0), "steps"), (dict(temperature=-1), "temperature"), (dict(top_k=0), "top_k"),
+                       (dict(seed=-2), "seed")):
+        with pytest.raises(EngineError, match=match):
+            generate(blind, "<start> 新 的 词", use_cache=False, **bad)
+        assert blind.vocabs["dec"].tokens == words  # refused before the vocabulary learns the new words
 
 
 def test_fixed_vocabulary_candidates_are_the_vocabulary():
