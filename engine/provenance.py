@@ -33,8 +33,24 @@ def _pos(st: Stage, trace: Trace, i: int, c: int) -> Sources:
     return {learned[0]: (i, c)} if learned else {}
 
 
+def _token_type(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+    """One sentence: every token is of type 0, so each row is row 0 of W_T."""
+    W_T, _tokens = st.inputs
+    return {W_T: (0, c)}
+
+
 def _elementwise(st: Stage, trace: Trace, *index: int) -> Sources:
+    """Sums, activations, scaling, and any step a "what if" switch turned into the identity."""
     return {name: index for name in st.inputs}
+
+
+def _rotate(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+    """RoPE turns each pair (2k, 2k+1) of a row: an output cell comes from both cells of its pair."""
+    (x,) = st.inputs
+    if "no_pe" in trace.config.switches:
+        return {x: (h, i, c)}
+    first = c - c % 2
+    return {x: (h, i, slice(first, first + 2))}
 
 
 def _project(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
@@ -101,7 +117,9 @@ def _normalise(st: Stage, trace: Trace, i: int, c: int) -> Sources:
 
 
 def _affine(st: Stage, trace: Trace, i: int, c: int) -> Sources:
-    """out[i, c] = gamma[c] · hat[i, c] + beta[c]."""
+    """out[i, c] = gamma[c] · hat[i, c] + beta[c] (with LayerNorm switched off: out = x)."""
+    if len(st.inputs) == 1:
+        return _elementwise(st, trace, i, c)
     hat, gamma, beta = st.inputs
     return {hat: (i, c), gamma: (c,), beta: (c,)}
 
@@ -109,11 +127,14 @@ def _affine(st: Stage, trace: Trace, i: int, c: int) -> Sources:
 _RULES = {
     "embed": _embed,
     "pos": _pos,
+    "type": _token_type,
     "x0": _elementwise,
     "add": _elementwise,
     "attn.q": _project,
     "attn.k": _project,
     "attn.v": _project,
+    "attn.q_rot": _rotate,
+    "attn.k_rot": _rotate,
     "attn.scores": _scores,
     "attn.scaled": _elementwise,
     "attn.masked": _masked,
@@ -126,6 +147,7 @@ _RULES = {
     "norm.hat": _normalise,
     "norm.out": _affine,
     "ffn.up": _linear,
+    "ffn.gate": _linear,
     "ffn.act": _elementwise,
     "ffn.down": _linear,
     "logits": _linear,

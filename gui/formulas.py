@@ -1,4 +1,5 @@
-"""The formula of a stage written with its actual shapes, e.g. `scores = Q·Kᵀ   [3×2]·[2×3] → [3×3]`.
+"""The formula of a stage written with its actual shapes, e.g. `scores = Q·Kᵀ   [3×2]·[2×3] → [3×3]`,
+and the letters it uses for each input (the captions of the matrices use the same letters).
 
 Per-head stages are written for one head (the head the window shows).
 """
@@ -10,6 +11,17 @@ from PySide6.QtCore import QCoreApplication
 from .stage_texts import stage_op
 
 GAP = "   "
+PROJECTIONS = ("attn.q", "attn.k", "attn.v")
+
+# Letters for what a stage produces (its output, or its role as another stage's input).
+PRODUCED = {
+    "tokens": "ids", "embed": "E", "pos": "PE", "type": "T", "x0": "X", "attn.q": "Q", "attn.k": "K",
+    "attn.v": "V", "attn.q_rot": "Q_rot", "attn.k_rot": "K_rot", "attn.scores": "scores", "attn.scaled": "scaled",
+    "attn.masked": "masked", "attn.weights": "A", "attn.z": "Z", "attn.concat": "Concat", "attn.out": "O",
+    "add": "x", "norm.mean": "μ", "norm.var": "σ²", "norm.hat": "x̂", "norm.out": "y",
+    "ffn.up": "H", "ffn.gate": "G", "ffn.act": "A", "ffn.down": "F", "logits": "logits", "probs": "p",
+}
+PARAMS = {"gamma": "γ", "beta": "β"}
 
 
 def tr(text: str) -> str:
@@ -20,113 +32,152 @@ def dims(*sizes: int) -> str:
     return "[" + "×".join(str(int(s)) for s in sizes) + "]"
 
 
-def shape_of(trace, name: str, per_head: bool = True) -> str:
+def shape_of(trace, name: str) -> str:
     """"[3×4]"; a per-head tensor [h, n, d_k] is written for one head as [n×d_k]."""
     shape = tuple(trace[name].shape)
-    return dims(*(shape[1:] if per_head and len(shape) == 3 else shape))
+    return dims(*(shape[1:] if len(shape) == 3 else shape))
+
+
+def symbols(trace, name: str) -> tuple[dict[str, str], str]:
+    """The letters the formula uses: {input name: letter} and the output's letter."""
+    op = stage_op(trace, name)
+    stage = trace.stage(name)
+    inputs = list(stage.inputs) if stage is not None else []
+    out: dict[str, str] = {}
+    for inp in inputs:
+        if inp in trace.params:
+            leaf = inp.rsplit(".", 1)[1]
+            out[inp] = PARAMS.get(leaf, leaf)
+        else:
+            out[inp] = PRODUCED.get(stage_op(trace, inp), "x")
+    if inputs and op in (*PROJECTIONS, "ffn.up", "ffn.gate", "logits"):
+        out[inputs[0]] = "X_enc" if ".cross_attn." in name and op in ("attn.k", "attn.v") else "X"
+    if op == "add":
+        out[inputs[-1]] = "Sublayer(x)"
+        if len(inputs) == 2:
+            out[inputs[0]] = "x"
+    if op.startswith("norm.") and inputs[0].rsplit(".", 1)[0] != name.rsplit(".", 1)[0]:
+        out[inputs[0]] = "x"  # the stream being normalised (not a step of this same LayerNorm)
+    return out, name.rsplit(".", 1)[1] if op == "add" else PRODUCED[op]
 
 
 def _head_note(trace, head: int) -> str:
-    return tr("head {0} of {1}").format(head, trace.config.n_heads)
+    return f"{GAP}(" + tr("head {0} of {1}").format(head, trace.config.n_heads) + ")"
 
 
-def _projection(trace, name: str, head: int) -> str:
-    """q/k/v: X·W[:, head columns] + b[head columns]."""
-    stage = trace.stage(name)
-    x, W, _ = stage.inputs
-    letter = stage.op[-1].upper()
-    d_k = trace.config.d_k
-    source = "X_enc" if ".cross_attn." in name and letter in "KV" else "X"  # cross-attention reads the encoder
-    cols = tr("columns {0}–{1} of W_{2}").format(head * d_k, (head + 1) * d_k - 1, letter)
-    return (f"{letter} = {source}·W_{letter} + b_{letter}{GAP}{shape_of(trace, x)}·{dims(trace[W].shape[0], d_k)}"
-            f" + {dims(d_k)} → {shape_of(trace, name)}{GAP}({_head_note(trace, head)}: {cols})")
+def _switched_off(text: str) -> str:
+    return f"{GAP}(" + tr("switched off: {0}").format(text) + ")"
 
 
-def _linear(trace, name: str, lhs: str, x_sym: str, w_sym: str, b_sym: str) -> str:
+def _linear(trace, name: str, letters: dict[str, str], lhs: str) -> str:
     x, W, b = trace.stage(name).inputs
-    return (f"{lhs} = {x_sym}·{w_sym} + {b_sym}{GAP}{shape_of(trace, x)}·{shape_of(trace, W)} + {shape_of(trace, b)}"
-            f" → {shape_of(trace, name)}")
+    return (f"{lhs} = {letters[x]}·{letters[W]} + {letters[b]}{GAP}{shape_of(trace, x)}·{shape_of(trace, W)}"
+            f" + {shape_of(trace, b)} → {shape_of(trace, name)}")
+
+
+def _projection(trace, name: str, letters: dict[str, str], lhs: str, head: int) -> str:
+    """q/k/v for one head: X·W[:, head's columns] + b[head's columns]."""
+    x, W, b = trace.stage(name).inputs
+    d_k = trace.config.d_k
+    cols = tr("columns {0}–{1} of {2}").format(head * d_k, (head + 1) * d_k - 1, letters[W])
+    return (f"{lhs} = {letters[x]}·{letters[W]} + {letters[b]}{GAP}{shape_of(trace, x)}·"
+            f"{dims(trace[W].shape[0], d_k)} + {dims(d_k)} → {shape_of(trace, name)}{GAP}("
+            + tr("head {0} of {1}").format(head, trace.config.n_heads) + f": {cols})")
 
 
 def _sublayer_word(input_name: str) -> str:
     if input_name.endswith("ffn.down"):
-        return tr("FFN")
-    if ".cross_attn." in input_name:
-        return tr("CrossAttention")
-    return tr("Attention")
+        return "FFN"
+    return "CrossAttention" if ".cross_attn." in input_name else "Attention"
 
 
 def formula(trace, name: str, head: int = 0) -> str:
     """One line: the operation, then the shapes it maps, then a short note where it helps."""
     op = stage_op(trace, name)
-    out = shape_of(trace, name)
-    stage = trace.stage(name)
-    inputs = stage.inputs if stage is not None else ()
     cfg = trace.config
+    stage = trace.stage(name)
+    inputs = list(stage.inputs) if stage is not None else []
+    letters, lhs = symbols(trace, name)
+    out = shape_of(trace, name)
+    ins = [shape_of(trace, i) for i in inputs]
     if op == "tokens":
-        n = trace[name].shape[0]
-        return f"ids = vocab[tokens]{GAP}" + tr("{0} tokens").format(n) + f" → {out}"
-    if op == "embed":
-        W_E = inputs[0]
-        return f"E = W_E[ids]{GAP}" + tr("rows of W_E {0}").format(shape_of(trace, W_E)) + f" → {out}"
+        return f"ids = vocab[tokens]{GAP}" + tr("{0} tokens").format(trace[name].shape[0]) + f" → {out}"
+    if op in ("embed", "type"):
+        table = inputs[0]
+        row = "ids" if op == "embed" else "0"
+        return f"{lhs} = {letters[table]}[{row}]{GAP}" + tr("rows of {0} {1}").format(
+            letters[table], shape_of(trace, table)) + f" → {out}"
     if op == "pos":
+        if cfg.positional == "rope" or "no_pe" in cfg.switches:
+            why = tr("positions are switched off") if "no_pe" in cfg.switches else tr("RoPE turns Q and K instead")
+            return f"PE = 0{GAP}→ {out}{GAP}({why})"
         if cfg.positional == "sinusoidal":
             return f"PE[p, 2i] = sin(p / 10000^(2i/d)),  PE[p, 2i+1] = cos(p / 10000^(2i/d)){GAP}→ {out}"
         if cfg.positional == "learned":
-            return f"P = W_pos[0 : n]{GAP}{shape_of(trace, inputs[1])} → {out}"
-        return f"P = 0{GAP}→ {out}" + GAP + tr("(no positional encoding)")
+            return f"PE = W_pos[0 : n]{GAP}{shape_of(trace, inputs[1])} → {out}"
+        return f"PE = 0{GAP}→ {out}{GAP}(" + tr("no positional encoding") + ")"
     if op == "x0":
-        return f"X = E + PE{GAP}{out} + {out} → {out}"
-    if op in ("attn.q", "attn.k", "attn.v"):
-        return _projection(trace, name, head)
-    note = f"{GAP}({_head_note(trace, head)})"
+        return f"X = {' + '.join(letters[i] for i in inputs)}{GAP}{' + '.join(ins)} → {out}"
+    if op in PROJECTIONS:
+        return _projection(trace, name, letters, lhs, head)
+    if op in ("attn.q_rot", "attn.k_rot"):
+        src = letters[inputs[0]]
+        if "no_pe" in cfg.switches:
+            return f"{lhs} = {src}{GAP}{ins[0]} → {out}" + _switched_off("RoPE")
+        return (f"{lhs} = RoPE({src}): " + tr("pair (2i, 2i+1) of row p turned by p / 10000^(2i/d_k)")
+                + f"{GAP}{ins[0]} → {out}{_head_note(trace, head)}")
     if op == "attn.scores":
         q, k = inputs
         n_k, d_k = trace[k].shape[1:]
-        return f"scores = Q·Kᵀ{GAP}{shape_of(trace, q)}·{dims(d_k, n_k)} → {out}{note}"
+        return f"scores = {letters[q]}·{letters[k]}ᵀ{GAP}{ins[0]}·{dims(d_k, n_k)} → {out}{_head_note(trace, head)}"
     if op == "attn.scaled":
-        return f"scaled = scores / √d_k = scores / √{cfg.d_k} = scores / {cfg.d_k ** 0.5:.3g}{GAP}{out} → {out}{note}"
+        if "no_scale" in cfg.switches:
+            return f"scaled = scores{GAP}{out} → {out}" + _switched_off("÷ √d_k")
+        return (f"scaled = scores / √d_k = scores / √{cfg.d_k} = scores / {cfg.d_k ** 0.5:.3g}{GAP}{out} → {out}"
+                + _head_note(trace, head))
     if op == "attn.masked":
-        if ".self_attn." in name and name.startswith("dec."):
-            rule = tr("scaled, with −∞ above the diagonal (future tokens)")
-        else:
-            rule = tr("scaled (nothing is hidden here)")
-        return f"masked = {rule}{GAP}{out} → {out}{note}"
+        causal = ".self_attn." in name and name.startswith("dec.")
+        if causal and "no_mask" in cfg.switches:
+            return f"masked = scaled{GAP}{out} → {out}" + _switched_off(tr("the causal mask"))
+        rule = tr("scaled, with −∞ above the diagonal (future tokens)") if causal else tr(
+            "scaled (nothing is hidden here)")
+        return f"masked = {rule}{GAP}{out} → {out}{_head_note(trace, head)}"
     if op == "attn.weights":
-        rows = tr("each row sums to 1")
-        return f"A = softmax(masked){GAP}{out} → {out}{GAP}({rows}; {_head_note(trace, head)})"
+        return (f"A = softmax(masked){GAP}{out} → {out}{GAP}(" + tr("each row sums to 1") + "; "
+                + tr("head {0} of {1}").format(head, cfg.n_heads) + ")")
     if op == "attn.z":
-        weights, v = inputs
-        return f"Z = A·V{GAP}{shape_of(trace, weights)}·{shape_of(trace, v)} → {out}{note}"
+        return f"Z = A·V{GAP}{ins[0]}·{ins[1]} → {out}{_head_note(trace, head)}"
     if op == "attn.concat":
         h = cfg.n_heads
         parts = " | ".join(f"Z{_sub(i)}" for i in range(h)) if h <= 4 else f"Z₀ | … | Z{_sub(h - 1)}"
-        return f"Concat = [{parts}]{GAP}{h} × {shape_of(trace, inputs[0])} → {out}"
-    if op == "attn.out":
-        return _linear(trace, name, "O", "Concat", "W_O", "b_O")
+        return f"Concat = [{parts}]{GAP}{h} × {ins[0]} → {out}"
+    if op in ("attn.out", "ffn.up", "ffn.gate", "ffn.down", "logits"):
+        return _linear(trace, name, letters, lhs)
     if op == "add":
-        x, sub = inputs
+        k = name.rsplit(".", 1)[1]
+        word = _sublayer_word(inputs[-1])
+        if len(inputs) == 1:
+            return f"{k} = {word}(x){GAP}{ins[0]} → {out}" + _switched_off(tr("the residual connection"))
         arg = "LN(x)" if cfg.norm == "pre" else "x"
-        lhs = name.rsplit(".", 1)[1]
-        return f"{lhs} = x + {_sublayer_word(sub)}({arg}){GAP}{shape_of(trace, x)} + {shape_of(trace, sub)} → {out}"
+        return f"{k} = x + {word}({arg}){GAP}{ins[0]} + {ins[1]} → {out}"
     if op == "norm.mean":
-        return f"μ = (1/d)·Σ x{GAP}{shape_of(trace, inputs[0])} → {out}{GAP}(" + tr("one mean per row") + ")"
+        return f"μ = (1/d)·Σ x{GAP}{ins[0]} → {out}{GAP}(" + tr("one mean per row") + ")"
     if op == "norm.var":
-        return f"σ² = (1/d)·Σ (x − μ)²{GAP}{shape_of(trace, inputs[0])} → {out}"
+        return f"σ² = (1/d)·Σ (x − μ)²{GAP}{ins[0]} → {out}"
     if op == "norm.hat":
-        return f"x̂ = (x − μ) / √(σ² + ε),  ε = {cfg.ln_eps:g}{GAP}{shape_of(trace, inputs[0])} → {out}"
+        return f"x̂ = (x − μ) / √(σ² + ε),  ε = {cfg.ln_eps:g}{GAP}{ins[0]} → {out}"
     if op == "norm.out":
-        hat, gamma, beta = inputs
-        return f"y = γ ⊙ x̂ + β{GAP}{shape_of(trace, hat)} ⊙ {shape_of(trace, gamma)} + {shape_of(trace, beta)} → {out}"
-    if op == "ffn.up":
-        return _linear(trace, name, "H", "X", "W1", "b1")
+        if len(inputs) == 1:
+            return f"y = x{GAP}{ins[0]} → {out}" + _switched_off("LayerNorm")
+        return f"y = γ ⊙ x̂ + β{GAP}{ins[0]} ⊙ {ins[1]} + {ins[2]} → {out}"
     if op == "ffn.act":
-        rule = "ReLU(H) = max(0, H)" if cfg.activation == "relu" else "GELU(H) = H·Φ(H)"
+        rule = {
+            "relu": "ReLU(H) = max(0, H)",
+            "gelu": "GELU(H) = H·Φ(H)",
+            "gelu_tanh": "GELU(H) ≈ 0.5·H·(1 + tanh(√(2/π)·(H + 0.044715·H³)))",
+            "swiglu": "SiLU(G) ⊙ H = G·sigmoid(G) ⊙ H",
+        }[cfg.activation]
         return f"A = {rule}{GAP}{out} → {out}"
-    if op == "ffn.down":
-        return _linear(trace, name, "F", "A", "W2", "b2")
-    if op == "logits":
-        return _linear(trace, name, "logits", "X", "W_U", "b_U")
     if op == "probs":
         return f"p = softmax(logits){GAP}{out} → {out}{GAP}(" + tr("each row sums to 1") + ")"
     raise KeyError(f"no formula for operation {op!r}")
@@ -134,49 +185,3 @@ def formula(trace, name: str, head: int = 0) -> str:
 
 def _sub(i: int) -> str:
     return str(i).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
-
-
-_INPUT_SYMBOLS = {
-    "embed": ("W_E", "ids"),
-    "pos": ("ids", "W_pos"),
-    "x0": ("E", "PE"),
-    "attn.scores": ("Q", "K"),
-    "attn.scaled": ("scores",),
-    "attn.masked": ("scaled",),
-    "attn.weights": ("masked",),
-    "attn.z": ("A", "V"),
-    "attn.concat": ("Z",),
-    "attn.out": ("Concat", "W_O", "b_O"),
-    "add": ("x", "Sublayer(x)"),
-    "norm.mean": ("x",),
-    "norm.var": ("x", "μ"),
-    "norm.hat": ("x", "μ", "σ²"),
-    "norm.out": ("x̂", "γ", "β"),
-    "ffn.up": ("X", "W1", "b1"),
-    "ffn.act": ("H",),
-    "ffn.down": ("A", "W2", "b2"),
-    "logits": ("X", "W_U", "b_U"),
-    "probs": ("logits",),
-}
-
-_OUTPUT_SYMBOLS = {
-    "tokens": "ids", "embed": "E", "pos": "PE", "x0": "X", "attn.q": "Q", "attn.k": "K", "attn.v": "V",
-    "attn.scores": "scores", "attn.scaled": "scaled", "attn.masked": "masked", "attn.weights": "A",
-    "attn.z": "Z", "attn.concat": "Concat", "attn.out": "O", "add": "x + Sublayer(x)", "norm.mean": "μ",
-    "norm.var": "σ²", "norm.hat": "x̂", "norm.out": "y", "ffn.up": "H", "ffn.act": "A", "ffn.down": "F",
-    "logits": "logits", "probs": "p",
-}
-
-
-def symbols(trace, name: str) -> tuple[dict[str, str], str]:
-    """The letters the formula uses: {input name: symbol} and the output's symbol."""
-    op = stage_op(trace, name)
-    stage = trace.stage(name)
-    inputs = stage.inputs if stage is not None else ()
-    if op in ("attn.q", "attn.k", "attn.v"):
-        letter = op[-1].upper()
-        source = "X_enc" if ".cross_attn." in name and letter in "KV" else "X"
-        names = (source, f"W_{letter}", f"b_{letter}")
-    else:
-        names = _INPUT_SYMBOLS.get(op, ())
-    return dict(zip(inputs, names)), _OUTPUT_SYMBOLS[op]

@@ -70,7 +70,6 @@ class MainWindow(QMainWindow):
         self._build_menus()
         state.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         state.lessonChanged.connect(self.show_lesson)
-        state.undo_stack.indexChanged.connect(self._edited)
         self.show_lesson()
 
     # ---- menus ----------------------------------------------------------------------------------
@@ -138,11 +137,6 @@ class MainWindow(QMainWindow):
     def apply_sentences(self) -> None:
         two = self.state.config.architecture == "encoder-decoder"
         self.state.set_sentences(self.source.text(), self.target.text() if two else "")
-
-    def _edited(self) -> None:
-        command = self.state.undo_stack.command(self.state.undo_stack.index() - 1)
-        if command is not None:
-            self.statusBar().showMessage(command.text(), 6000)
 
     # ---- dialogs ----------------------------------------------------------------------------------
     def open_settings(self) -> None:

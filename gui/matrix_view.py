@@ -73,11 +73,17 @@ class Window:
             if not self.col_start <= cols < stop:
                 return None
             cols -= self.col_start
+        elif self.col_start and cols != ALL:
+            shift = self.col_start
+            cols = slice(None if cols.start is None else cols.start - shift,
+                         None if cols.stop is None else cols.stop - shift)
         return rows, cols
 
 
 def _hits(sel: int | slice, i: int) -> bool:
-    return sel == i if isinstance(sel, int) else True
+    if isinstance(sel, int):
+        return sel == i
+    return (sel.start is None or i >= sel.start) and (sel.stop is None or i < sel.stop)
 
 
 def axis_labels(trace, window: Window) -> tuple[list[str], list[str]]:

@@ -54,9 +54,10 @@ class SettingsDialog(QDialog):
         self.n_layers = spin(1, MAX_LAYERS, cfg.n_layers)
         self.norm = combo([("post", self.tr("Post-LN: Add, then LayerNorm (original paper)")),
                            ("pre", self.tr("Pre-LN: LayerNorm before each sublayer (GPT-2 and later)"))], cfg.norm)
-        self.activation = combo([("relu", "ReLU"), ("gelu", "GELU")], cfg.activation)
+        self.activation = combo([("relu", "ReLU"), ("gelu", "GELU"), ("gelu_tanh", self.tr("GELU (tanh, GPT-2)")),
+                                 ("swiglu", self.tr("SwiGLU (gated, LLaMA)"))], cfg.activation)
         self.positional = combo([("sinusoidal", self.tr("Sinusoidal")), ("learned", self.tr("Learned")),
-                                 ("none", self.tr("None"))], cfg.positional)
+                                 ("rope", self.tr("RoPE (rotary)")), ("none", self.tr("None"))], cfg.positional)
         self.seed = spin(0, 2**31 - 1, cfg.seed)
         self.decimals = spin(-1, 8, -1 if cfg.decimals is None else cfg.decimals)
         self.decimals.setSpecialValueText(self.tr("full precision"))

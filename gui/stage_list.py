@@ -38,8 +38,10 @@ def group_path(config, name: str) -> list[str]:
         return [tr("Output")]
     parts = name.split(".")
     stack = tr("Encoder") if parts[0] == "enc" else tr("Decoder")
-    if parts[1] in ("tokens", "embed", "pos", "x0"):
+    if parts[1] in ("tokens", "embed", "pos", "type", "x0"):
         return [stack, tr("Embedding + position")]
+    if parts[1] == "embed_norm":
+        return [stack, tr("Embedding LayerNorm")]
     if parts[1] == "final_norm":
         return [stack, tr("Final LayerNorm")]
     return [stack, tr("Block {0}").format(parts[1]), _sublayer(parts[2], config.norm == "pre")]

@@ -35,7 +35,7 @@ from .stage_texts import op_text, op_title, stage_op
 from .state import AppState
 
 MAX_INPUTS = 3
-MATMUL_OPS = ("attn.q", "attn.k", "attn.v", "attn.out", "ffn.up", "ffn.down", "logits")  # inputs X, W, b
+MATMUL_OPS = ("attn.q", "attn.k", "attn.v", "attn.out", "ffn.up", "ffn.gate", "ffn.down", "logits")  # inputs X, W, b
 PER_HEAD_COLUMNS = ("attn.q", "attn.k", "attn.v")  # these show one head's columns of W and b
 
 
@@ -113,12 +113,12 @@ class StageView(QWidget):
         controls.addSpacing(12)
         controls.addWidget(difference_button)
 
-        self.inputs = [MatrixPanel(state, self) for _ in range(MAX_INPUTS)]
-        self.output = MatrixPanel(state, self)
+        matrices = QWidget(self)  # the panels' parent from the start: re-parenting would hide them
+        self.inputs = [MatrixPanel(state, matrices) for _ in range(MAX_INPUTS)]
+        self.output = MatrixPanel(state, matrices)
         self.output.table.hovered.connect(self._hovered)
         for panel in [*self.inputs, self.output]:
             panel.table.rowClicked.connect(lambda row, p=panel: self._row_clicked(p, row))
-        matrices = QWidget(self)
         self.grid = QGridLayout(matrices)
         self.grid.setContentsMargins(0, 0, 0, 0)
         self.grid.setHorizontalSpacing(14)

@@ -6,7 +6,7 @@ Views observe it through signals and change it only through its methods; no view
 from __future__ import annotations
 
 import torch
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from engine import EngineError, Model, ModelConfig, Trace, check_value
@@ -31,12 +31,14 @@ class EditCellCommand(QUndoCommand):
 
     def redo(self):
         self.state._apply(lambda t: t.set_cell(self.name, self.index, self.value), self.name)
+        self.state.message.emit(self.text())
 
     def undo(self):
         if self.is_param:
             self.state._apply(lambda t: t.set_cell(self.name, self.index, self.old_value), self.name)
         else:
             self.state._apply(lambda t: t.set_override(self.name, self.old_override), self.name)
+        self.state.message.emit(QCoreApplication.translate("AppState", "Undone: {0}").format(self.text()))
 
 
 class ReplaceParamsCommand(QUndoCommand):
@@ -207,8 +209,8 @@ class AppState(QObject):
         except (EngineError, IndexError) as exc:
             self.message.emit(str(exc))
             return False
-        if command.old_value == value:
-            return True
+        if command.old_value == float(torch.tensor(value, dtype=self.trace[name].dtype)):
+            return True  # the same number (as stored): not an edit
         self.undo_stack.push(command)
         return True
 

@@ -14,6 +14,10 @@ CONFIGS = [
     ModelConfig(architecture="decoder", d_model=6, n_heads=3, d_ff=4, norm="pre", positional="learned",
                 activation="gelu"),
     ModelConfig(architecture="encoder-decoder", d_model=4, n_heads=2, d_ff=4, activation="gelu"),
+    ModelConfig(architecture="decoder", d_model=8, n_heads=2, d_ff=6, positional="rope", activation="swiglu",
+                type_vocab=2, embed_norm=True),
+    ModelConfig(architecture="encoder", d_model=4, n_heads=2, d_ff=4, positional="rope", activation="gelu_tanh",
+                switches=("no_pe", "no_scale", "no_residual", "no_layernorm")),
 ]
 
 
@@ -53,7 +57,7 @@ def sample_indices(shape, rng, k=6):
     return rng.sample(cells, min(k, len(cells)))
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.architecture)
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: f"{c.architecture}-{c.positional}-{c.activation}")
 def test_sources_match_autograd(cfg):
     trace, rng, gen = make_trace(cfg), random.Random(0), torch.Generator().manual_seed(2)
     for name in trace.stage_names:
@@ -65,6 +69,10 @@ def test_sources_match_autograd(cfg):
             assert set(found) <= set(st.inputs), name
             for inp, needed in dependency_masks(trace, name, index, gen).items():
                 selected = selection_mask(needed.shape, found[inp]) if inp in found else torch.zeros_like(needed)
+                if st.op in ("attn.q_rot", "attn.k_rot") and index[1] == 0:
+                    # position 0 turns by angle 0: the pair's partner enters with coefficient sin 0 = 0
+                    assert not (needed & ~selected).any(), f"{name}{index}: {inp} uses cells provenance misses"
+                    continue
                 assert torch.equal(needed, selected), f"{name}{index}: provenance of {inp} differs from autograd"
 
 
@@ -93,3 +101,13 @@ def test_out_of_range_and_token_stages_have_no_sources():
     assert sources(trace, "enc.tokens", (0,)) == {}
     assert sources(trace, "enc.0.attn.scores", (5, 0, 0)) == {}
     assert sources(trace, "enc.0.attn.scores", (0, 0)) == {}
+
+
+def test_rope_pairs_and_switched_off_steps():
+    trace = make_trace(CONFIGS[3])
+    assert sources(trace, "dec.0.self_attn.q_rot", (1, 2, 3)) == {"dec.0.self_attn.q": (1, 2, slice(2, 4))}
+    assert sources(trace, "dec.type", (1, 5)) == {"dec.type.W_T": (0, 5)}
+    off = make_trace(CONFIGS[4])
+    assert sources(off, "enc.0.norm1.out", (1, 2)) == {"enc.0.add1": (1, 2)}  # LayerNorm off: out = x
+    assert sources(off, "enc.0.add1", (0, 3)) == {"enc.0.attn.out": (0, 3)}  # residual off
+    assert sources(off, "enc.0.attn.q_rot", (0, 1, 1)) == {"enc.0.attn.q": (0, 1, 1)}  # RoPE off

@@ -1,0 +1,40 @@
+"""Helpers for the window tests: open a window on a lesson, read what it shows."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+import torch
+
+from engine import ModelConfig
+from gui.main_window import MainWindow
+from gui.state import AppState
+
+SMALL = ModelConfig(architecture="encoder", d_model=4, n_heads=2, d_ff=8, n_layers=1, decimals=1)
+
+
+def open_window(qtbot, config: ModelConfig = SMALL, text: str = "I love AI", target: str = "") -> MainWindow:
+    pg.setConfigOptions(background="w", foreground="k")
+    torch.set_num_threads(1)
+    state = AppState(config, text, target)
+    window = MainWindow(state)
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    return window
+
+
+def snapshot(state: AppState) -> dict[str, torch.Tensor]:
+    """Every stage and parameter tensor now (edits replace tensors, so references stay as they were)."""
+    return {**state.trace.values, **state.trace.params}
+
+
+def panel_for(window: MainWindow, name: str):
+    """The matrix panel of the stage view showing tensor `name`."""
+    view = window.stage_view
+    for panel in [*view.inputs, view.output]:
+        if panel.model.window is not None and panel.model.window.name == name:
+            return panel
+    raise AssertionError(f"{name} is not shown; shown: {[p.model.window.name for p in view.panels()]}")

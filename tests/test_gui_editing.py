@@ -1,0 +1,207 @@
+"""Editing by hand: only what is downstream recomputes, exactly as the engine would; undo, redo, refusals."""
+
+import pytest
+import torch
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit
+
+from engine import Model
+from engine.provenance import ALL
+from tests.gui_window import open_window, panel_for, snapshot
+
+W_Q = "enc.0.attn.W_Q"
+
+
+def engine_recompute(state) -> dict[str, torch.Tensor]:
+    """The engine's own answer: a fresh trace of the same weights and sentence."""
+    params = {k: v.clone() for k, v in state.trace.params.items()}
+    model = Model(state.config, params, state.model.vocabs)
+    return model.trace(state.text, state.target or None).values
+
+
+def type_into_cell(qtbot, table, row: int, col: int, text: str) -> None:
+    """Double-click a cell, type, press Enter — as a teacher would."""
+    qtbot.wait(1)  # let a new stage's layout settle, as between a teacher's actions
+    pos = table.visualRect(table.model().index(row, col)).center()
+    qtbot.mousePress(table.viewport(), Qt.LeftButton, pos=pos)  # QTest's double-click lacks the first press
+    qtbot.mouseDClick(table.viewport(), Qt.LeftButton, pos=pos)
+    editor = table.findChild(QLineEdit)
+    assert editor is not None and editor.isVisible()
+    editor.clear()
+    qtbot.keyClicks(editor, text)
+    commit(qtbot, table)
+
+
+def commit(qtbot, table) -> None:
+    """Enter in the cell editor; the delegate commits through a queued call."""
+    qtbot.keyClick(table.findChild(QLineEdit), Qt.Key_Return)
+    qtbot.waitUntil(lambda: table.state() != QAbstractItemView.EditingState)
+
+
+def test_editing_w_q_recomputes_downstream_only_and_undo_restores_everything(qtbot):
+    window = open_window(qtbot)
+    state = window.state
+    state.go_to("enc.0.attn.q")
+    before = snapshot(state)
+    old = float(before[W_Q][1, 0])
+    type_into_cell(qtbot, panel_for(window, W_Q).table, 1, 0, "1.5")
+    assert float(state.trace[W_Q][1, 0]) == 1.5
+    names = state.stage_names
+    changed = {n for n in names if not torch.equal(before[n], state.trace.values[n])}
+    assert "enc.0.attn.q" in changed
+    assert changed == set(state.trace.downstream(W_Q))
+    first = names.index("enc.0.attn.q")
+    assert not changed & set(names[:first])  # nothing before attn.q moved
+    fresh = engine_recompute(state)
+    for n in names:
+        assert torch.equal(state.trace.values[n], fresh[n]), n
+    # the view shows the new numbers, marked as changed
+    q = window.stage_view.output.model
+    assert torch.equal(q.shown, state.trace["enc.0.attn.q"][0])
+    assert q.changed is not None  # W_Q[1, 0] feeds column 0 of Q, in every row, and nothing else
+    assert bool(q.changed[:, 0].all()) and not q.changed[:, 1].any()
+    w_q = panel_for(window, W_Q).model
+    assert w_q.text(1, 0) == "1.50" and w_q.is_changed(1, 0) and not w_q.is_changed(0, 0)
+    assert window.undo_action.text() == f"Undo {W_Q}[1,0]: {old:.2f} → 1.50".replace("-", "-")
+    after = snapshot(state)
+
+    qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier)
+    now = snapshot(state)
+    for n in before:
+        assert torch.equal(now[n], before[n]), n
+    qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)
+    now = snapshot(state)
+    for n in after:
+        assert torch.equal(now[n], after[n]), n
+    qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier)
+    qtbot.keyClick(window, Qt.Key_Y, Qt.ControlModifier)
+    assert float(state.trace[W_Q][1, 0]) == 1.5
+    assert torch.equal(window.stage_view.output.model.shown, after["enc.0.attn.q"][0])
+
+
+@pytest.mark.parametrize("text", ["abc", "nan", "NaN", "inf", "-inf", "1e7", "-2000000", "", "1,5"])
+def test_invalid_cell_input_is_refused_and_changes_nothing(qtbot, text):
+    window = open_window(qtbot)
+    state = window.state
+    state.go_to("enc.0.attn.q")
+    before = snapshot(state)
+    panel = panel_for(window, W_Q)
+    shown = panel.model.text(1, 0)
+    type_into_cell(qtbot, panel.table, 1, 0, text)
+    now = snapshot(state)
+    assert all(now[n] is before[n] for n in before)  # not even a recompute
+    assert state.undo_stack.count() == 0
+    assert panel.model.text(1, 0) == shown
+    assert window.statusBar().currentMessage()
+
+
+def test_committing_an_unchanged_cell_is_not_an_edit(qtbot):
+    window = open_window(qtbot)
+    state = window.state
+    state.go_to("enc.0.attn.q")
+    before = snapshot(state)
+    table = panel_for(window, W_Q).table
+    pos = table.visualRect(table.model().index(1, 0)).center()
+    qtbot.mousePress(table.viewport(), Qt.LeftButton, pos=pos)
+    qtbot.mouseDClick(table.viewport(), Qt.LeftButton, pos=pos)
+    commit(qtbot, table)  # Enter on the text the editor opened with
+    assert state.undo_stack.count() == 0
+    assert all(snapshot(state)[n] is before[n] for n in before)
+
+
+def test_selecting_a_cell_and_typing_edits_it(qtbot):
+    window = open_window(qtbot)
+    state = window.state
+    state.go_to("enc.0.ffn.up")
+    qtbot.wait(1)  # let the new stage's layout settle, as between a teacher's actions
+    table = panel_for(window, "enc.0.ffn.b1").table
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(table.model().index(0, 5)).center())
+    qtbot.keyClick(table, "-")  # the first key opens the editor, which then has the focus
+    qtbot.keyClicks(table.findChild(QLineEdit), "0.25")
+    commit(qtbot, table)
+    assert float(state.trace["enc.0.ffn.b1"][5]) == -0.25
+    assert "enc.0.ffn.b1[5]" in window.statusBar().currentMessage()
+
+
+def test_difference_toggle_shows_the_change_of_the_last_edit(qtbot):
+    window = open_window(qtbot)
+    state, view = window.state, window.stage_view
+    state.go_to("enc.0.attn.scores")
+    before = state.trace["enc.0.attn.scores"]
+    assert state.edit_cell(W_Q, (0, 1), 2.0)
+    after = state.trace["enc.0.attn.scores"]
+    view.difference_action.setChecked(True)
+    assert torch.equal(view.output.model.shown, (after - before)[0])
+    assert not view.output.model.flags(view.output.model.index(0, 0)) & Qt.ItemIsEditable
+    view.difference_action.setChecked(False)
+    assert torch.equal(view.output.model.shown, after[0])
+
+
+def test_hover_highlights_the_cells_an_output_came_from(qtbot):
+    window = open_window(qtbot)
+    state, view = window.state, window.stage_view
+    state.go_to("enc.0.attn.scores")
+    table = view.output.table
+    qtbot.mouseMove(table.viewport(), table.visualRect(table.model().index(2, 0)).center())
+    qtbot.waitUntil(lambda: view.output.model.highlight is not None)
+    q, k = panel_for(window, "enc.0.attn.q").model, panel_for(window, "enc.0.attn.k").model
+    assert q.highlight == (2, ALL) and k.highlight == (0, ALL)  # the Q row of "AI" and the K row of "I"
+    assert q.is_highlighted(2, 1) and not q.is_highlighted(1, 1)
+    tip = view.output.model.data(view.output.model.index(2, 0), Qt.ToolTipRole)
+    assert f"{float(state.trace['enc.0.attn.scores'][0, 2, 0]):.6g}" in tip and "AI" in tip and "I" in tip
+    table.hovered.emit(None)  # the mouse leaves
+    assert q.highlight is None and k.highlight is None
+
+    state.go_to("enc.0.attn.q")
+    state.set_head(1)
+    table = view.output.table
+    qtbot.mouseMove(table.viewport(), table.visualRect(table.model().index(1, 0)).center())
+    qtbot.waitUntil(lambda: view.output.model.highlight is not None)
+    x, w, b = (panel_for(window, n).model for n in ("enc.x0", W_Q, "enc.0.attn.b_Q"))
+    assert x.highlight == (1, ALL)  # the token's row of X …
+    assert w.highlight == (ALL, 0) and w.is_highlighted(3, 0) and not w.is_highlighted(3, 1)  # … column 2 of W_Q
+    assert b.highlight == (ALL, 0)
+
+
+def test_reset_weights_returns_to_the_lesson_and_can_be_undone(qtbot):
+    window = open_window(qtbot)
+    state = window.state
+    original = snapshot(state)
+    assert state.edit_cell(W_Q, (0, 0), 3.0)
+    assert state.edit_cell("enc.0.ffn.W1", (1, 2), -1.0)
+    edited = snapshot(state)
+    window.reset_action.trigger()
+    now = snapshot(state)
+    for n in original:
+        assert torch.equal(now[n], original[n]), n
+    state.undo_stack.undo()
+    now = snapshot(state)
+    for n in edited:
+        assert torch.equal(now[n], edited[n]), n
+
+
+def test_the_input_x_is_editable_and_undo_removes_the_pin(qtbot):
+    window = open_window(qtbot)
+    state = window.state
+    state.go_to("enc.0.attn.q")
+    x = panel_for(window, "enc.x0")
+    assert x.model.editable
+    assert not panel_for(window, "enc.0.attn.q").model.editable  # computed stages are not typed over
+    before = snapshot(state)
+    type_into_cell(qtbot, x.table, 0, 3, "-0.5")
+    assert float(state.trace["enc.x0"][0, 3]) == -0.5 and "enc.x0" in state.trace.overrides
+    assert not torch.equal(state.trace["enc.0.attn.q"], before["enc.0.attn.q"])
+    assert torch.equal(state.trace["enc.embed"], before["enc.embed"])
+    state.undo_stack.undo()
+    assert "enc.x0" not in state.trace.overrides
+    assert all(torch.equal(state.trace.values[n], before[n]) for n in state.stage_names)
+
+
+def test_clicking_a_token_row_selects_it_for_the_plots(qtbot):
+    window = open_window(qtbot)
+    state, view = window.state, window.stage_view
+    state.go_to("enc.0.attn.weights")
+    table = view.output.table
+    qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(table.model().index(2, 1)).center())
+    assert state.row == 2
+    assert view.plot_options().row == 2

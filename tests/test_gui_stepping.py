@@ -1,0 +1,155 @@
+"""Stepping through every stage of each architecture, forward and back, by buttons and by keys."""
+
+import pytest
+import torch
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLineEdit, QToolButton
+
+from engine import ModelConfig
+from gui.formulas import formula
+from gui.stage_list import NAME_ROLE
+from gui.stage_texts import op_title, stage_op
+from gui.stage_view import window_for
+from tests.gui_window import SMALL, open_window
+
+ARCHITECTURES = [
+    (SMALL, ""),
+    (ModelConfig(architecture="decoder", norm="pre", decimals=1), ""),
+    (ModelConfig(architecture="encoder-decoder", decimals=1, positional="learned"), "我 爱 AI"),
+]
+IDS = ["encoder", "decoder-preLN", "encoder-decoder"]
+
+
+def button(window, action) -> QToolButton:
+    return next(b for b in window.stepper.findChildren(QToolButton) if b.defaultAction() is action)
+
+
+def assert_shows(window, i: int) -> None:
+    """The window shows stage i: counter, list, title, formula, and the output's real numbers."""
+    state, view = window.state, window.stage_view
+    trace, name, n = state.trace, state.stage_names[i], len(state.stage_names)
+    assert state.cursor == i
+    assert window.stepper.counter.text() == f"stage {i + 1} / {n}"
+    assert view.title.text() == op_title(stage_op(trace, name))
+    assert view.formula.text() == formula(trace, name, state.head)
+    output = view.output.model
+    assert output.window.name == name
+    assert torch.equal(output.shown, window_for(trace, name, name, state.head).slice2d(trace[name]))
+    stage = trace.stage(name)
+    assert [p.model.window.name for p in view.inputs if p.model.window] == list(stage.inputs if stage else [])
+    leaves = window.stage_list.leaves
+    assert leaves[i].font().bold() and not leaves[i].font().italic()
+    assert all(leaf.font().italic() for leaf in leaves[i + 1:])  # "not computed yet"
+    assert not any(leaf.font().italic() for leaf in leaves[:i])
+
+
+@pytest.mark.parametrize("cfg, target", ARCHITECTURES, ids=IDS)
+def test_buttons_step_through_every_stage_and_back(qtbot, cfg, target):
+    window = open_window(qtbot, cfg, target=target)
+    stepper, n = window.stepper, len(window.state.stage_names)
+    assert_shows(window, 0)
+    assert not stepper.prev_action.isEnabled()
+    for i in range(1, n):
+        qtbot.mouseClick(button(window, stepper.next_action), Qt.LeftButton)
+        assert_shows(window, i)
+    assert not stepper.next_action.isEnabled()
+    for i in reversed(range(n - 1)):
+        qtbot.mouseClick(button(window, stepper.prev_action), Qt.LeftButton)
+        assert_shows(window, i)
+    qtbot.mouseClick(button(window, stepper.last_action), Qt.LeftButton)
+    assert_shows(window, n - 1)
+    qtbot.mouseClick(button(window, stepper.first_action), Qt.LeftButton)
+    assert_shows(window, 0)
+
+
+@pytest.mark.parametrize("cfg, target", ARCHITECTURES, ids=IDS)
+def test_keys_step_through_every_stage_and_back(qtbot, cfg, target):
+    window = open_window(qtbot, cfg, target=target)
+    n = len(window.state.stage_names)
+    forward, back = [Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space], [Qt.Key_Left, Qt.Key_PageUp]
+    for i in range(1, n):
+        qtbot.keyClick(window, forward[i % 3])
+        assert_shows(window, i)
+    qtbot.keyClick(window, Qt.Key_Right)  # past the end: stays
+    assert_shows(window, n - 1)
+    for i in reversed(range(n - 1)):
+        qtbot.keyClick(window, back[i % 2])
+        assert_shows(window, i)
+    qtbot.keyClick(window, Qt.Key_End)
+    assert_shows(window, n - 1)
+    qtbot.keyClick(window, Qt.Key_Home)
+    assert_shows(window, 0)
+
+
+def test_keys_work_from_any_widget_but_not_while_typing(qtbot):
+    window = open_window(qtbot)
+    state = window.state
+    table = window.stage_view.output.table
+    table.setFocus()
+    qtbot.keyClick(table, Qt.Key_Right)
+    assert state.cursor == 1
+    window.stage_list.tree.setFocus()
+    qtbot.keyClick(window.stage_list.tree, Qt.Key_PageDown)
+    assert state.cursor == 2
+    window.source.setFocus()
+    for key in (Qt.Key_Left, Qt.Key_Right, Qt.Key_Home, Qt.Key_End, Qt.Key_Space):
+        qtbot.keyClick(window.source, key)
+    assert state.cursor == 2 and window.source.text() == "I love AI "  # the space was typed, not a step
+    state.go_to("enc.0.attn.q")
+    w_q = next(p for p in window.stage_view.inputs if p.model.window.name.endswith("W_Q"))
+    w_q.table.setFocus()
+    w_q.table.edit(w_q.model.index(0, 0))
+    editor = w_q.table.findChild(QLineEdit)
+    assert editor is not None and editor.isVisible()
+    cursor = state.cursor
+    for key in (Qt.Key_Left, Qt.Key_Right, Qt.Key_Home, Qt.Key_End):
+        qtbot.keyClick(editor, key)
+    assert state.cursor == cursor
+
+
+def test_plots_follow_the_stage(qtbot):
+    window = open_window(qtbot)
+    view = window.stage_view
+    for name in ("enc.embed", "enc.0.attn.scores", "enc.0.attn.weights", "enc.0.norm1.out", "enc.0.ffn.act"):
+        window.state.go_to(name)
+        qtbot.waitUntil(lambda n=name: view.figure is not None and view.figure.stage == n)
+
+
+def test_stage_list_click_jumps(qtbot):
+    window = open_window(qtbot)
+    state, tree = window.state, window.stage_list.tree
+    target = window.stage_list.leaves[9]
+    qtbot.mouseClick(tree.viewport(), Qt.LeftButton, pos=tree.visualRect(target.index()).center())
+    assert state.cursor == 9
+    assert_shows(window, 9)
+    group = target.parent()  # a sublayer group ("Self-attention") jumps to its first stage
+    state.set_cursor(0)
+    qtbot.mouseClick(tree.viewport(), Qt.LeftButton, pos=tree.visualRect(group.index()).center())
+    assert state.current_stage == group.child(0).data(NAME_ROLE) == "enc.0.attn.q"
+
+
+def test_head_selector_reslices_every_per_head_matrix(qtbot):
+    window = open_window(qtbot)
+    state, view = window.state, window.stage_view
+    state.go_to("enc.0.attn.q")
+    assert not view.head_box.isHidden()
+    view.head_box.activated.emit(1)
+    assert state.head == 1
+    w_q = next(p for p in view.inputs if p.model.window.name == "enc.0.attn.W_Q")
+    assert torch.equal(w_q.model.shown, state.trace["enc.0.attn.W_Q"][:, 2:4])
+    assert torch.equal(view.output.model.shown, state.trace["enc.0.attn.q"][1])
+    assert "head 1 of 2: columns 2–3 of W_Q" in view.formula.text()
+    state.go_to("enc.0.attn.out")
+    assert view.head_box.isHidden()  # nothing per head here
+
+
+def test_play_advances_to_the_end_and_stops(qtbot):
+    window = open_window(qtbot)
+    state, stepper = window.state, window.stepper
+    stepper.pace.setValue(0.2)
+    state.set_cursor(len(state.stage_names) - 3)
+    stepper.play_action.trigger()
+    assert stepper.play_action.isChecked()
+    qtbot.waitUntil(lambda: state.cursor == len(state.stage_names) - 1, timeout=5000)
+    qtbot.waitUntil(lambda: not stepper.play_action.isChecked(), timeout=2000)
+    assert not stepper.timer.isActive()
