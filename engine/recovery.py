@@ -52,5 +52,9 @@ def read_recovery() -> Lesson | None:
 
 
 def clear_recovery() -> None:
-    """Forget the autosave (after a normal save or close, or when the teacher declines to restore)."""
-    recovery_path().unlink(missing_ok=True)
+    """Forget the autosave (after a normal save or close, or when the teacher declines to restore),
+    with any temporary file a write cut short by a crash left behind."""
+    path = recovery_path()
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        stale.unlink(missing_ok=True)
+    path.unlink(missing_ok=True)
