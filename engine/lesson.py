@@ -55,7 +55,7 @@ class Lesson:
     @property
     def switches(self) -> tuple[str, ...]:
         """The config's "what if" switches (e.g. no_scale); they travel inside the config."""
-        return tuple(self.config.to_dict().get("switches", ()))
+        return self.config.switches
 
     def _vocab(self, stack: str) -> Vocab:
         fixed = self.config.vocab_for(stack)

@@ -2,11 +2,14 @@
 and reproduces the numbers the seed tutorials print (to the printed precision) — or, where a printed
 number is wrong, its description says so and gives the right one."""
 
+import json
 import math
 
 import pytest
 import torch
 
+from engine import EngineError
+from engine import lesson as lesson_module
 from engine.lesson import LANGS, open_lesson, shipped_lessons
 from tests.functional_reference import reference_values
 
@@ -200,3 +203,20 @@ def test_descriptions_quote_the_numbers_the_lessons_compute():
         for lang in LANGS:
             for text in numbers:
                 assert text in description[lang], (name, lang, text)
+
+
+@pytest.mark.parametrize(("params", "match"), [
+    ({"enc.0.attn.W_Q": [[1, 0], [0, 1]]}, r"enc.0.attn.W_Q has shape \[2, 2\]; expected \[4, 4\]"),
+    ({"enc.0.attn.W_Q": [[1, 0, 0, 0], [0, 1]]}, "enc.0.attn.W_Q must be a rectangular list of numbers"),
+    ({"enc.0.attn.W_Q": "eye"}, "must be a rectangular list of numbers"),
+    ({"enc.0.attn.W_X": [[0.0]]}, "has enc.0.attn.W_X, which this config does not use"),
+    ([1, 2], "params must map parameter names to lists of numbers"),
+])
+def test_shipped_lesson_files_are_checked_too(tmp_path, monkeypatch, params, match):
+    data = json.loads((lesson_module.LESSONS_DIR / "01-i-love-ai.json").read_text(encoding="utf-8"))
+    data["params"] = params
+    (tmp_path / "01-broken.json").write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setattr(lesson_module, "LESSONS_DIR", tmp_path)
+    assert [i.name for i in shipped_lessons()] == ["broken"]
+    with pytest.raises(EngineError, match=match):
+        open_lesson("broken")
