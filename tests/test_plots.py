@@ -173,8 +173,7 @@ def test_top_k_bars_use_the_temperature(layout, temperature):
     top = torch.sort(p, descending=True).values[: len(bars.items[0].opts["height"])]
     assert np.allclose(bars.items[0].opts["height"], top.numpy(), atol=1e-6)
     vocab = trace.model.vocabs["dec"].tokens
-    ticks = [t for _, t in bars.plot.getAxis("bottom")._tickLevels[0]]
-    assert ticks == [vocab[i] for i in torch.argsort(p, descending=True)[: len(ticks)].tolist()]
+    assert bars.categories == [vocab[i] for i in torch.argsort(p, descending=True)[: len(bars.categories)].tolist()]
 
 
 def test_captions_follow_the_language(layout):
@@ -200,3 +199,17 @@ def test_swiglu_curve_is_the_gate_silu_and_title_names_the_switches(layout):
     assert np.allclose(x, gate.flatten().numpy()) and np.allclose(y, F.silu(gate).flatten().numpy(), atol=1e-6)
     assert np.allclose(trace["dec.0.ffn.act"], F.silu(gate) * trace["dec.0.ffn.up"], atol=1e-6)
     assert "what if: no_scale, no_residual, no_layernorm" in figure.title.text
+
+
+def test_crowded_labels_are_thinned_and_numbers_hidden_only_when_cells_are_too_small(qapp):
+    from gui.export.render import offscreen_figure
+
+    long = Model.create(CONFIGS["decoder"]).trace(" ".join(f"w{i}" for i in range(30)))
+    for trace, crowded in ((make_trace("encoder"), False), (long, True)):
+        name = "dec.0.norm1.mean" if crowded else "enc.0.attn.scores"  # [31, 1] or [3, 3]
+        with offscreen_figure(trace, name, PlotOptions(slide=True), size=(800, 450)) as view:
+            heat = next(p for p in view.figure.panels if isinstance(p, MatrixPanel)).heatmap
+            n_rows = heat.shape[0]
+            shown_rows = len(heat.plot.getAxis("left")._tickLevels[0])
+            assert (shown_rows < n_rows) == crowded
+            assert heat.numbers and all(item.isVisible() != crowded for item in heat.numbers)

@@ -17,8 +17,9 @@ from engine import EngineError
 from gui.formulas import formula, symbols
 from gui.plots import PlotOptions
 from gui.plots.heatmap import format_cell
-from gui.plots.matrix import stage_caption
+from gui.plots.matrix import is_per_head
 from gui.plots.style import SLIDE_FONTS
+from gui.plots.text import caption
 from gui.stage_texts import op_text, op_title, stage_op
 
 from .figure import fit, open_painter, pdf_writer
@@ -58,12 +59,25 @@ def slide_for(trace, stage: str, opts: PlotOptions) -> Slide:
     in_symbols, out_symbol = symbols(trace, stage)
     matrices = [cut(trace, name, sym, opts.head) for name, sym in in_symbols.items() if not name.endswith(".tokens")]
     matrices.append(cut(trace, stage, out_symbol, opts.head))
-    title = f"{op_title(op, opts.lang)} — {stage_caption(trace, stage, opts)}"
+    title = f"{op_title(op, opts.lang)} — {stage}"
+    if is_per_head(trace, stage):
+        title += " · " + caption("head", opts.lang, head=opts.head)
     return Slide(stage, title, formula(trace, stage, opts.head), op_text(op, opts.lang), matrices)
 
 
 def slides(trace, opts: PlotOptions) -> list[Slide]:
     return [slide_for(trace, name, opts) for name in trace.stage_names]
+
+
+Progress = Callable[[int, int], None]  # (slides done, slides in all), e.g. for a progress bar
+
+
+def with_progress(deck: list[Slide], progress: Progress | None):
+    """Each slide with its index, telling `progress` after each one."""
+    for k, slide in enumerate(deck):
+        yield k, slide
+        if progress is not None:
+            progress(k + 1, len(deck))
 
 
 def cut_note(m: SlideMatrix) -> str:
@@ -130,7 +144,7 @@ def draw_page(painter: QPainter, slide: Slide, draw_figure: Callable[[QRectF], N
     painter.drawText(QRectF(0, SCENE_H - 24, SCENE_W - MARGIN, 20), Qt.AlignmentFlag.AlignRight, f"{page} / {pages}")
 
 
-def write_pdf_deck(trace, opts: PlotOptions, path: Path) -> int:
+def write_pdf_deck(trace, opts: PlotOptions, path: Path, progress: Progress | None = None) -> int:
     """One page per stage; returns the page count."""
     opts = replace(opts, slide=True, title=False)
     deck = slides(trace, opts)
@@ -140,7 +154,7 @@ def write_pdf_deck(trace, opts: PlotOptions, path: Path) -> int:
     painter.translate(page.topLeft())
     painter.scale(page.width() / SCENE_W, page.height() / SCENE_H)
     try:
-        for k, slide in enumerate(deck):
+        for k, slide in with_progress(deck, progress):
             if k:
                 writer.newPage()
             with offscreen_figure(trace, slide.stage, opts, FIGURE_SIZE) as view:
@@ -150,7 +164,8 @@ def write_pdf_deck(trace, opts: PlotOptions, path: Path) -> int:
     return len(deck)
 
 
-def export_deck(trace, opts: PlotOptions, path: str | Path, fmt: str | None = None) -> int:
+def export_deck(trace, opts: PlotOptions, path: str | Path, fmt: str | None = None,
+                progress: Progress | None = None) -> int:
     """Write the lesson as a .pdf or .pptx deck, one page/slide per stage; returns the count."""
     path = Path(path)
     fmt = (fmt or path.suffix.lstrip(".")).lower()
@@ -158,7 +173,7 @@ def export_deck(trace, opts: PlotOptions, path: str | Path, fmt: str | None = No
         raise EngineError(f"cannot export slides as {fmt or 'a file without extension'!r}; "
                           f"use one of {', '.join(DECK_FORMATS)}")
     if fmt == "pdf":
-        return write_pdf_deck(trace, opts, path)
+        return write_pdf_deck(trace, opts, path, progress)
     from .pptx import write_pptx_deck  # python-pptx loads only when a PPTX is asked for
 
-    return write_pptx_deck(trace, opts, path)
+    return write_pptx_deck(trace, opts, path, progress)

@@ -25,10 +25,10 @@ def offscreen_figure(trace, stage: str, opts: PlotOptions,
     """A laid-out figure widget that is never shown on screen."""
     app = ensure_app()
     view = pg.GraphicsLayoutWidget()
-    view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)  # "shown" (laid out, painted once) off screen
     view.setBackground("w")
     view.resize(*size)
-    draw_stage(view.ci, trace, stage, opts)
+    view.figure = draw_stage(view.ci, trace, stage, opts)  # kept alive: its panels re-fit labels on resizes
     view.show()
     app.processEvents()
     try:

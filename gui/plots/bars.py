@@ -6,6 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
+from .fit import set_category_ticks, slot, text_width
 from .heatmap import format_cell
 from .style import PlotOptions, font, foreground, new_plot, set_caption
 
@@ -34,6 +35,9 @@ class Bars:
                 legend.addItem(item, name)
             self.items.append(item)
         self.labels: list[pg.TextItem] = []
+        self.categories: list[str] = []
+        self.tick_font, self.value_font = font(opts, "tick"), font(opts, "text")
+        self.plot.vb.sigResized.connect(self.fit)
 
     def set(self, categories: list[str], values: list[np.ndarray], opts: PlotOptions, caption: str,
             y_range: tuple[float, float] | None = None, show_values: bool = True) -> None:
@@ -43,7 +47,7 @@ class Bars:
         x0 = np.arange(n, dtype=float)
         for s, (item, heights) in enumerate(zip(self.items, values)):
             item.setOpts(x=x0 - 0.4 + width * (s + 0.5), height=np.asarray(heights, dtype=float), width=width * 0.92)
-        self.plot.getAxis("bottom").setTicks([[(i, c) for i, c in enumerate(categories)]])
+        self.categories = list(categories)
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
         if y_range is None:
             lo = min(0.0, *(float(np.min(v)) for v in values))
@@ -57,13 +61,22 @@ class Bars:
                 for i, v in enumerate(heights):
                     texts.append((x0[i] - 0.4 + width * (s + 0.5), float(v)))
         self._labels(texts, opts)
+        self.fit()
+
+    def fit(self, *_) -> None:
+        """Category ticks thinned and bar values hidden when the bars are too narrow for them."""
+        set_category_ticks(self.plot, "bottom", self.categories, self.tick_font, 0.0)
+        width = slot(self.plot, len(self.categories)) * 0.8 / max(len(self.items), 1)
+        fits = text_width(self.value_font, [item.textItem.toPlainText() for item in self.labels]) <= width
+        for item in self.labels:
+            item.setVisible(fits)
 
     def _labels(self, texts: list[tuple[float, float]], opts: PlotOptions) -> None:
         while len(self.labels) > len(texts):
             self.plot.removeItem(self.labels.pop())
         while len(self.labels) < len(texts):
             item = pg.TextItem(color=foreground(opts))
-            item.setFont(font(opts, "text"))
+            item.setFont(self.value_font)
             self.plot.addItem(item)
             self.labels.append(item)
         for item, (x, v) in zip(self.labels, texts):

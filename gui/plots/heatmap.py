@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
+from .fit import set_category_ticks, slot, text_width
 from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, new_plot, set_caption
 
 MAX_NUMBERS = 16 * 16  # larger matrices are drawn without numbers in the cells
@@ -64,6 +65,9 @@ class Heatmap:
         self.bar.axis.setTextPen(foreground(opts))
         self.numbers: list[pg.TextItem] = []
         self.shape: tuple[int, int] | None = None
+        self.labels: tuple[list[str], list[str]] = ([], [])
+        self.tick_font, self.number_font = font(opts, "tick"), font(opts, "text")
+        self.plot.vb.sigResized.connect(self.fit)
 
     def set(self, matrix: np.ndarray, rows: list[str], cols: list[str], opts: PlotOptions, caption: str = "",
             selected_row: int | None = None, levels: tuple[float, float] | None = None,
@@ -90,8 +94,7 @@ class Heatmap:
             for item in self.backdrop:
                 item.setRect(QRectF(0, 0, c, r))
             self.plot.setRange(xRange=(0, c), yRange=(0, r), padding=0)
-        self.plot.getAxis("left").setTicks([[(i + 0.5, t) for i, t in enumerate(rows[:r])]])
-        self.plot.getAxis("top").setTicks([[(j + 0.5, t) for j, t in enumerate(cols[:c])]])
+        self.labels = (rows[:r], cols[:c])
         if selected_row is None:
             self.selection.hide()
         else:
@@ -100,6 +103,18 @@ class Heatmap:
         if caption:
             set_caption(self.plot, caption, opts)
         self._numbers(matrix, cell_text, cmap, levels, opts)
+        self.fit()
+
+    def fit(self, *_) -> None:
+        """Ticks thinned and numbers hidden where the cells are too small for them (on every resize)."""
+        rows, cols = self.labels
+        set_category_ticks(self.plot, "left", rows, self.tick_font, 0.5)
+        set_category_ticks(self.plot, "top", cols, self.tick_font, 0.5)
+        texts = [item.textItem.toPlainText() for item in self.numbers]
+        fits = (text_width(self.number_font, texts) + 4 <= slot(self.plot, len(cols))
+                and QFontMetrics(self.number_font).height() <= slot(self.plot, len(rows), vertical=True))
+        for item in self.numbers:
+            item.setVisible(fits)
 
     def _numbers(self, matrix, cell_text, cmap, levels, opts) -> None:
         r, c = matrix.shape
@@ -109,7 +124,7 @@ class Heatmap:
             self.plot.removeItem(self.numbers.pop())
         while len(self.numbers) < wanted:
             item = pg.TextItem(anchor=(0.5, 0.5))
-            item.setFont(font(opts, "text"))
+            item.setFont(self.number_font)
             self.plot.addItem(item)
             self.numbers.append(item)
         if not show:

@@ -1,0 +1,123 @@
+"""Export dialogs for the window: a figure (PNG/SVG/PDF), a matrix (LaTeX/CSV), the lesson as slides (PDF/PPTX).
+
+The format follows the file name's extension; PNG asks for a width, matrices for the decimals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox, QProgressDialog, QWidget
+
+from engine import EngineError
+from gui.plots import PlotOptions
+
+from .deck import export_deck
+from .figure import MAX_WIDTH, MIN_WIDTH, copy_figure, export_figure
+from .matrix import export_matrix
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("Export", text)
+
+
+def options_for(parent: QWidget, state) -> PlotOptions:
+    """The figure options the window shows: its head, row and language."""
+    return PlotOptions(head=state.head, row=state.row, lang=getattr(parent, "lang", "en"))
+
+
+def _save_name(parent: QWidget, title: str, suggested: str, filters: str) -> str:
+    path, _ = QFileDialog.getSaveFileName(parent, title, suggested, filters)
+    return path
+
+
+def _with_suffix(path: str, allowed: tuple[str, ...], default: str) -> str:
+    """Add the default extension when the teacher typed none (or one that is not offered)."""
+    return path if Path(path).suffix.lower().lstrip(".") in allowed else f"{path}.{default}"
+
+
+def _report(parent: QWidget, state, run) -> bool:
+    """Run an export; a refusal is shown in a message box, success in the status bar."""
+    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+    try:
+        done = run()
+    except EngineError as exc:
+        QApplication.restoreOverrideCursor()
+        QMessageBox.warning(parent, tr("Export"), str(exc))
+        return False
+    QApplication.restoreOverrideCursor()
+    state.message.emit(done)
+    return True
+
+
+def export_figure_dialog(parent: QWidget, state, opts: PlotOptions | None = None) -> bool:
+    """Ask for a file (.png, .svg or .pdf) and export the current stage's figure in the slide style."""
+    opts = opts or options_for(parent, state)
+    stage = state.current_stage
+    filters = tr("PNG image (*.png);;SVG vector image (*.svg);;PDF document (*.pdf)")
+    path = _save_name(parent, tr("Export figure"), f"{stage}.png", filters)
+    if not path:
+        return False
+    path = _with_suffix(path, ("png", "svg", "pdf"), "png")
+    width = 1920
+    if path.lower().endswith(".png"):
+        width, ok = QInputDialog.getInt(parent, tr("Export figure"), tr("Width in pixels:"), 1920, MIN_WIDTH,
+                                        MAX_WIDTH, 160)
+        if not ok:
+            return False
+    return _report(parent, state, lambda: tr("Exported {0} to {1}").format(
+        stage, export_figure(state.trace, stage, opts, path, width=width)))
+
+
+def copy_figure_to_clipboard(parent: QWidget, state, opts: PlotOptions | None = None) -> bool:
+    opts = opts or options_for(parent, state)
+    stage = state.current_stage
+
+    def run() -> str:
+        copy_figure(state.trace, stage, opts)
+        return tr("Copied the figure of {0}").format(stage)
+
+    return _report(parent, state, run)
+
+
+def export_matrix_dialog(parent: QWidget, state, name: str) -> bool:
+    """Ask for a file (.tex or .csv) and the decimals, and write a stage's or parameter's matrix."""
+    filters = tr("LaTeX bmatrix (*.tex);;CSV table (*.csv)")
+    path = _save_name(parent, tr("Export matrix"), f"{name}.tex", filters)
+    if not path:
+        return False
+    path = _with_suffix(path, ("tex", "csv"), "tex")
+    decimals, ok = QInputDialog.getInt(parent, tr("Export matrix"), tr("Decimals:"), 2, 0, 8)
+    if not ok:
+        return False
+    return _report(parent, state, lambda: tr("Exported {0} to {1}").format(
+        name, export_matrix(state.trace, name, path, decimals, state.head)))
+
+
+def export_deck_dialog(parent: QWidget, state, opts: PlotOptions | None = None) -> bool:
+    """Ask for a file (.pdf or .pptx) and write the whole lesson, one slide per stage, with a progress bar."""
+    opts = opts or options_for(parent, state)
+    filters = tr("PDF slides (*.pdf);;PowerPoint slides (*.pptx)")
+    path = _save_name(parent, tr("Export lesson as slides"), "lesson.pdf", filters)
+    if not path:
+        return False
+    path = _with_suffix(path, ("pdf", "pptx"), "pdf")
+    names = state.trace.stage_names
+    progress = QProgressDialog(tr("Drawing the slides…"), "", 0, len(names), parent)
+    progress.setCancelButton(None)
+    progress.setWindowModality(Qt.WindowModality.WindowModal)
+    progress.setMinimumDuration(300)
+
+    def step(done: int, total: int) -> None:
+        progress.setValue(done)
+        QApplication.processEvents()
+
+    def run() -> str:
+        count = export_deck(state.trace, opts, path, progress=step)
+        return tr("Wrote {0} slides to {1}").format(count, path)
+
+    try:
+        return _report(parent, state, run)
+    finally:
+        progress.close()
