@@ -122,10 +122,10 @@ def _check_texts(texts, key: str) -> None:
         raise EngineError(f'lesson: {key} must give a text for each language, e.g. {{"en": "…", "zh": "…"}}')
 
 
-def _lesson_json(lesson: Lesson, model: Model) -> dict:
+def _lesson_json(lesson: Lesson, vocabularies: dict[str, list[str]]) -> dict:
     return {
         "format": FORMAT, "version": VERSION, "title": lesson.title, "description": lesson.description,
-        "config": lesson.config.to_dict(), "vocabularies": {s: v.tokens for s, v in model.vocabs.items()},
+        "config": lesson.config.to_dict(), "vocabularies": vocabularies,
         "text": lesson.text, "target": lesson.target, "stage": lesson.stage, "lang": lesson.lang,
     }
 
@@ -181,12 +181,21 @@ def _lesson_from_json(data: dict, params: Tensors | None, overrides: Tensors, la
 
 # ---- files --------------------------------------------------------------------------------------
 
-def save_lesson(lesson: Lesson, path: str | Path) -> None:
-    """Write a `.stepformer` file atomically (the old file stays whole until the new one is complete)."""
-    model = lesson.validate().model  # never write a lesson that would not open again
+def save_lesson(lesson: Lesson, path: str | Path, check: bool = True) -> None:
+    """Write a `.stepformer` file atomically (the old file stays whole until the new one is complete).
+
+    The lesson is first checked by tracing it, so a file that would not open again is never written.
+    check=False skips that for a lesson made by Lesson.from_model from a live model (the autosave after
+    every edit, where re-tracing a large model would cost more than writing it).
+    """
+    if check or lesson.params is None or lesson.vocabularies is None:
+        model = lesson.validate().model
+        params, vocabularies = model.params, {s: v.tokens for s, v in model.vocabs.items()}
+    else:
+        params, vocabularies = lesson.params, lesson.vocabularies
     members = {
-        LESSON_JSON: json.dumps(_lesson_json(lesson, model), ensure_ascii=False, indent=1).encode("utf-8"),
-        WEIGHTS: tensors_to_bytes({k: v.contiguous() for k, v in model.params.items()}),
+        LESSON_JSON: json.dumps(_lesson_json(lesson, vocabularies), ensure_ascii=False, indent=1).encode("utf-8"),
+        WEIGHTS: tensors_to_bytes({k: v.contiguous() for k, v in params.items()}),
     }
     if lesson.overrides:
         members[OVERRIDES] = tensors_to_bytes({k: v.contiguous() for k, v in lesson.overrides.items()})

@@ -36,13 +36,14 @@ def recovery_path() -> Path:
 
 
 def write_recovery(lesson: Lesson) -> None:
-    """Save the lesson as the recovery file (call after every change)."""
+    """Save the lesson as the recovery file (call after every change, with Lesson.from_model of the live
+    model: it is written as it is, without tracing it again; reading it back checks everything)."""
     folder = data_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise EngineError(f"cannot autosave to {folder}: {exc.strerror or exc}") from None
-    save_lesson(lesson, recovery_path())
+    save_lesson(lesson, recovery_path(), check=False)
 
 
 def read_recovery() -> Lesson | None:

@@ -138,6 +138,8 @@ def test_recovery_restores_every_edit(tmp_path, monkeypatch):
     lesson = edited_lesson()
     write_recovery(lesson)
     assert_same_lesson(lesson, read_recovery())
+    save_lesson(lesson, tmp_path / "checked.stepformer")  # the autosave skips re-tracing, with the same result
+    assert recovery_path().read_bytes() == (tmp_path / "checked.stepformer").read_bytes()
     clear_recovery()
     assert read_recovery() is None
     clear_recovery()  # nothing to clear is fine
