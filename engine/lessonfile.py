@@ -27,7 +27,6 @@ REQUIRED = (LESSON_JSON, WEIGHTS)
 MAX_MEMBERS = 16
 MAX_JSON_BYTES = 4 * 2**20
 MAX_TENSOR_BYTES = 1 * 2**30
-MAX_ARCHIVE_BYTES = 2 * 2**30
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # the same lesson always gives the same bytes
 
 
@@ -57,7 +56,6 @@ def _check_members(infos: list[zipfile.ZipInfo], label: str) -> None:
     for name in REQUIRED:
         if name not in names:
             raise EngineError(f"{label}: the archive lacks {name}; it is not a complete Stepformer lesson")
-    total = 0
     for info in infos:
         if info.flag_bits & 0x1:
             raise EngineError(f"{label}: {info.filename} is encrypted; lessons are never encrypted")
@@ -65,9 +63,6 @@ def _check_members(infos: list[zipfile.ZipInfo], label: str) -> None:
             raise EngineError(f"{label}: {info.filename} uses an unsupported compression; use stored or deflate")
         if info.file_size > _limit(info.filename):
             raise EngineError(f"{label}: {info.filename} declares {info.file_size} bytes, more than a lesson may hold")
-        total += info.file_size
-    if total > MAX_ARCHIVE_BYTES:
-        raise EngineError(f"{label}: the archive would unpack to {total} bytes, more than a lesson may hold")
 
 
 def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, label: str) -> bytes:
