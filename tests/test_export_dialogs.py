@@ -1,0 +1,100 @@
+"""The window's export dialogs and the plot area's right-click menu write what the teacher picked."""
+
+import pytest
+from PySide6.QtGui import QGuiApplication, QImage
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
+
+from engine import ModelConfig
+from gui.export import dialogs
+from gui.plots import PlotOptions, draw_stage
+from gui.plots.view import FigureView
+from gui.state import AppState
+
+
+@pytest.fixture
+def state(qapp):
+    s = AppState(ModelConfig(d_model=4, n_heads=2, decimals=1), "I love AI")
+    s.go_to("enc.0.attn.weights")
+    s.set_head(1)
+    return s
+
+
+@pytest.fixture
+def parent(qtbot):
+    widget = QWidget()
+    widget.lang = "zh"
+    qtbot.addWidget(widget)
+    return widget
+
+
+@pytest.fixture
+def answers(monkeypatch):
+    """What the teacher types into the file and number dialogs."""
+    given = {"path": "", "number": (640, True)}
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (given["path"], ""))
+    monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: given["number"])
+    warnings = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text: warnings.append(text))
+    given["warnings"] = warnings
+    return given
+
+
+def test_export_figure_dialog_writes_png_of_the_chosen_width(state, parent, answers, tmp_path, qtbot):
+    answers["path"] = str(tmp_path / "fig")  # no extension: PNG is the default
+    with qtbot.waitSignal(state.message) as message:
+        assert dialogs.export_figure_dialog(parent, state)
+    assert QImage(str(tmp_path / "fig.png")).width() == 640
+    assert "enc.0.attn.weights" in message.args[0]
+
+
+def test_export_figure_dialog_svg_and_cancel(state, parent, answers, tmp_path):
+    answers["path"] = str(tmp_path / "fig.svg")
+    assert dialogs.export_figure_dialog(parent, state)
+    assert (tmp_path / "fig.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
+    answers["path"] = ""  # cancelled
+    assert not dialogs.export_figure_dialog(parent, state)
+    answers["path"], answers["number"] = str(tmp_path / "x.png"), (0, False)  # width dialog cancelled
+    assert not dialogs.export_figure_dialog(parent, state)
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_export_failure_is_shown_not_raised(state, parent, answers, tmp_path):
+    answers["path"] = str(tmp_path / "missing" / "fig.pdf")
+    assert not dialogs.export_figure_dialog(parent, state)
+    assert answers["warnings"] and "missing" in answers["warnings"][0]
+
+
+def test_export_matrix_dialog_writes_csv_with_the_decimals(state, parent, answers, tmp_path):
+    answers["path"], answers["number"] = str(tmp_path / "w.csv"), (3, True)
+    assert dialogs.export_matrix_dialog(parent, state, "enc.0.attn.weights")
+    lines = (tmp_path / "w.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == ",I,love,AI"
+    first = [float(x) for x in lines[1].split(",")[1:]]
+    assert first == [round(float(x), 3) for x in state.trace["enc.0.attn.weights"][1, 0]]
+
+
+def test_export_deck_dialog_reports_progress(state, parent, answers, tmp_path, monkeypatch):
+    calls = []
+
+    def fake_deck(trace, opts, path, progress=None):
+        for k in range(1, 4):
+            progress(k, 3)
+        calls.append((path, opts.lang, opts.head))
+        return 3
+
+    monkeypatch.setattr(dialogs, "export_deck", fake_deck)
+    answers["path"] = str(tmp_path / "lesson.pptx")
+    assert dialogs.export_deck_dialog(parent, state)
+    assert calls == [(str(tmp_path / "lesson.pptx"), "zh", 1)]
+
+
+def test_figure_view_menu_copies_the_figure(state, qtbot):
+    opts = PlotOptions(head=state.head)
+    view = FigureView(state, lambda: opts)
+    qtbot.addWidget(view)
+    draw_stage(view.ci, state.trace, state.current_stage, opts)
+    actions = {a.text(): a for a in view.context_menu().actions()}
+    assert set(actions) == {"Export figure…", "Copy figure"}
+    QGuiApplication.clipboard().clear()
+    actions["Copy figure"].trigger()
+    assert QGuiApplication.clipboard().image().width() == 1920
