@@ -166,10 +166,11 @@ def build_stages(cfg: ModelConfig) -> list[Stage]:
 
 
 def block_outputs(cfg: ModelConfig, stack: str) -> list[str]:
-    """The residual stream of a stack: its input x0, then the output of every block."""
+    """The residual stream of a stack: the input of block 0, then the output of every block."""
     k = len(block_sublayers(cfg, stack)) + 1
     last = f"add{k}" if cfg.norm == "pre" else f"norm{k}.out"
-    return [f"{stack}.x0"] + [f"{stack}.{i}.{last}" for i in range(cfg.n_layers)]
+    first = f"{stack}.embed_norm.out" if cfg.embed_norm else f"{stack}.x0"
+    return [first] + [f"{stack}.{i}.{last}" for i in range(cfg.n_layers)]
 
 
 def stack_output(cfg: ModelConfig, stack: str) -> str:

@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 
 
 def layer_spread(trace: Trace, stack: str | None = None) -> list[float]:
-    """Standard deviation (over all tokens and features) of the residual stream: x0, then every block's
-    output. Without LayerNorm it grows layer by layer; without the residual it can collapse."""
+    """Standard deviation (over all tokens and features) of the residual stream: block 0's input, then
+    every block's output. Without LayerNorm it grows layer by layer; without the residual it can collapse."""
     stack = stack or trace.config.stacks[-1]
     return [float(trace[name].std(unbiased=False)) for name in block_outputs(trace.config, stack)]
 

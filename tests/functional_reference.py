@@ -88,7 +88,7 @@ class Reference:
             self.out[f"{p}.gate"] = gate
             a = silu(gate) * up
         else:
-            a = {"relu": F.relu, "gelu": F.gelu}[act](up)
+            a = {"relu": F.relu, "gelu": F.gelu, "gelu_tanh": lambda u: F.gelu(u, approximate="tanh")}[act](up)
         self.out[f"{p}.up"], self.out[f"{p}.act"] = up, a
         self.out[f"{p}.down"] = F.linear(a, P[f"{p}.W2"].T, P[f"{p}.b2"])
         return self.out[f"{p}.down"]
@@ -102,8 +102,12 @@ class Reference:
             pos = sinusoidal(n, cfg.d_model).float().to(embed.dtype)
         else:
             pos = self.P[f"{s}.pos.W_pos"][:n]
-        self.out.update({f"{s}.embed": embed, f"{s}.pos": pos, f"{s}.x0": embed + pos})
-        return embed + pos
+        x0 = embed + pos
+        if cfg.type_vocab:  # one sentence: every token has segment 0
+            self.out[f"{s}.type"] = self.P[f"{s}.type.W_T"][0].expand(n, -1)
+            x0 = x0 + self.out[f"{s}.type"]
+        self.out.update({f"{s}.embed": embed, f"{s}.pos": pos, f"{s}.x0": x0})
+        return self.layer_norm(f"{s}.embed_norm", x0) if cfg.embed_norm else x0
 
     def stack(self, s: str, ids: torch.Tensor, memory: torch.Tensor | None) -> torch.Tensor:
         cfg, pre = self.cfg, self.cfg.norm == "pre"

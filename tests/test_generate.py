@@ -17,6 +17,8 @@ VARIANTS = [
     dict(norm="post", activation="swiglu", positional="rope"),
     dict(norm="post", positional="none", switches=("no_scale", "no_residual")),
     dict(norm="pre", positional="rope", switches=("no_pe", "no_layernorm")),
+    dict(norm="pre", activation="gelu_tanh", positional="learned"),  # GPT-2's choices
+    dict(norm="post", activation="gelu", type_vocab=2, embed_norm=True),  # BERT's embeddings
 ]
 CASES = [(arch, v) for arch in PROMPTS for v in VARIANTS]
 

@@ -119,6 +119,8 @@ def test_layer_spread_is_the_std_of_the_residual_stream():
             expected = [float(torch.std(trace[n], unbiased=False)) for n in names]
             assert layer_spread(trace, stack) == pytest.approx(expected)
         assert layer_spread(trace) == layer_spread(trace, "dec")
+    bert = ModelConfig(embed_norm=True, n_layers=2)
+    assert block_outputs(bert, "enc") == ["enc.embed_norm.out", "enc.0.norm2.out", "enc.1.norm2.out"]
 
 
 def spreads(norm, switches):

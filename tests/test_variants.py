@@ -38,7 +38,8 @@ def variant_configs():
         configs.append(ModelConfig(
             architecture=rng.choice(ARCHS), d_model=h * rng.choice([2, 4, 6]), n_heads=h,
             d_ff=rng.choice([3, 8, 16]), n_layers=rng.choice([1, 2, 3]), norm=rng.choice(["post", "pre"]),
-            activation=rng.choice(["relu", "gelu", "swiglu"]),
+            activation=rng.choice(["relu", "gelu", "gelu_tanh", "swiglu"]),
+            type_vocab=rng.choice([0, 0, 2]), embed_norm=rng.random() < 0.3,
             positional=rng.choice(["sinusoidal", "learned", "none", "rope"]), max_len=32,
             ln_eps=rng.choice([1e-5, 1e-3]), seed=rng.randrange(1000),
             switches=tuple(s for s in SWITCHES if rng.random() < 0.3),
@@ -84,6 +85,8 @@ def test_variants_cover_every_option_with_every_architecture():
     for arch in ARCHS:
         for option in ("swiglu", "rope", *SWITCHES):
             assert (arch, option) in seen
+    assert any(c.type_vocab for c in CONFIGS) and any(c.embed_norm for c in CONFIGS)
+    assert any(c.activation == "gelu_tanh" for c in CONFIGS)
 
 
 def test_rope_matches_complex_rotation_and_rotate_half():
