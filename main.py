@@ -20,10 +20,12 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from engine.cli import add_verbs
+    from engine.train_cli import add_verbs as add_train_verbs
 
     parser = OneLineParser(prog="stepformer", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="verb")
     add_verbs(sub)
+    add_train_verbs(sub)
     try:
         from gui.cli import add_verbs as add_gui_verbs
     except ImportError:

@@ -1,0 +1,151 @@
+"""Train an engine model with torch autograd, through the very stage functions a class steps through.
+
+The forward pass is the stage graph of engine/graph.py run in order, exactly as a Trace runs it for one
+sentence. Sentences of equal lengths are batched with torch.func.vmap, which runs that per-sentence
+code on many sentences at once without changing it (no padding, no masks of our own).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch.func import vmap
+
+from .errors import EngineError
+from .graph import Stage, build_stages
+from .model import Model
+from .tokenizer import END, START
+
+Tensor = torch.Tensor
+
+
+@dataclass(frozen=True)
+class Example:
+    ids: tuple[Tensor, ...]  # token ids of each stack, in config.stacks order: [n] (and [m])
+    labels: Tensor  # [m] the token each decoder position must predict next
+
+    @property
+    def lengths(self) -> tuple[int, ...]:
+        return tuple(len(t) for t in self.ids)
+
+
+@dataclass(frozen=True)
+class Settings:
+    epochs: int = 30
+    batch_size: int = 32
+    lr: float = 3e-3
+    warmup: float = 0.05  # share of the steps with a linearly rising learning rate
+    clip: float = 1.0  # gradient norm clipping
+    seed: int = 0  # order of the batches
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run torch on one thread: results do not depend on the machine's core count, and tiny tensors
+    are faster without a thread pool (which spins badly when other programs share the cores)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def make_example(model: Model, target: str, source: str | None = None) -> Example:
+    """Teacher forcing: the decoder reads <start> w1 … wm and must predict w1 … wm <end>."""
+    cfg = model.config
+    if cfg.architecture == "encoder":
+        raise EngineError("training needs a model with an output head: a decoder or an encoder-decoder")
+    if (source is not None) != (cfg.architecture == "encoder-decoder"):
+        raise EngineError("an encoder-decoder model trains on (source, target) pairs, a decoder on sentences")
+    _, dec = model.encode("dec", f"{START} {target}")
+    end = torch.tensor([model.vocabs["dec"].id_of(END)])
+    ids = (model.encode("enc", source)[1], dec) if source is not None else (dec,)
+    return Example(ids, torch.cat([dec[1:], end]))
+
+
+def forward(stages: list[Stage], stacks: tuple[str, ...], params: dict[str, Tensor], *ids: Tensor) -> Tensor:
+    """One sentence's logits [m, vocab]: every stage's function in order, as Trace computes them."""
+    values = {f"{s}.tokens": t for s, t in zip(stacks, ids)}
+    for st in stages:
+        values[st.name] = st.fn(*[values[i] if i in values else params[i] for i in st.inputs])
+    return values["logits"]
+
+
+def batches(examples: list[Example], size: int, rng: random.Random) -> list[list[Example]]:
+    """Shuffled batches of at most `size` examples whose sentences have equal lengths."""
+    groups: dict[tuple[int, ...], list[Example]] = defaultdict(list)
+    for ex in examples:
+        groups[ex.lengths].append(ex)
+    out = []
+    for key in sorted(groups):
+        group = groups[key]
+        rng.shuffle(group)
+        out += [group[i : i + size] for i in range(0, len(group), size)]
+    rng.shuffle(out)
+    return out
+
+
+def batch_loss(run: Callable, batch: list[Example]) -> Tensor:
+    """Mean cross-entropy of the next-token predictions over the batch."""
+    ids = [torch.stack([ex.ids[k] for ex in batch]) for k in range(len(batch[0].ids))]  # [B, n] each
+    logits = vmap(run)(*ids)  # [B, m, vocab]
+    labels = torch.stack([ex.labels for ex in batch])  # [B, m]
+    return F.cross_entropy(logits.flatten(0, 1), labels.flatten())
+
+
+def _lr_factor(step: int, total: int, warmup: float) -> float:
+    """Linear warm-up, then cosine decay to a tenth of the learning rate."""
+    ramp = max(1, int(total * warmup))
+    if step < ramp:
+        return (step + 1) / ramp
+    progress = (step - ramp) / max(1, total - ramp)
+    return 0.1 + 0.45 * (1 + math.cos(math.pi * progress))
+
+
+def train(model: Model, examples: list[Example], settings: Settings, log: Callable[[str], None] = print) -> float:
+    """Train the model's weights in place with Adam; returns the last epoch's mean loss.
+
+    Deterministic for a given model seed and settings: one thread, a seeded batch order.
+    """
+    if not examples:
+        raise EngineError("training needs at least one example")
+    if settings.epochs < 1 or settings.batch_size < 1 or not settings.lr > 0:
+        raise EngineError("training needs epochs ≥ 1, batch_size ≥ 1 and a positive learning rate")
+    cfg = model.config
+    stages = build_stages(cfg)
+    stages = stages[: [st.name for st in stages].index("logits") + 1]  # the loss reads the logits
+    params = {k: v.detach().clone().requires_grad_(True) for k, v in model.params.items()}
+
+    def run(*ids):
+        return forward(stages, cfg.stacks, params, *ids)
+
+    rng = random.Random(settings.seed)
+    n_batches = len(batches(list(examples), settings.batch_size, random.Random(0)))
+    total = settings.epochs * n_batches
+    opt = torch.optim.Adam(params.values(), lr=settings.lr, betas=(0.9, 0.98))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: _lr_factor(step, total, settings.warmup))
+    start, loss_avg = time.monotonic(), float("nan")
+    with one_thread():
+        for epoch in range(1, settings.epochs + 1):
+            losses = []
+            for batch in batches(list(examples), settings.batch_size, rng):
+                loss = batch_loss(run, batch)
+                opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(params.values(), settings.clip)
+                opt.step()
+                sched.step()
+                losses.append((loss.item(), len(batch)))
+            loss_avg = sum(v * n for v, n in losses) / sum(n for _, n in losses)
+            log(f"epoch {epoch:3d}/{settings.epochs}  loss {loss_avg:.4f}  {time.monotonic() - start:6.1f} s")
+    model.params.update({k: v.detach().clone() for k, v in params.items()})
+    return loss_avg

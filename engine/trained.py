@@ -1,0 +1,138 @@
+"""The trained models Stepformer ships: how each is built (corpus, config, training settings), where it
+lives in assets/models/, how it is loaded and how it is measured.
+
+    toy  an English→Chinese translator (encoder-decoder)
+    lm   a tiny Chinese language model (decoder)
+
+Rebuild one with `python main.py train toy` (or `lm`): it writes the corpus, trains, and writes
+config.json, weights.safetensors and metrics.json next to it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import corpus
+from .config import ModelConfig
+from .errors import EngineError
+from .evaluate import perplexity, translation_metrics, unigram_perplexity
+from .model import Model
+from .train import Settings, make_example, one_thread, train
+from .weights import load_weights, save_weights
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
+FILES = ("corpus.tsv", "config.json", "weights.safetensors", "metrics.json")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str
+    title: str
+    config: ModelConfig
+    settings: Settings
+
+    @property
+    def translator(self) -> bool:
+        return self.config.architecture == "encoder-decoder"
+
+
+def _recipes() -> dict[str, Recipe]:
+    en, zh = corpus.translation_vocabs()
+    toy = ModelConfig(
+        architecture="encoder-decoder", d_model=32, n_heads=2, d_ff=64, n_layers=1, norm="post",
+        activation="relu", positional="sinusoidal", max_len=24, enc_vocab=tuple(en), dec_vocab=tuple(zh),
+    )
+    lm = ModelConfig(
+        architecture="decoder", d_model=32, n_heads=2, d_ff=64, n_layers=2, norm="post",
+        activation="relu", positional="sinusoidal", max_len=24, dec_vocab=tuple(corpus.lm_vocab()),
+    )
+    return {
+        "toy": Recipe("toy", "English→Chinese toy translator", toy, Settings(epochs=20, batch_size=32, lr=3e-3)),
+        "lm": Recipe("lm", "Tiny Chinese language model", lm, Settings(epochs=40, batch_size=16, lr=3e-3)),
+    }
+
+
+RECIPES = _recipes()
+
+
+def recipe(name: str) -> Recipe:
+    if name not in RECIPES:
+        raise EngineError(f"no trained model named {name!r}; choose {' or '.join(RECIPES)}")
+    return RECIPES[name]
+
+
+def write_corpus(name: str, path: Path) -> None:
+    """The corpus the recipe trains on, written from the templates of engine/corpus.py."""
+    if recipe(name).translator:
+        corpus.write_pairs(path, *corpus.translation_pairs())
+    else:
+        corpus.write_sentences(path, *corpus.lm_sentences())
+
+
+def read_corpus(name: str, path: Path) -> tuple[list, list]:
+    return corpus.read_pairs(path) if recipe(name).translator else corpus.read_sentences(path)
+
+
+def examples(model: Model, name: str, items: list) -> list:
+    if recipe(name).translator:
+        return [make_example(model, " ".join(p.zh), " ".join(p.en)) for p in items]
+    return [make_example(model, s) for s in items]
+
+
+def measure(model: Model, name: str, train_items: list, test_items: list) -> dict:
+    """The held-out numbers: exact match and alignment (translator), or perplexity vs unigram (LM)."""
+    with one_thread():
+        if recipe(name).translator:
+            return translation_metrics(model, test_items)
+        return {
+            "sentences": len(test_items),
+            "perplexity": perplexity(model, test_items),
+            "unigram_perplexity": unigram_perplexity(train_items, test_items, list(model.config.dec_vocab)),
+        }
+
+
+def build(name: str, out: Path, corpus_file: Path | None = None, settings: Settings | None = None,
+          log: Callable[[str], None] = print) -> dict:
+    """Train the recipe's model and write corpus.tsv, config.json, weights.safetensors and metrics.json
+    into `out`; the corpus is read from `corpus_file` when given, else written from the templates."""
+    r = recipe(name)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / "corpus.tsv"
+    if corpus_file is None:
+        write_corpus(name, target)
+    elif corpus_file.resolve() != target.resolve():
+        target.write_bytes(corpus_file.read_bytes())
+    train_items, test_items = read_corpus(name, target)
+    model = Model.create(r.config)
+    settings = settings or r.settings
+    log(f"{r.title}: {len(train_items)} training and {len(test_items)} held-out sentences, "
+        f"{sum(p.numel() for p in model.params.values())} weights")
+    start = time.monotonic()
+    train(model, examples(model, name, train_items), settings, log)
+    seconds = time.monotonic() - start
+    metrics = measure(model, name, train_items, test_items)
+    metrics["train_seconds"] = round(seconds, 1)
+    (out / "config.json").write_text(r.config.to_json() + "\n", encoding="utf-8")
+    save_weights(model, out / "weights.safetensors")
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
+    return metrics
+
+
+def folder(name: str) -> Path:
+    return MODELS_DIR / recipe(name).name
+
+
+def load(name_or_folder: str) -> Model:
+    """A shipped model by name (toy, lm), or any folder with config.json and weights.safetensors."""
+    path = folder(name_or_folder) if name_or_folder in RECIPES else Path(name_or_folder)
+    if not (path / "config.json").is_file():
+        raise EngineError(f"no trained model at {path}: expected config.json and weights.safetensors there")
+    return load_weights(ModelConfig.from_json_file(path / "config.json"), path / "weights.safetensors")
+
+
+def shipped_metrics(name: str) -> dict:
+    return json.loads((folder(name) / "metrics.json").read_text(encoding="utf-8"))
