@@ -23,7 +23,7 @@ def randomize(model: Model, seed: int, dtype=torch.float64) -> None:
         noise = torch.randn(t.shape, generator=g, dtype=dtype)
         if name.endswith("gamma"):
             model.params[name] = 1 + 0.2 * noise
-        elif ".b" in name.rsplit(".", 1)[1][:2] or name.endswith("beta"):
+        elif name.rsplit(".", 1)[1].startswith("b") or name.endswith("beta"):
             model.params[name] = 0.2 * noise
         else:
             model.params[name] = noise * (t.shape[0] ** -0.5 if t.dim() == 2 and "W_E" not in name else 1.0)
