@@ -22,12 +22,12 @@ from gui.plots.style import SLIDE_FONTS
 from gui.plots.text import caption
 from gui.stage_texts import op_text, op_title, stage_op
 
-from .figure import fit, open_painter, pdf_writer
+from .figure import check_folder, fit, open_painter, pdf_writer
 from .matrix import matrix_of
 from .render import SCENE_H, SCENE_W, offscreen_figure, paint
 
 DECK_FORMATS = ("pdf", "pptx")
-MAX_ROWS, MAX_COLS = 6, 6  # matrices on a slide are cut to this size (with …); the figure shows all of it
+MAX_ROWS, MAX_COLS = 6, 5  # matrices on a slide are cut to this size (with …); the figure shows all of it
 
 
 @dataclass
@@ -168,6 +168,7 @@ def export_deck(trace, opts: PlotOptions, path: str | Path, fmt: str | None = No
                 progress: Progress | None = None) -> int:
     """Write the lesson as a .pdf or .pptx deck, one page/slide per stage; returns the count."""
     path = Path(path)
+    check_folder(path)
     fmt = (fmt or path.suffix.lstrip(".")).lower()
     if fmt not in DECK_FORMATS:
         raise EngineError(f"cannot export slides as {fmt or 'a file without extension'!r}; "

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from pathlib import Path
 
-from pyqtgraph.exporters import SVGExporter
-from PySide6.QtCore import QMarginsF, QRectF, QSizeF
+from PySide6.QtCore import QMarginsF, QRectF, QSize, QSizeF
 from PySide6.QtGui import QGuiApplication, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtSvg import QSvgGenerator
 
 from engine import EngineError
 from gui.plots import PlotOptions
@@ -29,6 +28,11 @@ def format_of(path: str | Path, fmt: str | None = None) -> str:
     return fmt
 
 
+def check_folder(path: Path) -> None:
+    if not path.parent.is_dir():
+        raise EngineError(f"cannot write {path}: there is no folder {path.parent}")
+
+
 def check_stage(trace, stage: str) -> None:
     if stage not in trace.stage_names:
         raise EngineError(f"no stage named {stage!r}; valid stages: {', '.join(trace.stage_names)}")
@@ -46,6 +50,7 @@ def export_figure(trace, stage: str, opts: PlotOptions, path: str | Path, fmt: s
     if not MIN_WIDTH <= width <= MAX_WIDTH:
         raise EngineError(f"width {width} px is out of range; use {MIN_WIDTH} to {MAX_WIDTH}")
     path = Path(path)
+    check_folder(path)
     opts = slide_options(opts)
     if fmt == "png":
         if not render_image(trace, stage, opts, width).save(str(path), "PNG"):
@@ -58,20 +63,22 @@ def export_figure(trace, stage: str, opts: PlotOptions, path: str | Path, fmt: s
 
 
 def write_svg(trace, stage: str, opts: PlotOptions, path: Path) -> None:
+    """Painted like the PNG and PDF (one code path, so the same layout); text stays text.
+
+    (pyqtgraph's SVGExporter re-lays the scene out in export mode and can shift colour bars over the plot.)
+    """
+    generator = QSvgGenerator()
+    generator.setFileName(str(path))
+    generator.setSize(QSize(SCENE_W, SCENE_H))
+    generator.setViewBox(QRectF(0, 0, SCENE_W, SCENE_H))
+    generator.setResolution(SCREEN_DPI)
+    generator.setTitle(stage)
     with offscreen_figure(trace, stage, opts) as view:
-        exporter = SVGExporter(view.scene())
-        exporter.parameters()["background"] = "w"
-        svg = bytes(exporter.export(toBytes=True)).decode("utf-8")
-    try:
-        path.write_text(unclipped_outlines(svg), encoding="utf-8")
-    except OSError as exc:
-        raise EngineError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
-def unclipped_outlines(svg: str) -> str:
-    """Clip paths inherit the plot's black stroke; renderers without clipPath support (QtSvg) would draw
-    them as boxes around every plot, so give them no stroke (clipping uses only their shape)."""
-    return re.sub(r"(<clipPath[^>]*>\s*<path )", r'\1stroke="none" fill="none" ', svg)
+        painter = QPainter()
+        if not painter.begin(generator):
+            raise EngineError(f"cannot write {path}")
+        paint(view, painter, QRectF(0, 0, SCENE_W, SCENE_H))
+        painter.end()
 
 
 def pdf_writer(path: Path) -> QPdfWriter:

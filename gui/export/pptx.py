@@ -21,6 +21,7 @@ from .render import render_image
 CJK_FONT = "Microsoft YaHei"  # East Asian typeface PowerPoint uses for Chinese; LibreOffice substitutes its own
 TITLE_ONLY = 5  # layout index in python-pptx's default template
 FIGURE_WIDTH = Inches(8.6)
+LABEL_CHARS = 7  # longer token labels are cut so table cells stay one line
 
 
 def png_bytes(trace, stage: str, opts: PlotOptions) -> bytes:
@@ -52,14 +53,16 @@ def add_table(shapes, m: SlideMatrix, left: Emu, top: Emu, width: Emu) -> Emu:
     caption = shapes.add_textbox(left, top, width, Inches(0.3))
     set_text(caption.text_frame, cut_note(m), 11, bold=True)
     r, c = m.values.shape
-    row_h = Inches(0.24)
+    row_h = Inches(0.26)
     table = shapes.add_table(r + 1, c + 1, left, top + Inches(0.3), width, row_h * (r + 1)).table
-    for j in range(c):
-        set_text(table.cell(0, j + 1).text_frame, m.cols[j], 9, bold=True)
-    for i in range(r):
-        set_text(table.cell(i + 1, 0).text_frame, m.rows[i], 9, bold=True)
-        for j in range(c):
-            set_text(table.cell(i + 1, j + 1).text_frame, format_cell(m.values[i, j]), 9)
+    cells = [(0, j + 1, m.cols[j][:LABEL_CHARS], True) for j in range(c)]
+    cells += [(i + 1, 0, m.rows[i][:LABEL_CHARS], True) for i in range(r)]
+    cells += [(i + 1, j + 1, format_cell(m.values[i, j]), False) for i in range(r) for j in range(c)]
+    for i, j, text, bold in cells:
+        cell = table.cell(i, j)
+        cell.margin_left = cell.margin_right = Inches(0.03)
+        cell.margin_top = cell.margin_bottom = Inches(0.01)
+        set_text(cell.text_frame, text, 9, bold=bold)
     return Inches(0.3) + row_h * (r + 1) + Inches(0.15)
 
 

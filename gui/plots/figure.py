@@ -36,7 +36,7 @@ class StageFigure:
 def figure_title(trace, stage: str, opts: PlotOptions) -> str:
     """"Scores Q·Kᵀ · head 1 — enc.0.attn.scores", the model's switches on a second line."""
     cfg = trace.config
-    heads = caption("n_heads", opts.lang, n=cfg.n_heads)
+    heads = caption("one_head" if cfg.n_heads == 1 else "n_heads", opts.lang, n=cfg.n_heads)
     switches = f"{cfg.architecture} · d_model {cfg.d_model} · {heads} · {cfg.norm}-LN · {cfg.activation}"
     if cfg.switches:
         switches += " · " + caption("what_if", opts.lang, switches=", ".join(cfg.switches))

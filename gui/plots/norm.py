@@ -60,11 +60,15 @@ class BeforeAfterPanel:
         tokens = axis_labels(trace, trace.stage(f"{self.prefix}.mean").rows, n)
         self.plot.getAxis("bottom").setTicks([[(i, t) for i, t in enumerate(tokens)]])
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
+        low = (mean - sigma).numpy()
+        high = (mean + sigma).numpy()
+        lo, hi = float(min(x.min(), out.min(), low.min())), float(max(x.max(), out.max(), high.max()))
+        self.plot.setYRange(lo - 0.05 * (hi - lo), hi + 0.3 * (hi - lo), padding=0)  # headroom for the legend
         set_caption(self.plot, caption("before_after", opts.lang), opts)
 
 
 class NormStepsPanel:
-    """The selected token through LayerNorm: x → x − μ → ÷√(σ²+ε) → γ·x̂ + β, one line per feature."""
+    """The selected token through LayerNorm: x → x − μ → ÷√(σ²+ε) → × γ + β, one line per feature."""
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
         self.prefix = norm_prefix(name)
