@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 from . import trained
 from .errors import EngineError
 from .evaluate import greedy_decode
-from .train import Settings
 
 TRANSLATOR_HELP = "toy, or a folder with config.json and weights.safetensors"
 
 
 def cmd_train(args: argparse.Namespace) -> None:
     recipe = trained.recipe(args.model)
-    settings = recipe.settings
-    if args.epochs is not None:
-        settings = Settings(**{**settings.__dict__, "epochs": args.epochs})
+    settings = recipe.settings if args.epochs is None else replace(recipe.settings, epochs=args.epochs)
     out = Path(args.out) if args.out else trained.folder(args.model)
-    metrics = trained.build(args.model, out, Path(args.corpus) if args.corpus else None, settings)
+    metrics = trained.build(args.model, out, Path(args.corpus) if args.corpus else None, settings, args.seed)
     print(f"wrote {', '.join(trained.FILES)} to {out}")
     print_metrics(args.model, metrics)
 
@@ -54,6 +52,7 @@ def add_verbs(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="output folder (default: assets/models/MODEL)")
     p.add_argument("--corpus", help="train on this corpus.tsv instead of writing one from the templates")
     p.add_argument("--epochs", type=int, help="passes over the training sentences (default: the recipe's)")
+    p.add_argument("--seed", type=int, help="seed of the initial weights and the batch order (default: 0)")
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("translate", help="translate English to Chinese with the toy translator (greedy)")

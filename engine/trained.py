@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import corpus
@@ -34,6 +34,7 @@ class Recipe:
     title: str
     config: ModelConfig
     settings: Settings
+    example: tuple[str, str | None]  # a sentence (and target) to open the model on
 
     @property
     def translator(self) -> bool:
@@ -51,8 +52,10 @@ def _recipes() -> dict[str, Recipe]:
         activation="relu", positional="sinusoidal", max_len=24, dec_vocab=tuple(corpus.lm_vocab()),
     )
     return {
-        "toy": Recipe("toy", "English→Chinese toy translator", toy, Settings(epochs=20, batch_size=32, lr=3e-3)),
-        "lm": Recipe("lm", "Tiny Chinese language model", lm, Settings(epochs=40, batch_size=16, lr=3e-3)),
+        "toy": Recipe("toy", "English→Chinese toy translator", toy, Settings(epochs=20, batch_size=32, lr=3e-3),
+                      ("I eat rice today", "我 今天 吃 米饭")),
+        "lm": Recipe("lm", "Tiny Chinese language model", lm, Settings(epochs=40, batch_size=16, lr=3e-3),
+                     ("猫 吃了 鱼 , 因为 它 饿了 。", None)),
     }
 
 
@@ -96,10 +99,15 @@ def measure(model: Model, name: str, train_items: list, test_items: list) -> dic
 
 
 def build(name: str, out: Path, corpus_file: Path | None = None, settings: Settings | None = None,
-          log: Callable[[str], None] = print) -> dict:
+          seed: int | None = None, log: Callable[[str], None] = print) -> dict:
     """Train the recipe's model and write corpus.tsv, config.json, weights.safetensors and metrics.json
-    into `out`; the corpus is read from `corpus_file` when given, else written from the templates."""
+    into `out`; the corpus is read from `corpus_file` when given, else written from the templates.
+    `seed` replaces the recipe's seed of the initial weights and of the batch order."""
     r = recipe(name)
+    settings = settings or r.settings
+    config = r.config
+    if seed is not None:
+        config, settings = config.replace(seed=seed), replace(settings, seed=seed)
     out.mkdir(parents=True, exist_ok=True)
     target = out / "corpus.tsv"
     if corpus_file is None:
@@ -107,8 +115,7 @@ def build(name: str, out: Path, corpus_file: Path | None = None, settings: Setti
     elif corpus_file.resolve() != target.resolve():
         target.write_bytes(corpus_file.read_bytes())
     train_items, test_items = read_corpus(name, target)
-    model = Model.create(r.config)
-    settings = settings or r.settings
+    model = Model.create(config)
     log(f"{r.title}: {len(train_items)} training and {len(test_items)} held-out sentences, "
         f"{sum(p.numel() for p in model.params.values())} weights")
     start = time.monotonic()
@@ -116,7 +123,7 @@ def build(name: str, out: Path, corpus_file: Path | None = None, settings: Setti
     seconds = time.monotonic() - start
     metrics = measure(model, name, train_items, test_items)
     metrics["train_seconds"] = round(seconds, 1)
-    (out / "config.json").write_text(r.config.to_json() + "\n", encoding="utf-8")
+    (out / "config.json").write_text(config.to_json() + "\n", encoding="utf-8")
     save_weights(model, out / "weights.safetensors")
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
     return metrics

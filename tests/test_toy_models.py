@@ -21,7 +21,10 @@ def test_shipped_corpus_is_what_the_templates_write(name, tmp_path):
 
 @pytest.mark.parametrize("name", list(trained.RECIPES))
 def test_shipped_config_is_the_recipe(name):
-    assert trained.load(name).config == trained.recipe(name).config
+    model = trained.load(name)
+    assert model.config == trained.recipe(name).config
+    trace = model.trace(*trained.recipe(name).example)  # the sentence a picker opens it on: no <unk>
+    assert all("<unk>" not in tokens for tokens in trace.tokens.values())
 
 
 def test_shipped_translator_reproduces_its_numbers():
