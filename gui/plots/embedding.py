@@ -9,7 +9,7 @@ import torch
 from engine import teaching
 
 from .bars import add_legend
-from .style import PlotOptions, color, font, foreground, new_plot, set_caption
+from .style import PlotOptions, color, font, foreground, markers, new_plot, set_caption
 from .text import caption
 
 MAX_CURVES = 6
@@ -40,7 +40,7 @@ class PositionCurvesPanel:
                            else pg.QtCore.Qt.PenStyle.DashLine)
             wave = "sin" if dim % 2 == 0 else "cos"
             curve = self.plot.plot(pen=pen, name=f"{wave} {dim} ({caption('period', opts.lang)} {periods[dim]:.3g})")
-            dots = self.plot.plot(pen=None, symbol="o", symbolSize=10 if opts.slide else 6,
+            dots = self.plot.plot(**markers(opts), pen=None, symbol="o", symbolSize=10 if opts.slide else 6,
                                   symbolBrush=color(k // 2), symbolPen=None)
             self.curves.append((dim, curve))
             self.dots.append(dots)

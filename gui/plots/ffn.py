@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from engine import teaching
 
 from .matrix import row_of
-from .style import PlotOptions, color, foreground, new_plot, set_caption
+from .style import PlotOptions, color, foreground, markers, new_plot, set_caption
 from .text import caption
 
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU (tanh)", "swiglu": "SiLU(gate)"}
@@ -33,9 +33,10 @@ class ActivationPanel:
                                                                                style=Qt.PenStyle.DotLine)))
         self.curve = self.plot.plot(pen=pg.mkPen(foreground(opts), width=3 if opts.slide else 2))
         small, big = (9, 16) if opts.slide else (5, 9)
-        self.all = self.plot.plot(pen=None, symbol="o", symbolSize=small, symbolBrush=color(0), symbolPen=None)
-        self.selected = self.plot.plot(pen=None, symbol="o", symbolSize=big, symbolBrush=color(4),
-                                       symbolPen=pg.mkPen(foreground(opts)))
+        dots = dict(markers(opts), pen=None, symbol="o")
+        self.all = self.plot.plot(**dots, symbolSize=small, symbolBrush=color(0), symbolPen=None)
+        outline = pg.mkPen(foreground(opts))
+        self.selected = self.plot.plot(**dots, symbolSize=big, symbolBrush=color(4), symbolPen=outline)
 
     def update(self, trace, opts: PlotOptions) -> None:
         name = trace.config.activation

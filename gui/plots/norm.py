@@ -11,7 +11,7 @@ from engine import teaching
 from .bars import add_legend
 from .heatmap import axis_labels, format_cell
 from .matrix import row_of
-from .style import PlotOptions, color, foreground, new_plot, set_caption
+from .style import PlotOptions, color, foreground, markers, new_plot, set_caption
 from .text import caption
 
 STEPS = ("step_x", "step_centred", "step_hat", "step_out")
@@ -36,11 +36,11 @@ class BeforeAfterPanel:
         self.plot.showGrid(y=True, alpha=0.25)
         size = 12 if opts.slide else 7
         legend = add_legend(self.plot, opts)
-        self.before = self.plot.plot(pen=None, symbol="o", symbolSize=size, symbolBrush=None,
-                                     symbolPen=pg.mkPen(color(0), width=2), name="x")
-        self.after = self.plot.plot(pen=None, symbol="o", symbolSize=size, symbolBrush=color(1), symbolPen=None,
-                                    name="LN(x)")
-        self.mean = self.plot.plot(pen=None, symbol="_", symbolSize=3 * size, symbolBrush=foreground(opts),
+        dots = dict(markers(opts), pen=None, symbolSize=size)
+        self.before = self.plot.plot(**dots, symbol="o", symbolBrush=None, symbolPen=pg.mkPen(color(0), width=2),
+                                     name="x")
+        self.after = self.plot.plot(**dots, symbol="o", symbolBrush=color(1), symbolPen=None, name="LN(x)")
+        self.mean = self.plot.plot(**dict(dots, symbolSize=3 * size), symbol="_", symbolBrush=foreground(opts),
                                    symbolPen=pg.mkPen(foreground(opts), width=3), name="μ ± σ")
         self.spread = pg.ErrorBarItem(beam=0.08, pen=pg.mkPen(foreground(opts), width=2))
         self.plot.addItem(self.spread)
@@ -81,8 +81,8 @@ class NormStepsPanel:
         for f in range(d):
             few = d <= MAX_COLOURED_FEATURES
             pen = pg.mkPen(color(f) if few else (128, 128, 128, 120), width=width if few else 1)
-            self.lines.append(self.plot.plot(pen=pen, symbol="o" if few else None, symbolBrush=color(f),
-                                             symbolPen=None, symbolSize=9 if opts.slide else 5))
+            self.lines.append(self.plot.plot(**markers(opts), pen=pen, symbol="o" if few else None,
+                                             symbolBrush=color(f), symbolPen=None, symbolSize=9 if opts.slide else 5))
 
     def update(self, trace, opts: PlotOptions) -> None:
         x = trace[norm_input(trace, self.prefix)]

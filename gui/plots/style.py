@@ -81,6 +81,11 @@ def new_plot(layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, c
     return plot
 
 
+def markers(opts: PlotOptions) -> dict:
+    """Scatter options: exports draw each marker as a shape (the cached pixmap atlas misprints in SVG)."""
+    return {"useCache": not opts.slide}
+
+
 def set_caption(plot: pg.PlotItem, text: str, opts: PlotOptions) -> None:
     plot.setTitle(text, color=foreground(opts), size=html_size(opts, "caption"))
     if opts.slide:
