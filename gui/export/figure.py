@@ -16,6 +16,7 @@ from .render import SCENE_H, SCENE_W, offscreen_figure, paint, render_image
 
 FORMATS = ("png", "svg", "pdf")
 SCREEN_DPI = 96
+PNG_QUALITY = 80  # Qt's PNG quality: lighter compression, written about twice as fast, files ~20% larger
 MIN_WIDTH, MAX_WIDTH = 200, 8000
 
 
@@ -53,7 +54,7 @@ def export_figure(trace, stage: str, opts: PlotOptions, path: str | Path, fmt: s
     check_folder(path)
     opts = slide_options(opts)
     if fmt == "png":
-        if not render_image(trace, stage, opts, width).save(str(path), "PNG"):
+        if not render_image(trace, stage, opts, width).save(str(path), "PNG", PNG_QUALITY):
             raise EngineError(f"cannot write {path}")
     elif fmt == "svg":
         write_svg(trace, stage, opts, path)

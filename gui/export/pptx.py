@@ -16,6 +16,7 @@ from gui.plots import PlotOptions
 from gui.plots.heatmap import format_cell
 
 from .deck import FIGURE_SIZE, Progress, Slide, SlideMatrix, cut_note, slides, with_progress
+from .figure import PNG_QUALITY
 from .render import render_image
 
 CJK_FONT = "Microsoft YaHei"  # East Asian typeface PowerPoint uses for Chinese; LibreOffice substitutes its own
@@ -27,8 +28,8 @@ LABEL_CHARS = 7  # longer token labels are cut so table cells stay one line
 def png_bytes(trace, stage: str, opts: PlotOptions) -> bytes:
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    # 1.5× the layout size is sharp on a projector; quality 80 = light PNG compression, quick to write
-    render_image(trace, stage, opts, 3 * FIGURE_SIZE[0] // 2, FIGURE_SIZE).save(buffer, "PNG", 80)
+    # 1.5× the layout size is sharp on a projector
+    render_image(trace, stage, opts, 3 * FIGURE_SIZE[0] // 2, FIGURE_SIZE).save(buffer, "PNG", PNG_QUALITY)
     return bytes(buffer.data())
 
 
