@@ -213,3 +213,16 @@ def test_crowded_labels_are_thinned_and_numbers_hidden_only_when_cells_are_too_s
             shown_rows = len(heat.plot.getAxis("left")._tickLevels[0])
             assert (shown_rows < n_rows) == crowded
             assert heat.numbers and all(item.isVisible() != crowded for item in heat.numbers)
+
+
+def test_big_models_draw_each_querys_strongest_keys_only(layout):
+    cfg = ModelConfig(d_model=48, n_heads=12, d_ff=96, seed=3)
+    trace = Model.create(cfg).trace(" ".join(f"w{i}" for i in range(40)))
+    figure = draw_stage(layout, trace, "enc.0.attn.weights", PlotOptions())
+    every = [p for p in figure.panels if isinstance(p, LinesPanel)][1]
+    assert len(every.lines) <= LinesPanel.MAX_LINES
+    per_query = len(every.lines) // (12 * 40)  # 2 strongest keys per query and head
+    w = trace["enc.0.attn.weights"]
+    for k, (h, i) in enumerate((h, i) for h in range(12) for i in range(40)):
+        keys = {round(every.lines[k * per_query + m].line().y2()) for m in range(per_query)}
+        assert keys == set(torch.topk(w[h, i], per_query).indices.tolist())

@@ -91,8 +91,12 @@ class RowBarsPanel:
 class LinesPanel:
     """Queries on the left, keys on the right, one line per pair whose opacity is the weight (BertViz style).
 
-    all_heads draws every head in its own colour; otherwise only the selected head.
+    all_heads draws every head in its own colour; otherwise only the selected head. Long sentences keep
+    each query's strongest keys only (at most MAX_LINES lines), so big models stay quick to draw.
     """
+
+    MAX_LINES = 1200
+    MAX_WORDS = 32  # more tokens than this: every other (third, …) word is written
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
                  all_heads: bool):
@@ -105,21 +109,18 @@ class LinesPanel:
         self.words: list[pg.TextItem] = []
         self.shape = None
 
-    def _build(self, trace, opts: PlotOptions, n_heads: int, queries: list[str], keys: list[str]) -> None:
+    def _build(self, opts: PlotOptions, n_lines: int, queries: list[str], keys: list[str]) -> None:
         for item in self.lines + self.words:
             self.plot.removeItem(item)
         self.lines, self.words = [], []
-        spread = 0.12 if n_heads > 1 else 0.0  # heads fan out slightly so their colours stay apart
-        for h in range(n_heads):
-            dy = (h - (n_heads - 1) / 2) * spread / max(1, n_heads - 1)
-            for i in range(len(queries)):
-                for j in range(len(keys)):
-                    line = QGraphicsLineItem(QLineF(0.0, i + dy, 1.0, j + dy))
-                    self.plot.addItem(line)
-                    self.lines.append(line)
+        for _ in range(n_lines):
+            line = QGraphicsLineItem()
+            self.plot.addItem(line)
+            self.lines.append(line)
         for x, anchor, words in ((-0.03, (1.0, 0.5), queries), (1.03, (0.0, 0.5), keys)):
+            step = -(-len(words) // self.MAX_WORDS)
             for i, word in enumerate(words):
-                item = pg.TextItem(word, color=foreground(opts), anchor=anchor)
+                item = pg.TextItem(word if i % step == 0 else "", color=foreground(opts), anchor=anchor)
                 item.setFont(font(opts, "tick"))
                 item.setPos(x, i)
                 self.plot.addItem(item)
@@ -129,25 +130,31 @@ class LinesPanel:
 
     def update(self, trace, opts: PlotOptions) -> None:
         weights = trace[self.name]  # [h, n_q, n_k]
-        heads = range(weights.shape[0]) if self.all_heads else [head_of(trace, opts)]
+        heads = list(range(weights.shape[0])) if self.all_heads else [head_of(trace, opts)]
         queries, keys = _grid_labels(trace, self.name)
+        per_query = max(1, min(len(keys), self.MAX_LINES // (len(heads) * len(queries))))
         shape = (len(heads), *weights.shape[1:])
         if shape != self.shape:
             self.shape = shape
-            self._build(trace, opts, len(heads), queries, keys)
+            self._build(opts, len(heads) * len(queries) * per_query, queries, keys)
         r = row_of(len(queries), opts)
         width = 4 if opts.slide else 2
+        spread = 0.12 if len(heads) > 1 else 0.0  # heads fan out slightly so their colours stay apart
         lines = iter(self.lines)
-        for h in heads:
+        for k, h in enumerate(heads):
+            dy = (k - (len(heads) - 1) / 2) * spread / max(1, len(heads) - 1)
             base = color(h) if self.all_heads else color(0)
             for i in range(len(queries)):
-                for j in range(len(keys)):
+                _, strongest = teaching.top_k(weights[h, i], per_query)
+                for j in sorted(strongest.tolist()):
                     c = QColor(base)
                     c.setAlphaF(float(weights[h, i, j]))
                     pen = QPen(c, width * (1.6 if i == r else 1.0))
                     pen.setCosmetic(True)
                     pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-                    next(lines).setPen(pen)
+                    line = next(lines)
+                    line.setLine(QLineF(0.0, i + dy, 1.0, j + dy))
+                    line.setPen(pen)
         for k, item in enumerate(self.words[: len(queries)]):
             f = font(opts, "tick")
             f.setBold(k == r)

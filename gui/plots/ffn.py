@@ -12,6 +12,7 @@ from .matrix import row_of
 from .style import PlotOptions, color, foreground, markers, new_plot, set_caption
 from .text import caption
 
+MAX_POINTS = 4000
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU (tanh)", "swiglu": "SiLU(gate)"}
 
 
@@ -46,7 +47,8 @@ class ActivationPanel:
         reach = max(3.0, float(up.abs().max()) * 1.1)
         xs, ys = teaching.activation_curve(name, -reach, reach)
         self.curve.setData(xs.numpy(), ys.numpy())
-        self.all.setData(up.flatten().numpy(), act.flatten().numpy())
+        stride = max(1, up.numel() // MAX_POINTS)  # big models: an even sample of the points (the count uses all)
+        self.all.setData(up.flatten()[::stride].numpy(), act.flatten()[::stride].numpy())
         r = row_of(up.shape[0], opts)
         self.selected.setData(up[r].numpy(), act[r].numpy())
         self.plot.setXRange(-reach, reach, padding=0.02)

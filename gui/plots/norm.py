@@ -16,6 +16,7 @@ from .text import caption
 
 STEPS = ("step_x", "step_centred", "step_hat", "step_out")
 MAX_COLOURED_FEATURES = 8
+MAX_POINTS = 4000
 
 
 def norm_prefix(name: str) -> str:
@@ -53,8 +54,10 @@ class BeforeAfterPanel:
         sigma = teaching.layer_norm_spread(trace[f"{self.prefix}.var"][:, 0], trace.config.ln_eps)
         n, d = x.shape
         pos = np.arange(n, dtype=float)
-        self.before.setData(np.repeat(pos - 0.15, d), x.flatten())
-        self.after.setData(np.repeat(pos + 0.15, d), out.flatten())
+        shown = slice(None, None, max(1, n * d // MAX_POINTS))  # big models: an even sample of each row's features
+        k = len(range(d)[shown])
+        self.before.setData(np.repeat(pos - 0.15, k), x[:, shown].flatten())
+        self.after.setData(np.repeat(pos + 0.15, k), out[:, shown].flatten())
         self.mean.setData(pos - 0.15, mean.numpy())
         self.spread.setData(x=pos - 0.15, y=mean.numpy(), height=2 * sigma.numpy())
         tokens = axis_labels(trace, trace.stage(f"{self.prefix}.mean").rows, n)
@@ -77,12 +80,13 @@ class NormStepsPanel:
         self.plot.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(foreground(opts), style=Qt.PenStyle.DotLine)))
         d = trace.config.d_model
         width = 3 if opts.slide else 2
-        self.lines = []
-        for f in range(d):
-            few = d <= MAX_COLOURED_FEATURES
-            pen = pg.mkPen(color(f) if few else (128, 128, 128, 120), width=width if few else 1)
-            self.lines.append(self.plot.plot(**markers(opts), pen=pen, symbol="o" if few else None,
-                                             symbolBrush=color(f), symbolPen=None, symbolSize=9 if opts.slide else 5))
+        self.few = d <= MAX_COLOURED_FEATURES
+        self.lines = []  # a coloured line per feature, or one grey polyline for all of them when there are many
+        for f in range(d if self.few else 1):
+            pen = pg.mkPen(color(f), width=width) if self.few else pg.mkPen(128, 128, 128, 90, width=1)
+            self.lines.append(self.plot.plot(**markers(opts), pen=pen, symbol="o" if self.few else None,
+                                             symbolBrush=color(f), symbolPen=None, symbolSize=9 if opts.slide else 5,
+                                             connect="finite"))
 
     def update(self, trace, opts: PlotOptions) -> None:
         x = trace[norm_input(trace, self.prefix)]
@@ -91,8 +95,14 @@ class NormStepsPanel:
         tokens = axis_labels(trace, trace.stage(f"{p}.mean").rows, x.shape[0])
         r = row_of(x.shape[0], opts)
         values = np.stack([steps[k][r].numpy() for k in ("x", "centred", "hat", "out")])  # [4, d]
-        for f, line in enumerate(self.lines):
-            line.setData(np.arange(len(STEPS)), values[:, f])
+        at = np.arange(len(STEPS), dtype=float)
+        if self.few:
+            for f, line in enumerate(self.lines):
+                line.setData(at, values[:, f])
+        else:  # every feature's path, the paths separated by NaN breaks
+            gap = np.full((values.shape[1], 1), np.nan)
+            xs = np.hstack([np.tile(at, (values.shape[1], 1)), gap]).ravel()
+            self.lines[0].setData(xs, np.hstack([values.T, gap]).ravel())
         self.plot.getAxis("bottom").setTicks([[(i, caption(k, opts.lang)) for i, k in enumerate(STEPS)]])
         self.plot.setXRange(-0.3, len(STEPS) - 0.7, padding=0)
         stats = f"μ = {format_cell(float(steps['mean'][r]))}, σ² = {format_cell(float(steps['var'][r]))}"
