@@ -46,6 +46,10 @@ class Settings:
     clip: float = 1.0  # gradient norm clipping
     seed: int = 0  # order of the batches
 
+    def __post_init__(self):
+        if self.epochs < 1 or self.batch_size < 1 or not self.lr > 0:
+            raise EngineError("training needs epochs ≥ 1, batch_size ≥ 1 and a positive learning rate")
+
 
 @contextmanager
 def one_thread() -> Iterator[None]:
@@ -118,8 +122,6 @@ def train(model: Model, examples: list[Example], settings: Settings, log: Callab
     """
     if not examples:
         raise EngineError("training needs at least one example")
-    if settings.epochs < 1 or settings.batch_size < 1 or not settings.lr > 0:
-        raise EngineError("training needs epochs ≥ 1, batch_size ≥ 1 and a positive learning rate")
     cfg = model.config
     stages = build_stages(cfg)
     stages = stages[: [st.name for st in stages].index("logits") + 1]  # the loss reads the logits

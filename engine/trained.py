@@ -68,12 +68,13 @@ def recipe(name: str) -> Recipe:
     return RECIPES[name]
 
 
-def write_corpus(name: str, path: Path) -> None:
-    """The corpus the recipe trains on, written from the templates of engine/corpus.py."""
-    if recipe(name).translator:
-        corpus.write_pairs(path, *corpus.translation_pairs())
-    else:
-        corpus.write_sentences(path, *corpus.lm_sentences())
+def template_corpus(name: str) -> tuple[list, list]:
+    """The training and held-out items the templates of engine/corpus.py write for the recipe."""
+    return corpus.translation_pairs() if recipe(name).translator else corpus.lm_sentences()
+
+
+def write_corpus(name: str, path: Path, items: tuple[list, list]) -> None:
+    (corpus.write_pairs if recipe(name).translator else corpus.write_sentences)(path, *items)
 
 
 def read_corpus(name: str, path: Path) -> tuple[list, list]:
@@ -100,21 +101,16 @@ def measure(model: Model, name: str, train_items: list, test_items: list) -> dic
 
 def build(name: str, out: Path, corpus_file: Path | None = None, settings: Settings | None = None,
           seed: int | None = None, log: Callable[[str], None] = print) -> dict:
-    """Train the recipe's model and write corpus.tsv, config.json, weights.safetensors and metrics.json
-    into `out`; the corpus is read from `corpus_file` when given, else written from the templates.
-    `seed` replaces the recipe's seed of the initial weights and of the batch order."""
+    """Train the recipe's model, then write corpus.tsv, config.json, weights.safetensors and metrics.json
+    into `out`; the corpus is read from `corpus_file` when given, else made from the templates.
+    `seed` replaces the recipe's seed of the initial weights and of the batch order. Bad input is
+    refused before anything is written."""
     r = recipe(name)
     settings = settings or r.settings
     config = r.config
     if seed is not None:
         config, settings = config.replace(seed=seed), replace(settings, seed=seed)
-    out.mkdir(parents=True, exist_ok=True)
-    target = out / "corpus.tsv"
-    if corpus_file is None:
-        write_corpus(name, target)
-    elif corpus_file.resolve() != target.resolve():
-        target.write_bytes(corpus_file.read_bytes())
-    train_items, test_items = read_corpus(name, target)
+    train_items, test_items = template_corpus(name) if corpus_file is None else read_corpus(name, corpus_file)
     model = Model.create(config)
     log(f"{r.title}: {len(train_items)} training and {len(test_items)} held-out sentences, "
         f"{sum(p.numel() for p in model.params.values())} weights")
@@ -123,6 +119,8 @@ def build(name: str, out: Path, corpus_file: Path | None = None, settings: Setti
     seconds = time.monotonic() - start
     metrics = measure(model, name, train_items, test_items)
     metrics["train_seconds"] = round(seconds, 1)
+    out.mkdir(parents=True, exist_ok=True)
+    write_corpus(name, out / "corpus.tsv", (train_items, test_items))
     (out / "config.json").write_text(config.to_json() + "\n", encoding="utf-8")
     save_weights(model, out / "weights.safetensors")
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")

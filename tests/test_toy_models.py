@@ -15,7 +15,7 @@ def shipped(name):
 
 @pytest.mark.parametrize("name", list(trained.RECIPES))
 def test_shipped_corpus_is_what_the_templates_write(name, tmp_path):
-    trained.write_corpus(name, tmp_path / "corpus.tsv")
+    trained.write_corpus(name, tmp_path / "corpus.tsv", trained.template_corpus(name))
     assert (tmp_path / "corpus.tsv").read_bytes() == (trained.folder(name) / "corpus.tsv").read_bytes()
 
 
@@ -86,3 +86,13 @@ def test_retraining_from_the_shipped_corpus_reproduces_the_accuracy(tmp_path):
     assert log[-1].startswith("epoch  20/20")
     assert (tmp_path / "corpus.tsv").read_bytes() == (trained.folder("toy") / "corpus.tsv").read_bytes()
     assert trained.load(str(tmp_path)).config == trained.recipe("toy").config
+
+
+def test_bad_training_input_writes_nothing(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["train", "toy", "--epochs", "0", "--out", str(out)]) == 1
+    assert "epochs" in capsys.readouterr().err
+    (tmp_path / "bad.tsv").write_text("split\ten\tzh\talign\ntrain\tI love\t我\t0 1\n", encoding="utf-8")
+    assert main(["train", "toy", "--corpus", str(tmp_path / "bad.tsv"), "--out", str(out)]) == 1
+    assert "bad.tsv line 2" in capsys.readouterr().err
+    assert not out.exists()
