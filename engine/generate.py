@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from .config import ModelConfig
 from .errors import EngineError
 from .kv_cache import KVCache, matmul_macs, trace_keys_values
 from .model import Model
@@ -131,3 +132,11 @@ def generate(model: Model, text: str, target: str | None = None, steps: int = 1,
             stopped = "end"
             break
     return Generation(tokens, done, stopped)
+
+
+def macs_by_position(cfg: ModelConfig, n_src: int, n: int, vocab: int) -> list[tuple[int, int]]:
+    """Reading decoder positions 0 … n − 1 one token at a time: for each, the multiply-adds of its matrix
+    products with a KV cache (only the new row; the encoder once, at the first) and recomputing the whole
+    sentence so far instead."""
+    return [(matmul_macs(cfg, n_src, p, 1, vocab, encoder=p == 0),
+             matmul_macs(cfg, n_src, 0, p + 1, vocab, encoder=True)) for p in range(n)]

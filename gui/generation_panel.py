@@ -1,0 +1,206 @@
+"""Generate the next token, one at a time: temperature, top-k, greedy or sampled with a seed.
+
+"Generate next token" moves the cursor to the output probabilities, chooses a token from the last position's
+distribution (the engine's next_token_distribution and choose; draw t of a sentence uses seed + t, as
+engine.generate does) and appends it through the app state (undoable). The window then stands on the new
+position's probabilities; "Step through the new token" goes back to the decoder's input so the class can
+follow the new position through every stage.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QRadioButton,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine import EngineError
+from engine.generate import MAX_TEMPERATURE, MIN_TEMPERATURE, choose, next_token_distribution
+from engine.tokenizer import END
+
+from .lesson_changes import AppendTokenCommand, generated_so_far
+from .plots import PlotOptions
+from .plots.kv_cache import Choice, ChoicePanel, choice_title
+from .state import AppState
+
+
+def producing_command(state: AppState) -> AppendTokenCommand | None:
+    """The append that made the current trace (None when its last token was typed, not generated)."""
+    stack = state.undo_stack
+    command = stack.command(stack.index() - 1) if stack.index() > 0 else None
+    if isinstance(command, AppendTokenCommand) and command.after.trace is state.trace:
+        return command
+    return None
+
+
+class GenerationPanel(QWidget):
+    def __init__(self, state: AppState, lang: str = "en", parent=None):
+        super().__init__(parent)
+        self.state, self.lang = state, lang
+
+        self.generate_action = QAction(self.tr("Generate next token"), self)
+        self.generate_action.setShortcut(QKeySequence("Ctrl+G"))
+        self.generate_action.setToolTip(self.tr("Choose the next token from the output probabilities and "
+                                                "append it (Ctrl+G)"))
+        self.generate_action.triggered.connect(self.generate)
+        self.step_action = QAction(self.tr("Step through the new token"), self)
+        self.step_action.setToolTip(self.tr("Go back to the decoder's input with the new token selected"))
+        self.step_action.triggered.connect(self.step_new_token)
+
+        self.greedy = QRadioButton(self.tr("Greedy (most likely)"), self)
+        self.sampled = QRadioButton(self.tr("Sampled"), self)
+        self.greedy.setChecked(True)
+        group = QButtonGroup(self)
+        group.addButton(self.greedy)
+        group.addButton(self.sampled)
+        self.temperature = QDoubleSpinBox(self)
+        self.temperature.setRange(MIN_TEMPERATURE, MAX_TEMPERATURE)
+        self.temperature.setDecimals(2)
+        self.temperature.setSingleStep(0.1)
+        self.temperature.setValue(1.0)
+        self.top_k = QSpinBox(self)
+        self.top_k.setRange(0, 100000)
+        self.top_k.setSpecialValueText(self.tr("all"))
+        self.seed = QSpinBox(self)
+        self.seed.setRange(0, 2**31 - 1)
+        self.seed_note = QLabel(self)
+        self.seed_note.setStyleSheet("color: #555")
+        for box in (self.temperature, self.top_k, self.seed):
+            box.valueChanged.connect(self.show_choice)
+        self.sampled.toggled.connect(self._mode_changed)
+
+        how = QHBoxLayout()
+        how.addWidget(self.greedy)
+        how.addWidget(self.sampled)
+        how.addStretch(1)
+        form = QFormLayout()
+        form.addRow(how)
+        form.addRow(self.tr("Temperature T:"), self.temperature)
+        form.addRow(self.tr("Top-k (0 = all):"), self.top_k)
+        seed_row = QHBoxLayout()
+        seed_row.addWidget(self.seed)
+        seed_row.addWidget(self.seed_note, 1)
+        form.addRow(self.tr("Seed:"), seed_row)
+        buttons = QHBoxLayout()
+        for action in (self.generate_action, self.step_action):
+            button = QToolButton(self)
+            button.setDefaultAction(action)
+            button.setToolButtonStyle(Qt.ToolButtonTextOnly)
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        self.status = QLabel(self)
+        self.status.setWordWrap(True)
+        self.plot = pg.GraphicsLayoutWidget(self)
+        self.plot.setMinimumHeight(180)
+        self.choice_panel = ChoicePanel(self.plot.ci, PlotOptions(lang=lang))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        layout.addWidget(self.plot, 1)
+
+        state.lessonChanged.connect(self.show_choice)
+        state.traceEdited.connect(self.show_choice)
+        self._mode_changed()
+
+    # ---- settings ---------------------------------------------------------------------------------
+    def settings(self) -> tuple[float, int | None, bool, int]:
+        """(temperature, top_k or None for all, greedy, the seed of the next draw)."""
+        k = self.top_k.value() or None
+        return self.temperature.value(), k, self.greedy.isChecked(), self.seed.value() + generated_so_far(self.state)
+
+    def _mode_changed(self, *_) -> None:
+        self.seed.setEnabled(self.sampled.isChecked())
+        self.show_choice()
+
+    def can_generate(self) -> str:
+        """Why generation is not possible now ("" when it is)."""
+        trace = self.state.trace
+        if "probs" not in trace.values:
+            return self.tr("Generation needs a decoder: choose a decoder or encoder-decoder model in Settings")
+        tokens = trace.tokens["dec"]
+        if tokens[-1] == END:
+            return self.tr("The sentence has ended with <end>: undo, or type a new sentence")
+        if len(tokens) >= trace.config.max_len:
+            return self.tr("The sentence is full (max_len = {0} tokens)").format(trace.config.max_len)
+        return ""
+
+    # ---- generating -------------------------------------------------------------------------------
+    def next_choice(self) -> Choice:
+        """What "Generate next token" would choose now."""
+        temperature, k, greedy, seed = self.settings()
+        probs = next_token_distribution(self.state.trace, temperature, k)
+        token_id = choose(probs, greedy, seed)
+        return Choice(self.state.model.vocabs["dec"].tokens[token_id], token_id, probs, greedy, seed)
+
+    def generate(self) -> bool:
+        """Step to the output probabilities, choose the next token and append it (undoable)."""
+        state = self.state
+        problem = self.can_generate()
+        if problem:
+            state.message.emit(problem)
+            return False
+        try:
+            choice = self.next_choice()
+        except EngineError as exc:
+            state.message.emit(str(exc))
+            return False
+        state.go_to("probs")
+        state.set_row(len(state.trace.tokens["dec"]) - 1)
+        if not state.append_token(choice.token_id):
+            return False
+        producing_command(state).choice = choice
+        self.show_choice()
+        return True
+
+    def step_new_token(self) -> None:
+        """Go to the decoder's token ids with the newest position selected, to step it through the model."""
+        state = self.state
+        if "dec.tokens" in state.stage_names:
+            state.go_to("dec.tokens")
+            state.set_row(len(state.trace.tokens["dec"]) - 1)
+
+    # ---- showing ----------------------------------------------------------------------------------
+    def show_choice(self, *_) -> None:
+        """The distribution the newest token was chosen from; before any generation, what would be chosen."""
+        problem = self.can_generate()
+        self.generate_action.setEnabled("probs" in self.state.trace.values)
+        self.step_action.setEnabled("dec.tokens" in self.state.stage_names)
+        self.seed_note.setText(self.tr("this draw uses seed {0}").format(self.settings()[3])
+                               if self.sampled.isChecked() else "")
+        command = producing_command(self.state)
+        made = command.choice if command is not None else None
+        if made is not None:
+            self.status.setText(self.tr("Generated “{0}”. Generate again, or step through the new token.")
+                                .format(made.token) + (f"\n{problem}" if problem else ""))
+            self._draw(made)
+            return
+        if problem:
+            self.status.setText(problem)
+            self.plot.hide()
+            return
+        try:
+            preview = self.next_choice()
+        except EngineError as exc:
+            self.status.setText(str(exc))
+            self.plot.hide()
+            return
+        self.status.setText(self.tr("“Generate next token” would choose “{0}”.").format(preview.token))
+        self._draw(preview)
+
+    def _draw(self, choice: Choice) -> None:
+        self.plot.show()
+        opts = PlotOptions(lang=self.lang)
+        self.choice_panel.set(self.state.model.vocabs["dec"].tokens, choice, opts, choice_title(choice, self.lang))

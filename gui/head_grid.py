@@ -1,0 +1,84 @@
+"""The head grid: every head of the current attention side by side (a dockable view that follows the cursor).
+
+At a per-head stage it shows that stage for each head; at Q, K, V also the matrix before the split with each
+head's columns in its colour; at concat and W_O how the heads are put back together; elsewhere the latest
+attention weights. Clicking a head's tile selects that head in the stage view.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+
+from .plots import PlotOptions
+from .plots.extra_text import caption
+from .plots.heads import draw_heads, heads_stage
+from .state import AppState
+
+
+class HeadGridView(QWidget):
+    def __init__(self, state: AppState, lang: str = "en", parent=None):
+        super().__init__(parent)
+        self.state, self.lang = state, lang
+        self.figure = None
+        self.shown: str | None = None
+        self.plot = pg.GraphicsLayoutWidget(self)
+        self.plot.scene().sigMouseClicked.connect(self._clicked)
+        self.empty = QLabel(self)
+        self.empty.setAlignment(Qt.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.pages = QStackedWidget(self)
+        self.pages.addWidget(self.plot)
+        self.pages.addWidget(self.empty)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.pages)
+        self.timer = QTimer(self)  # draw when idle: holding the arrow key skips the stages in between
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(0)
+        self.timer.timeout.connect(self.draw)
+        state.cursorChanged.connect(self.schedule)
+        state.lessonChanged.connect(self.schedule)
+        state.selectionChanged.connect(self._selection_changed)
+        state.traceEdited.connect(self._edited)
+
+    def options(self) -> PlotOptions:
+        return PlotOptions(head=self.state.head, row=self.state.row, lang=self.lang)
+
+    def schedule(self, *_) -> None:
+        if self.isVisible():
+            self.timer.start()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.schedule()
+
+    def draw(self) -> None:
+        trace = self.state.trace
+        self.shown = heads_stage(trace, self.state.current_stage)
+        if self.shown is None:
+            self.figure = None
+            self.plot.ci.clear()
+            self.empty.setText(caption("no_attention", self.lang))
+            self.pages.setCurrentWidget(self.empty)
+            return
+        self.pages.setCurrentWidget(self.plot)
+        self.figure = draw_heads(self.plot.ci, trace, self.shown, self.options())
+
+    def _edited(self, _names: list) -> None:
+        if self.figure is not None and self.isVisible():
+            self.figure.refresh(self.state.trace, self.options())
+
+    def _selection_changed(self) -> None:
+        self._edited([])
+
+    def tiles(self) -> list[pg.PlotItem]:
+        """The per-head plots shown (one per head), in head order."""
+        return [] if self.figure is None else self.figure.panels[0].head_plots()
+
+    def _clicked(self, event) -> None:
+        for head, plot in enumerate(self.tiles()):
+            if plot.sceneBoundingRect().contains(event.scenePos()):
+                self.state.set_head(head)
+                return

@@ -1,0 +1,87 @@
+"""The KV cache: the K and V rows a decoder's self-attention keeps, one more per token, the newest outlined
+(the only row computed for the newest token), and the multiply-adds per token with and without the cache."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from .plots import PlotOptions
+from .plots.kv_cache import CachePanel, MacsPanel, self_attentions
+from .state import AppState
+
+
+class KVCacheView(QWidget):
+    def __init__(self, state: AppState, lang: str = "en", parent=None):
+        super().__init__(parent)
+        self.state, self.lang = state, lang
+        self.attention = QComboBox(self)
+        self.attention.setFocusPolicy(Qt.NoFocus)
+        self.attention.activated.connect(self.draw)
+        self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.RichText)
+        self.plot = pg.GraphicsLayoutWidget(self)
+        opts = PlotOptions(lang=lang)
+        self.cache = CachePanel(self.plot.ci, opts, 0)
+        self.macs = MacsPanel(self.plot.ci, opts, 1)
+        top = QHBoxLayout()
+        top.addWidget(QLabel(self.tr("Self-attention:"), self))
+        top.addWidget(self.attention, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(top)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.plot, 1)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(0)
+        self.timer.timeout.connect(self.draw)
+        for signal in (state.lessonChanged, state.traceEdited, state.selectionChanged):
+            signal.connect(self.schedule)
+
+    def schedule(self, *_) -> None:
+        if self.isVisible():
+            self.timer.start()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.draw()
+
+    def rows(self) -> int:
+        """K and V rows in the cache as shown."""
+        return self.cache.rows
+
+    def draw(self, *_) -> None:
+        trace = self.state.trace
+        names = self_attentions(trace) if "dec" in trace.config.stacks else []
+        current = self.attention.currentText()
+        self.attention.clear()
+        self.attention.addItems(names)
+        if current in names:
+            self.attention.setCurrentText(current)
+        if not names:
+            self.plot.hide()
+            self.summary.setText(self.tr("A KV cache belongs to a decoder: choose a decoder or encoder-decoder "
+                                         "model in Settings."))
+            return
+        self.plot.show()
+        opts = PlotOptions(head=self.state.head, lang=self.lang)
+        self.cache.update(trace, self.attention.currentText(), opts)
+        self.macs.update(trace, opts)
+        cached, full = self.macs.counts[-1]
+        total_cached = sum(c for c, _ in self.macs.counts)
+        total_full = sum(f for _, f in self.macs.counts)
+        token = trace.tokens["dec"][-1]
+        text = self.tr(
+            "The cache holds <b>{0}</b> K and V rows, one per token read so far. For the newest token "
+            "“{1}” only the outlined row is computed: <b>{2:,}</b> multiply-adds with the cache, "
+            "<b>{3:,}</b> recomputing the whole sentence. For the whole sentence, token by token: "
+            "{4:,} with the cache, {5:,} without."
+        ).format(self.cache.rows, token, cached, full, total_cached, total_full)
+        if "no_mask" in trace.config.switches:
+            text += "<br><span style='color:#b35900'>" + self.tr(
+                "With no mask, earlier tokens see later ones: their cached K and V would go stale, so a "
+                "cache cannot be used.") + "</span>"
+        self.summary.setText(text)

@@ -1,0 +1,124 @@
+"""The "what if" switches: one checkable action each (undoable through the app state, weights kept), and a view
+that shows each switch's effect (gui/plots/whatif.py), one tab per switch."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+
+from engine import EngineError
+
+from .plots import PlotOptions
+from .plots.extra_text import caption
+from .plots.whatif import SWITCH_KEYS, draw_whatif
+from .state import AppState
+
+
+class SwitchActions(QObject):
+    """A checkable action per switch, kept in step with the model's config (undo and redo included)."""
+
+    toggledOn = Signal(str)  # a switch the user just turned on
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self.state = state
+        texts = {
+            "no_pe": self.tr("No positional encoding"),
+            "no_scale": self.tr("No scaling (÷√d_k)"),
+            "no_mask": self.tr("No mask (the decoder sees the future)"),
+            "no_residual": self.tr("No residual connections"),
+            "no_layernorm": self.tr("No LayerNorm"),
+        }
+        self.actions: dict[str, QAction] = {}
+        for key in SWITCH_KEYS:
+            action = QAction(texts[key], self)
+            action.setCheckable(True)
+            action.setToolTip(self.tr("What if: {0} (one click; Ctrl+Z undoes it)").format(texts[key]))
+            action.toggled.connect(lambda on, k=key: self._toggled(k, on))
+            self.actions[key] = action
+        state.lessonChanged.connect(self.sync)
+        self.sync()
+
+    def _toggled(self, key: str, on: bool) -> None:
+        if (key in self.state.config.switches) == on:
+            return
+        if self.state.set_switch(key, on) and on:
+            self.toggledOn.emit(key)
+        self.sync()  # a refusal unticks it again
+
+    def sync(self) -> None:
+        cfg = self.state.config
+        for key, action in self.actions.items():
+            action.blockSignals(True)
+            action.setChecked(key in cfg.switches)
+            action.blockSignals(False)
+        self.actions["no_mask"].setEnabled("dec" in cfg.stacks)
+
+
+class WhatIfView(QWidget):
+    """One tab per switch: what it does, said in a line and drawn for this model and sentence."""
+
+    def __init__(self, state: AppState, lang: str = "en", parent=None):
+        super().__init__(parent)
+        self.state, self.lang = state, lang
+        self.figure = None
+        self.tabs = QTabWidget(self)
+        self.plots: dict[str, pg.GraphicsLayoutWidget] = {}
+        titles = {"no_pe": self.tr("No positions"), "no_scale": self.tr("No scaling"), "no_mask": self.tr("No mask"),
+                  "no_residual": self.tr("No residual"), "no_layernorm": self.tr("No LayerNorm")}
+        for key in SWITCH_KEYS:
+            self.plots[key] = pg.GraphicsLayoutWidget(self)
+            self.tabs.addTab(self.plots[key], titles[key])
+        self.explanation = QLabel(self)
+        self.explanation.setWordWrap(True)
+        font = self.explanation.font()
+        font.setPointSizeF(font.pointSizeF() * 1.1)
+        self.explanation.setFont(font)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.explanation)
+        layout.addWidget(self.tabs, 1)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(0)
+        self.timer.timeout.connect(self.draw)
+        self.tabs.currentChanged.connect(self.schedule)
+        for signal in (state.lessonChanged, state.traceEdited, state.selectionChanged):
+            signal.connect(self.schedule)
+
+    def switch(self) -> str:
+        return SWITCH_KEYS[self.tabs.currentIndex()]
+
+    def show_switch(self, key: str) -> None:
+        self.tabs.setCurrentIndex(SWITCH_KEYS.index(key))
+        self.schedule()
+
+    def schedule(self, *_) -> None:
+        if self.isVisible():
+            self.timer.start()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.schedule()
+
+    def draw(self) -> None:
+        key, trace = self.switch(), self.state.trace
+        on = key in trace.config.switches
+        self.explanation.setText(caption(f"explain_{key}", self.lang) + " "
+                                 + caption("switch_on" if on else "switch_off", self.lang))
+        self.explanation.setStyleSheet("" if on else "color: #555")
+        for other, plot in self.plots.items():
+            if other != key:
+                plot.ci.clear()
+        try:
+            self.figure = draw_whatif(self.plots[key].ci, trace, key,
+                                      PlotOptions(head=self.state.head, row=self.state.row, lang=self.lang))
+        except EngineError as exc:
+            self.figure = None
+            self.explanation.setText(str(exc))
+
+    def effect_plot(self) -> pg.GraphicsLayoutWidget:
+        return self.plots[self.switch()]
+

@@ -1,0 +1,106 @@
+"""The docks, menus and toolbar for heads, generation and "what if": the head grid, the Generate panel, the KV
+cache and the switches' effects, each a dockable view of the app state.
+
+The main window makes one `TeachingViews(window)` after its own menus; everything here is added to it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
+
+from .generation_panel import GenerationPanel
+from .head_grid import HeadGridView
+from .kv_cache_view import KVCacheView
+from .switches import SwitchActions, WhatIfView
+
+DOCK_SHARE = 0.34  # of the window's width
+
+
+class TeachingViews(QObject):
+    def __init__(self, window: QMainWindow):
+        super().__init__(window)
+        self.window = window
+        state, lang = window.state, window.lang
+        self.heads = HeadGridView(state, lang)
+        self.generation = GenerationPanel(state, lang)
+        self.kv_cache = KVCacheView(state, lang)
+        self.whatif = WhatIfView(state, lang)
+        self.switches = SwitchActions(state, self)
+
+        self.heads_dock = self._dock("heads", self.tr("Heads side by side"), self.heads)
+        self.whatif_dock = self._dock("whatif", self.tr("What if"), self.whatif)
+        self.generation_dock = self._dock("generation", self.tr("Generate"), self.generation)
+        self.kv_dock = self._dock("kv_cache", self.tr("KV cache"), self.kv_cache)
+        window.tabifyDockWidget(self.heads_dock, self.whatif_dock)
+        window.splitDockWidget(self.generation_dock, self.kv_dock, Qt.Vertical)
+        for dock in self.docks():
+            dock.hide()
+
+        self.heads_action = self.heads_dock.toggleViewAction()
+        self.heads_action.setShortcut(QKeySequence("Ctrl+H"))
+        self.kv_action = self.kv_dock.toggleViewAction()
+        self.whatif_action = self.whatif_dock.toggleViewAction()
+        self.generation_panel_action = self.generation_dock.toggleViewAction()
+        self.generation.generate_action.triggered.connect(self._show_generation)
+        self.switches.toggledOn.connect(self.show_effect)
+        self._menus()
+        self._toolbar()
+
+    def _dock(self, key: str, title: str, view: QWidget) -> QDockWidget:
+        dock = QDockWidget(title, self.window)
+        dock.setObjectName(f"dock_{key}")
+        dock.setWidget(view)
+        dock.setAllowedAreas(Qt.LeftDockWidgetArea | Qt.RightDockWidgetArea | Qt.BottomDockWidgetArea)
+        self.window.addDockWidget(Qt.RightDockWidgetArea, dock)
+        dock.visibilityChanged.connect(lambda visible, d=dock: visible and self._widen(d))
+        return dock
+
+    def _widen(self, dock: QDockWidget) -> None:
+        """A dock opened beside the stage view gets a readable share of the window's width."""
+        wanted = int(self.window.width() * DOCK_SHARE)
+        if not dock.isFloating() and dock.width() < wanted:
+            self.window.resizeDocks([dock], [wanted], Qt.Horizontal)
+
+    def docks(self) -> list[QDockWidget]:
+        return [self.heads_dock, self.whatif_dock, self.generation_dock, self.kv_dock]
+
+    def _menus(self) -> None:
+        window = self.window
+        view = window.menus["view"]
+        view.addSeparator()
+        for action in (self.heads_action, self.generation_panel_action, self.kv_action, self.whatif_action):
+            view.addAction(action)
+        model = window.menus["model"]
+        model.addSeparator()
+        model.addAction(self.generation.generate_action)
+        model.addAction(self.generation.step_action)
+        whatif = window.add_menu("whatif", self.tr("What &if"), before="help")
+        for action in self.switches.actions.values():
+            whatif.addAction(action)
+        whatif.addSeparator()
+        whatif.addAction(self.whatif_action)
+
+    def _toolbar(self) -> None:
+        bar = self.window.addToolBar(self.tr("Heads, generation, what if"))
+        bar.setObjectName("toolbar_teaching")
+        bar.setToolButtonStyle(Qt.ToolButtonTextOnly)
+        bar.addAction(self.heads_action)
+        bar.addAction(self.generation.generate_action)
+        bar.addAction(self.kv_action)
+        bar.addSeparator()
+        bar.addWidget(QLabel(self.tr("What if: "), bar))
+        for action in self.switches.actions.values():
+            bar.addAction(action)
+        self.toolbar = bar
+
+    def _show_generation(self) -> None:
+        for dock in (self.generation_dock, self.kv_dock):
+            dock.show()
+
+    def show_effect(self, switch: str) -> None:
+        """Show the What-if view on a switch's tab (a switch just turned on shows its effect at once)."""
+        self.whatif_dock.show()
+        self.whatif_dock.raise_()
+        self.whatif.show_switch(switch)
