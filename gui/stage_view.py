@@ -288,7 +288,7 @@ class StageView(QWidget):
     def refresh(self, names: list[str]) -> None:
         """After an edit: new numbers in every visible table and in the plots, nothing rebuilt."""
         for panel in self.panels():
-            panel.model.refresh()
+            panel.model.refresh(names)
         stage = self.state.trace.stage(self.state.current_stage)
         used = {self.state.current_stage, *(stage.inputs if stage is not None else ())}
         if self.figure is not None and used & set(names):

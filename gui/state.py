@@ -57,7 +57,7 @@ class ReplaceParamsCommand(QUndoCommand):
         trace.params.update({k: v.clone() for k, v in params.items()})
         trace.overrides.clear()
         trace.overrides.update(overrides)
-        self.state._apply(lambda t: (t.recompute_all(), [st.name for st in t.stages])[1], None)
+        self.state._apply(lambda t: (t.recompute_all(), [st.name for st in t.stages] + list(params))[1], None)
 
     def redo(self):
         self._swap(self.new, {})
