@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint sysdeps
+.PHONY: run test lint sysdeps i18n
 
 run: $(STAMP) sysdeps
 	$(PY) main.py
@@ -27,3 +27,11 @@ $(STAMP): pyproject.toml
 # A CJK font so Chinese renders (not boxes), and the X libraries Qt's xcb plugin needs.
 sysdeps:
 	@bash assets/install_sysdeps.sh
+
+# Translations: collect the window's strings into the .ts (translations already made are kept; edit new ones
+# with .venv/bin/pyside6-linguist), then compile the .qm the app loads.
+TS := assets/i18n/stepformer_zh_CN.ts
+i18n: $(STAMP)
+	$(VENV)/bin/pyside6-lupdate $$(find gui -name '*.py' | sort) -locations none -no-obsolete \
+		-source-language en_US -target-language zh_CN -ts $(TS)
+	$(VENV)/bin/pyside6-lrelease $(TS) -qm $(TS:.ts=.qm)

@@ -1,24 +1,29 @@
-"""Start the window: `python main.py [--lang en|zh] [--stage NAME] [--config C.json [--weights W]] [--text T]`."""
+"""Start the window: `python main.py [--lesson NAME|FILE] [--lang en|zh] [--present] [--stage NAME]
+[--config C.json [--weights W]] [--text T]`."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from engine import EngineError, Model, ModelConfig
+from engine.lesson import Lesson, open_lesson
 
-I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
+DEFAULT_LESSON = "two-heads"
 
 
-def default_lesson() -> tuple[ModelConfig, str, str]:
-    """The lesson the window opens on: small enough that a class can follow every number by eye."""
-    return ModelConfig(architecture="encoder", d_model=4, n_heads=2, d_ff=8, n_layers=1, decimals=1), "I love AI", ""
+def default_lesson() -> Lesson:
+    """The lesson the window opens on: "I love AI" with d_model 4, two heads and one layer, with
+    hand-set weights a class can follow by eye."""
+    return open_lesson(DEFAULT_LESSON)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="stepformer", description="Open the stepping window.")
-    parser.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the window and texts")
+    parser.add_argument("--lesson", help=f"a shipped lesson's name (e.g. {DEFAULT_LESSON}) or a .stepformer file")
+    parser.add_argument("--lang", choices=("en", "zh"),
+                        help="language of the window and texts (default: the last one chosen, else the system's)")
+    parser.add_argument("--present", action="store_true", help="start in full screen (presentation mode)")
     parser.add_argument("--stage", help="open on this stage, e.g. enc.0.attn.scores (or a unique ending: attn.scores)")
     parser.add_argument("--config", help="model config JSON file (default: the built-in lesson)")
     parser.add_argument("--weights", help="safetensors weights for --config")
@@ -27,39 +32,42 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.weights and not args.config:
         parser.error("--weights needs --config")
+    if args.lesson and args.config:
+        parser.error("--lesson and --config exclude each other")
     return args
 
 
 def install_language(app, lang: str) -> None:
-    """Load assets/i18n/stepformer_<lang>.qm (and Qt's own strings) when present; English needs nothing."""
-    from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
+    """The window's strings in `lang` (assets/i18n/stepformer_zh_CN.qm and Qt's own); see gui/i18n.py."""
+    from .i18n import set_language
 
-    if lang == "en":
-        return
-    QLocale.setDefault(QLocale(lang))
-    for name, folder in ((f"stepformer_{lang}", str(I18N_DIR)),
-                         (f"qtbase_{lang}", QLibraryInfo.path(QLibraryInfo.TranslationsPath))):
-        translator = QTranslator(app)
-        if translator.load(name, folder):
-            app.installTranslator(translator)
+    set_language(app, lang)
 
 
 def build_state(args: argparse.Namespace):
-    """The app state for the command line: a config file (and weights) or the default lesson."""
+    """The app state for the command line: a lesson (--lesson, else the default one) or a config file (and
+    weights); --text and --target replace the sentences."""
     from engine.weights import load_weights
 
     from .state import AppState
 
-    config, text, target = default_lesson()
-    model = None
-    if args.config:
-        config = ModelConfig.from_json_file(args.config)
-        model = load_weights(config, args.weights) if args.weights else Model.create(config)
+    if not args.config:
+        lesson = open_lesson(args.lesson) if args.lesson else default_lesson()
+        state = AppState(lesson.config, lesson.text, lesson.target, model=lesson.build_model())
+        state.load_lesson(lesson)
+        if args.text is not None or args.target is not None:
+            text = args.text if args.text is not None else lesson.text
+            target = args.target if args.target is not None else lesson.target
+            if not state.set_sentences(text, target):
+                raise EngineError(state.problem)
+        return state
+    config = ModelConfig.from_json_file(args.config)
+    model = load_weights(config, args.weights) if args.weights else Model.create(config)
     if args.target is not None:
         target = args.target
-    elif config.architecture == "encoder-decoder":
-        target = "我 爱 AI"
-    return AppState(config, args.text if args.text is not None else text, target, model=model)
+    else:
+        target = "我 爱 AI" if config.architecture == "encoder-decoder" else ""
+    return AppState(config, args.text if args.text is not None else "I love AI", target, model=model)
 
 
 def find_stage(names: list[str], wanted: str) -> str:
@@ -77,7 +85,8 @@ def run_app(argv: list[str]) -> int:
     import torch
     from PySide6.QtWidgets import QApplication
 
-    from .main_window import MainWindow
+    from .i18n import saved_language
+    from .lesson_controller import launch
 
     args = parse_args(argv)
     torch.set_num_threads(1)  # small matrices: one thread answers an edit fastest, and never competes with the UI
@@ -85,7 +94,8 @@ def run_app(argv: list[str]) -> int:
     app.setOrganizationName("Stepformer")
     app.setApplicationName("Stepformer")
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
-    install_language(app, args.lang)
+    lang = args.lang or saved_language()
+    install_language(app, lang)
     try:
         state = build_state(args)
         if args.stage:
@@ -93,7 +103,6 @@ def run_app(argv: list[str]) -> int:
     except (EngineError, OSError) as exc:
         print(f"stepformer: {exc}", file=sys.stderr)
         return 2
-    window = MainWindow(state, args.lang)
-    window.setGeometry(app.primaryScreen().availableGeometry())  # fill the screen even without a window manager
-    window.showMaximized()
+    chosen = any(v is not None for v in (args.lesson, args.config, args.stage, args.text))
+    controller = launch(state, lang, args.lesson, full_screen=args.present, start_page=not chosen)  # noqa: F841 (lives while the app runs)
     return app.exec()

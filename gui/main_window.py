@@ -68,9 +68,12 @@ class MainWindow(QMainWindow):
 
         self.menus: dict[str, QMenu] = {}
         self._build_menus()
-        state.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
+        state.message.connect(self.show_message)
         state.lessonChanged.connect(self.show_lesson)
         self.show_lesson()
+
+    def show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 10000)
 
     # ---- menus ----------------------------------------------------------------------------------
     def add_menu(self, key: str, title: str, before: str | None = "help") -> QMenu:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .display import DISPLAY
 from .state import AppState, format_value
 
 ALL = slice(None)
@@ -126,9 +127,14 @@ def _ramp(stops: list[str], n: int = 256) -> list[QColor]:
     return out
 
 
-# Light ends so black numbers stay readable on every cell (ColorBrewer RdBu / Blues, colour-blind safe).
-DIVERGING = _ramp(["#4393c3", "#d1e5f0", "#ffffff", "#fddbc7", "#d6604d"])
-SEQUENTIAL = _ramp(["#ffffff", "#c6dbef", "#6baed6"])
+# Light ends so black numbers stay readable on every cell (ColorBrewer RdBu / Blues). "cb-safe" (View menu)
+# avoids red against green or blue entirely: blue to yellow, like the plots' CET-CBD1 / cividis.
+RAMPS = {  # colour map → (diverging for signed values, sequential for probabilities)
+    "default": (_ramp(["#4393c3", "#d1e5f0", "#ffffff", "#fddbc7", "#d6604d"]),
+                _ramp(["#ffffff", "#c6dbef", "#6baed6"])),
+    "cb-safe": (_ramp(["#5c8fd6", "#c9daf2", "#ffffff", "#f3e3a1", "#d8b43c"]),
+                _ramp(["#ffffff", "#dfe3ea", "#a9b6cc"])),
+}
 HIDDEN = QColor("#9e9e9e")
 PLAIN = QColor("#f4f4f4")
 HIGHLIGHT = QColor(255, 200, 0, 120)
@@ -267,9 +273,10 @@ class MatrixModel(QAbstractTableModel):
             return HIDDEN
         if not self.shown.is_floating_point():
             return PLAIN  # token ids are labels, not amounts
+        diverging, sequential = RAMPS.get(DISPLAY.colormap, RAMPS["default"])
         if self.sequential:
-            return SEQUENTIAL[min(255, max(0, int(v / self.scale * 255)))]
-        return DIVERGING[min(255, max(0, int((v / self.scale + 1) * 127.5)))]
+            return sequential[min(255, max(0, int(v / self.scale * 255)))]
+        return diverging[min(255, max(0, int((v / self.scale + 1) * 127.5)))]
 
     def is_highlighted(self, r: int, c: int) -> bool:
         return self.highlight is not None and _hits(self.highlight[0], r) and _hits(self.highlight[1], c)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from engine.provenance import sources
 
+from .display import DISPLAY
 from .formulas import formula, symbols
 from .matrix_view import MatrixPanel, Window
 from .plots import PlotOptions, draw_stage
@@ -197,7 +198,8 @@ class StageView(QWidget):
 
     # ---- what the plots are told ------------------------------------------------------------
     def plot_options(self) -> PlotOptions:
-        return PlotOptions(head=self.state.head, row=self.state.row, temperature=self.temperature, lang=self.lang)
+        return PlotOptions(head=self.state.head, row=self.state.row, temperature=self.temperature, lang=self.lang,
+                           colormap=DISPLAY.colormap, font_scale=DISPLAY.font_scale)
 
     def panels(self) -> list[MatrixPanel]:
         return [p for p in [*self.inputs, self.output] if p.model.window is not None]

@@ -10,10 +10,14 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from engine import EngineError, Model, ModelConfig, Trace, check_value
+from engine.lesson import Lesson
+
+from .display import DISPLAY
 
 
 def format_value(value: float) -> str:
-    return f"{value:.2f}" if abs(value) < 1000 else f"{value:.4g}"
+    """A number as the matrices show it: the chosen decimals (View ▸ Decimals), or 4 digits when large."""
+    return f"{value:.{DISPLAY.decimals}f}" if abs(value) < 1000 else f"{value:.4g}"
 
 
 class EditCellCommand(QUndoCommand):
@@ -88,6 +92,8 @@ class AppState(QObject):
         self.row = 0
         self.previous: dict[str, torch.Tensor] = {}  # values before the last edit, for "show difference"
         self.last_edited: str | None = None
+        self.title = {"en": "", "zh": ""}  # the lesson's title and description, when it came from one
+        self.description = {"en": "", "zh": ""}
 
     # ---- reading ---------------------------------------------------------------------------
     @property
@@ -174,6 +180,30 @@ class AppState(QObject):
         self.original_params = {k: v.clone() for k, v in self.model.params.items()}
         return True
 
+    def load_lesson(self, lesson: Lesson) -> None:
+        """Make a lesson the current one: its model, sentences, pinned stages, stage and texts (the undo
+        history starts afresh). Raises EngineError, changing nothing, when the lesson cannot be traced."""
+        trace = lesson.trace()
+        self.model, self.trace, self.text, self.target = trace.model, trace, lesson.text, lesson.target
+        self.title, self.description = dict(lesson.title), dict(lesson.description)
+        self.original_params = {k: v.clone() for k, v in self.model.params.items()}
+        self.cursor = trace.stage_names.index(lesson.stage) if lesson.stage in trace.stage_names else 0
+        self.head = self.row = 0
+        self.previous, self.last_edited = {}, None
+        self.undo_stack.clear()
+        self._set_problem("")
+        self.lessonChanged.emit()
+        self.cursorChanged.emit(self.cursor)
+
+    def to_lesson(self, lang: str = "en") -> Lesson:
+        """The lesson as it stands now, for saving. It holds the live tensors, not copies: the engine
+        replaces a tensor on every edit and never changes one in place, so this is a snapshot."""
+        return Lesson(
+            config=self.config, text=self.text, target=self.target, params=dict(self.trace.params),
+            vocabularies={s: list(v.tokens) for s, v in self.model.vocabs.items()},
+            overrides=dict(self.trace.overrides), stage=self.current_stage, lang=lang,
+            title=dict(self.title), description=dict(self.description))
+
     # ---- stepping ---------------------------------------------------------------------------
     def set_cursor(self, index: int) -> None:
         index = max(0, min(index, len(self.trace.stage_names) - 1))
@@ -216,7 +246,8 @@ class AppState(QObject):
 
     def reset_weights(self) -> None:
         """Return to the lesson's own weights (undoable)."""
-        self.undo_stack.push(ReplaceParamsCommand(self, self.original_params, "Reset weights"))
+        text = QCoreApplication.translate("AppState", "Reset weights")
+        self.undo_stack.push(ReplaceParamsCommand(self, self.original_params, text))
 
     def _apply(self, change, edited: str | None) -> None:
         """Run an engine change, remember the values before it, and tell the views what moved."""

@@ -6,10 +6,11 @@ the main window puts them in its menu so they work whichever widget has the focu
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
 
+from .preferences import settings
 from .state import AppState
 
 
@@ -47,7 +48,7 @@ class StepperBar(QWidget):
         self.pace.setSingleStep(0.5)
         self.pace.setDecimals(1)
         self.pace.setSuffix(self.tr(" s per stage"))
-        self.pace.setValue(float(QSettings().value("stepper/pace", 2.0)))
+        self.pace.setValue(float(settings().value("stepper/pace", 2.0)))
         self.pace.setToolTip(self.tr("Pace of Play: seconds on each stage"))
         self.pace.valueChanged.connect(self._pace_changed)
         self.counter = QLabel(self)
@@ -68,8 +69,11 @@ class StepperBar(QWidget):
         layout.addStretch(1)
         layout.addWidget(self.counter)
         state.cursorChanged.connect(self._update)
-        state.lessonChanged.connect(lambda: self._update(state.cursor))
+        state.lessonChanged.connect(self._lesson_changed)
         self._update(state.cursor)
+
+    def _lesson_changed(self) -> None:
+        self._update(self.state.cursor)
 
     def _update(self, cursor: int) -> None:
         total = len(self.state.stage_names)
@@ -101,6 +105,6 @@ class StepperBar(QWidget):
             self.stop()
 
     def _pace_changed(self, seconds: float) -> None:
-        QSettings().setValue("stepper/pace", seconds)
+        settings().setValue("stepper/pace", seconds)
         if self.timer.isActive():
             self.timer.setInterval(int(seconds * 1000))

@@ -31,6 +31,7 @@ class PlotOptions:
     temperature: float = 1.0
     lang: str = "en"
     colormap: str = "default"  # or "cb-safe" (colour-blind-safe maps)
+    font_scale: float = 1.0  # larger text for the back row (the window's presentation mode)
     slide: bool = False  # light slide style for export: white background, large fonts, title
     title: bool = True  # in slide style, a title naming stage, head and the model's switches (decks draw their own)
 
@@ -55,7 +56,7 @@ def font(opts: PlotOptions, size: str = "text") -> QFont:
     f = QFont()
     if opts.slide:
         f.setFamilies(SLIDE_FONTS)
-    f.setPointSize(points[size])
+    f.setPointSize(round(points[size] * opts.font_scale))
     if size == "title":
         f.setBold(True)
     return f

@@ -1,0 +1,889 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en_US">
+<context>
+    <name></name>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG vector image (*.svg);;PDF document (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Export figure</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <source>Width in pixels:</source>
+        <translation>宽度（像素）：</translation>
+    </message>
+    <message>
+        <source>Exported {0} to {1}</source>
+        <translation>已将 {0} 导出到 {1}</translation>
+    </message>
+    <message>
+        <source>Copied the figure of {0}</source>
+        <translation>已复制 {0} 的图表</translation>
+    </message>
+    <message>
+        <source>LaTeX bmatrix (*.tex);;CSV table (*.csv)</source>
+        <translation>LaTeX 矩阵 bmatrix (*.tex);;CSV 表格 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Export matrix</source>
+        <translation>导出矩阵</translation>
+    </message>
+    <message>
+        <source>Decimals:</source>
+        <translation>小数位数：</translation>
+    </message>
+    <message>
+        <source>PDF slides (*.pdf);;PowerPoint slides (*.pptx)</source>
+        <translation>PDF 幻灯片 (*.pdf);;PowerPoint 幻灯片 (*.pptx)</translation>
+    </message>
+    <message>
+        <source>Export lesson as slides</source>
+        <translation>将课程导出为幻灯片</translation>
+    </message>
+    <message>
+        <source>Drawing the slides…</source>
+        <translation>正在绘制幻灯片…</translation>
+    </message>
+    <message>
+        <source>Wrote {0} slides to {1}</source>
+        <translation>已将 {0} 张幻灯片写入 {1}</translation>
+    </message>
+    <message>
+        <source>head {0} of {1}</source>
+        <translation>头 {0}，共 {1} 个</translation>
+    </message>
+    <message>
+        <source>switched off: {0}</source>
+        <translation>已关闭：{0}</translation>
+    </message>
+    <message>
+        <source>columns {0}–{1} of {2}</source>
+        <translation>{2} 的第 {0}–{1} 列</translation>
+    </message>
+    <message>
+        <source>{0} tokens</source>
+        <translation>{0} 个词元</translation>
+    </message>
+    <message>
+        <source>rows of {0} {1}</source>
+        <translation>取 {0} {1} 中的行</translation>
+    </message>
+    <message>
+        <source>positions are switched off</source>
+        <translation>位置编码已关闭</translation>
+    </message>
+    <message>
+        <source>RoPE turns Q and K instead</source>
+        <translation>改由 RoPE 旋转 Q 和 K</translation>
+    </message>
+    <message>
+        <source>no positional encoding</source>
+        <translation>无位置编码</translation>
+    </message>
+    <message>
+        <source>pair (2i, 2i+1) of row p turned by p / 10000^(2i/d_k)</source>
+        <translation>第 p 行的第 (2i, 2i+1) 维一对旋转 p / 10000^(2i/d_k)</translation>
+    </message>
+    <message>
+        <source>the causal mask</source>
+        <translation>因果掩码</translation>
+    </message>
+    <message>
+        <source>scaled, with −∞ above the diagonal (future tokens)</source>
+        <translation>缩放后的分数，对角线以上（未来的词元）为 −∞</translation>
+    </message>
+    <message>
+        <source>scaled (nothing is hidden here)</source>
+        <translation>缩放后的分数（这里没有被遮住的位置）</translation>
+    </message>
+    <message>
+        <source>each row sums to 1</source>
+        <translation>每行之和为 1</translation>
+    </message>
+    <message>
+        <source>the residual connection</source>
+        <translation>残差连接</translation>
+    </message>
+    <message>
+        <source>one mean per row</source>
+        <translation>每行一个均值</translation>
+    </message>
+    <message>
+        <source>Undone: {0}</source>
+        <translation>已撤销：{0}</translation>
+    </message>
+    <message>
+        <source>There is no switch named {0}; the switches are {1}</source>
+        <translation>没有名为 {0} 的开关；可用的开关有 {1}</translation>
+    </message>
+    <message>
+        <source>What if: {0} on</source>
+        <translation>假如：打开 {0}</translation>
+    </message>
+    <message>
+        <source>What if: {0} off</source>
+        <translation>假如：关闭 {0}</translation>
+    </message>
+    <message>
+        <source>Generation needs a decoder: choose a decoder or encoder-decoder model</source>
+        <translation>生成需要解码器：请选择解码器或编码器–解码器模型</translation>
+    </message>
+    <message>
+        <source>Token id {0} is not in the decoder&apos;s vocabulary</source>
+        <translation>词元编号 {0} 不在解码器的词表中</translation>
+    </message>
+    <message>
+        <source>The sentence already has max_len = {0} tokens; there is no room for one more</source>
+        <translation>句子已有 max_len = {0} 个词元，不能再添加</translation>
+    </message>
+    <message>
+        <source>pinned stage values were dropped (the sentence is longer now)</source>
+        <translation>固定的阶段数值已舍弃（句子变长了）</translation>
+    </message>
+    <message>
+        <source>Generate “{0}”</source>
+        <translation>生成“{0}”</translation>
+    </message>
+    <message>
+        <source>Self-attention</source>
+        <translation>自注意力</translation>
+    </message>
+    <message>
+        <source>Masked self-attention</source>
+        <translation>掩码自注意力</translation>
+    </message>
+    <message>
+        <source>Cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>Feed-forward</source>
+        <translation>前馈网络</translation>
+    </message>
+    <message>
+        <source>LayerNorm {0}</source>
+        <translation>层归一化 {0}</translation>
+    </message>
+    <message>
+        <source>Residual add {0}</source>
+        <translation>残差相加 {0}</translation>
+    </message>
+    <message>
+        <source>Add &amp; Norm {0}</source>
+        <translation>残差与归一化 {0}</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Encoder</source>
+        <translation>编码器</translation>
+    </message>
+    <message>
+        <source>Decoder</source>
+        <translation>解码器</translation>
+    </message>
+    <message>
+        <source>Embedding + position</source>
+        <translation>嵌入 + 位置</translation>
+    </message>
+    <message>
+        <source>Embedding LayerNorm</source>
+        <translation>嵌入层归一化</translation>
+    </message>
+    <message>
+        <source>Final LayerNorm</source>
+        <translation>最终层归一化</translation>
+    </message>
+    <message>
+        <source>Block {0}</source>
+        <translation>第 {0} 层</translation>
+    </message>
+</context>
+<context>
+    <name>AppState</name>
+    <message>
+        <source>Undone: {0}</source>
+        <translation>已撤销：{0}</translation>
+    </message>
+    <message>
+        <source>Reset weights</source>
+        <translation>重置权重</translation>
+    </message>
+</context>
+<context>
+    <name>FigureView</name>
+    <message>
+        <source>Export figure…</source>
+        <translation>导出图表…</translation>
+    </message>
+    <message>
+        <source>Copy figure</source>
+        <translation>复制图表</translation>
+    </message>
+</context>
+<context>
+    <name>GenerationPanel</name>
+    <message>
+        <source>Generate next token</source>
+        <translation>生成下一个词元</translation>
+    </message>
+    <message>
+        <source>Choose the next token from the output probabilities and append it (Ctrl+G)</source>
+        <translation>按输出概率选出下一个词元并接到句子末尾（Ctrl+G）</translation>
+    </message>
+    <message>
+        <source>Step through the new token</source>
+        <translation>逐步查看新词元</translation>
+    </message>
+    <message>
+        <source>Go back to the decoder&apos;s input with the new token selected</source>
+        <translation>回到解码器的输入，并选中新词元</translation>
+    </message>
+    <message>
+        <source>Greedy (most likely)</source>
+        <translation>贪心（取最可能的）</translation>
+    </message>
+    <message>
+        <source>Sampled</source>
+        <translation>随机采样</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Temperature T:</source>
+        <translation>温度 T：</translation>
+    </message>
+    <message>
+        <source>Top-k (0 = all):</source>
+        <translation>Top-k（0 = 全部）：</translation>
+    </message>
+    <message>
+        <source>Seed:</source>
+        <translation>随机种子：</translation>
+    </message>
+    <message>
+        <source>Generation needs a decoder: choose a decoder or encoder-decoder model in Settings</source>
+        <translation>生成需要解码器：请在“设置”中选择解码器或编码器–解码器模型</translation>
+    </message>
+    <message>
+        <source>The sentence has ended with &lt;end&gt;: undo, or type a new sentence</source>
+        <translation>句子已以 &lt;end&gt; 结束：请撤销，或输入新句子</translation>
+    </message>
+    <message>
+        <source>The sentence is full (max_len = {0} tokens)</source>
+        <translation>句子已满（max_len = {0} 个词元）</translation>
+    </message>
+    <message>
+        <source>this draw uses seed {0}</source>
+        <translation>本次抽取使用随机种子 {0}</translation>
+    </message>
+    <message>
+        <source>Generated “{0}”. Generate again, or step through the new token.</source>
+        <translation>已生成“{0}”。可以继续生成，或逐步查看新词元。</translation>
+    </message>
+    <message>
+        <source>“Generate next token” would choose “{0}”.</source>
+        <translation>“生成下一个词元”将会选择“{0}”。</translation>
+    </message>
+</context>
+<context>
+    <name>KVCacheView</name>
+    <message>
+        <source>Self-attention:</source>
+        <translation>自注意力：</translation>
+    </message>
+    <message>
+        <source>A KV cache belongs to a decoder: choose a decoder or encoder-decoder model in Settings.</source>
+        <translation>KV 缓存属于解码器：请在“设置”中选择解码器或编码器–解码器模型。</translation>
+    </message>
+    <message>
+        <source>The cache holds &lt;b&gt;{0}&lt;/b&gt; K and V rows, one per token read so far. For the newest token “{1}” only the outlined row is computed: &lt;b&gt;{2:,}&lt;/b&gt; multiply-adds with the cache, &lt;b&gt;{3:,}&lt;/b&gt; recomputing the whole sentence. For the whole sentence, token by token: {4:,} with the cache, {5:,} without.</source>
+        <translation>缓存中有 &lt;b&gt;{0}&lt;/b&gt; 行 K 和 V，已读入的每个词元一行。对最新的词元“{1}”只需计算框出的那一行：使用缓存需 &lt;b&gt;{2:,}&lt;/b&gt; 次乘加，重新计算整个句子需 &lt;b&gt;{3:,}&lt;/b&gt; 次。逐个词元处理整个句子：使用缓存共 {4:,} 次，不用缓存共 {5:,} 次。</translation>
+    </message>
+    <message>
+        <source>With no mask, earlier tokens see later ones: their cached K and V would go stale, so a cache cannot be used.</source>
+        <translation>没有掩码时，前面的词元能看到后面的词元：缓存的 K 和 V 会过时，因此不能使用缓存。</translation>
+    </message>
+</context>
+<context>
+    <name>LessonController</name>
+    <message>
+        <source>Lessons…</source>
+        <translation>课程…</translation>
+    </message>
+    <message>
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save &amp;As…</source>
+        <translation>另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>No recent lessons</source>
+        <translation>没有最近打开的课程</translation>
+    </message>
+    <message>
+        <source>Clear the list</source>
+        <translation>清空列表</translation>
+    </message>
+    <message>
+        <source>&amp;Lessons</source>
+        <translation>课程(&amp;L)</translation>
+    </message>
+    <message>
+        <source>All lessons…</source>
+        <translation>全部课程…</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言 Language(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Untitled lesson</source>
+        <translation>未命名课程</translation>
+    </message>
+    <message>
+        <source>Cannot open the lesson</source>
+        <translation>无法打开课程</translation>
+    </message>
+    <message>
+        <source>{0} was not opened; nothing was changed.</source>
+        <translation>未打开 {0}，没有做任何更改。</translation>
+    </message>
+    <message>
+        <source>Cannot save the lesson</source>
+        <translation>无法保存课程</translation>
+    </message>
+    <message>
+        <source>Saved {0}</source>
+        <translation>已保存 {0}</translation>
+    </message>
+    <message>
+        <source>The autosaved lesson could not be read: {0}</source>
+        <translation>无法读取自动保存的课程：{0}</translation>
+    </message>
+    <message>
+        <source>Autosave failed: {0}</source>
+        <translation>自动保存失败：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Type a sentence, e.g. I love AI, and press Enter</source>
+        <translation>输入一个句子，例如 I love AI，然后按回车</translation>
+    </message>
+    <message>
+        <source>Target sentence for the decoder, e.g. 我 爱 AI</source>
+        <translation>解码器的目标句子，例如 我 爱 AI</translation>
+    </message>
+    <message>
+        <source>Target:</source>
+        <translation>目标句：</translation>
+    </message>
+    <message>
+        <source>Sentence:</source>
+        <translation>句子：</translation>
+    </message>
+    <message>
+        <source>Enter recomputes</source>
+        <translation>按回车重新计算</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Export figure…</source>
+        <translation>导出图表…</translation>
+    </message>
+    <message>
+        <source>Export lesson as slides…</source>
+        <translation>将课程导出为幻灯片…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Redo</source>
+        <translation>重做</translation>
+    </message>
+    <message>
+        <source>Reset weights</source>
+        <translation>重置权重</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>模型(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>About Stepformer</source>
+        <translation>关于 Stepformer</translation>
+    </message>
+    <message>
+        <source>Stepformer — {0}</source>
+        <translation>Stepformer — {0}</translation>
+    </message>
+    <message>
+        <source>Next stage</source>
+        <translation>下一阶段</translation>
+    </message>
+    <message>
+        <source>Previous stage</source>
+        <translation>上一阶段</translation>
+    </message>
+    <message>
+        <source>First / last stage</source>
+        <translation>第一个 / 最后一个阶段</translation>
+    </message>
+    <message>
+        <source>Edit a cell</source>
+        <translation>编辑单元格</translation>
+    </message>
+    <message>
+        <source>double-click it, or select it and type</source>
+        <translation>双击它，或选中后直接输入</translation>
+    </message>
+    <message>
+        <source>Undo / redo</source>
+        <translation>撤销 / 重做</translation>
+    </message>
+    <message>
+        <source>Stepformer steps through a Transformer one operation at a time. Every number is real and every weight can be edited; everything after it is recomputed.</source>
+        <translation>Stepformer 一次一个运算地逐步演示 Transformer。每个数字都是真实计算的结果，每个权重都可以修改；修改之后的所有内容都会重新计算。</translation>
+    </message>
+</context>
+<context>
+    <name>MatrixModel</name>
+    <message>
+        <source>row: {0}    column: {1}</source>
+        <translation>行：{0}    列：{1}</translation>
+    </message>
+    <message>
+        <source>change from before the last edit: {0}</source>
+        <translation>相对上次修改前的变化：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>MatrixPanel</name>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>editable</source>
+        <translation>可编辑</translation>
+    </message>
+    <message>
+        <source>Double-click a cell (or select it and type) to change it</source>
+        <translation>双击单元格（或选中后直接输入）即可修改</translation>
+    </message>
+</context>
+<context>
+    <name>PresentationMenu</name>
+    <message>
+        <source>Full screen</source>
+        <translation>全屏</translation>
+    </message>
+    <message>
+        <source>Leave full screen</source>
+        <translation>退出全屏</translation>
+    </message>
+    <message>
+        <source>Larger text and numbers</source>
+        <translation>放大文字和数字</translation>
+    </message>
+    <message>
+        <source>Smaller text and numbers</source>
+        <translation>缩小文字和数字</translation>
+    </message>
+    <message>
+        <source>Normal size</source>
+        <translation>正常大小</translation>
+    </message>
+    <message>
+        <source>Projector palette (light, high contrast)</source>
+        <translation>投影仪配色（浅色、高对比度）</translation>
+    </message>
+    <message>
+        <source>Colour-blind-safe colours</source>
+        <translation>色盲友好配色</translation>
+    </message>
+    <message>
+        <source>Decimals in matrices</source>
+        <translation>矩阵中的小数位数</translation>
+    </message>
+</context>
+<context>
+    <name>Prompts</name>
+    <message>
+        <source>Stepformer was not closed normally. Restore the lesson it autosaved (sentence “{0}”, with every edit)?</source>
+        <translation>Stepformer 上次没有正常关闭。要恢复自动保存的课程吗（句子“{0}”，包含所有修改）？</translation>
+    </message>
+    <message>
+        <source>Restore autosaved lesson</source>
+        <translation>恢复自动保存的课程</translation>
+    </message>
+    <message>
+        <source>Unsaved changes</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <source>“{0}” has changes that are not saved. Save them?</source>
+        <translation>“{0}”有尚未保存的更改。要保存吗？</translation>
+    </message>
+    <message>
+        <source>Open lesson</source>
+        <translation>打开课程</translation>
+    </message>
+    <message>
+        <source>Stepformer lessons (*.stepformer)</source>
+        <translation>Stepformer 课程 (*.stepformer)</translation>
+    </message>
+    <message>
+        <source>Save lesson as</source>
+        <translation>课程另存为</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Model settings</source>
+        <translation>模型设置</translation>
+    </message>
+    <message>
+        <source>Encoder (like BERT)</source>
+        <translation>编码器（类似 BERT）</translation>
+    </message>
+    <message>
+        <source>Decoder (like GPT)</source>
+        <translation>解码器（类似 GPT）</translation>
+    </message>
+    <message>
+        <source>Encoder–decoder (translation)</source>
+        <translation>编码器–解码器（翻译）</translation>
+    </message>
+    <message>
+        <source>Post-LN: Add, then LayerNorm (original paper)</source>
+        <translation>Post-LN：先相加，再层归一化（原始论文）</translation>
+    </message>
+    <message>
+        <source>Pre-LN: LayerNorm before each sublayer (GPT-2 and later)</source>
+        <translation>Pre-LN：每个子层之前先层归一化（GPT-2 及以后）</translation>
+    </message>
+    <message>
+        <source>GELU (tanh, GPT-2)</source>
+        <translation>GELU（tanh 近似，GPT-2）</translation>
+    </message>
+    <message>
+        <source>SwiGLU (gated, LLaMA)</source>
+        <translation>SwiGLU（门控，LLaMA）</translation>
+    </message>
+    <message>
+        <source>Sinusoidal</source>
+        <translation>正弦</translation>
+    </message>
+    <message>
+        <source>Learned</source>
+        <translation>可学习</translation>
+    </message>
+    <message>
+        <source>RoPE (rotary)</source>
+        <translation>RoPE（旋转）</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>full precision</source>
+        <translation>完整精度</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>d_model (width)</source>
+        <translation>d_model（宽度）</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <source>d_ff (feed-forward width)</source>
+        <translation>d_ff（前馈网络宽度）</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>层数</translation>
+    </message>
+    <message>
+        <source>LayerNorm</source>
+        <translation>层归一化</translation>
+    </message>
+    <message>
+        <source>Activation</source>
+        <translation>激活函数</translation>
+    </message>
+    <message>
+        <source>Positional encoding</source>
+        <translation>位置编码</translation>
+    </message>
+    <message>
+        <source>Seed for the weights</source>
+        <translation>权重的随机种子</translation>
+    </message>
+    <message>
+        <source>Round weights to decimals</source>
+        <translation>权重保留的小数位数</translation>
+    </message>
+    <message>
+        <source>Applying builds a new model with fresh seeded weights; hand edits and the undo history are cleared.</source>
+        <translation>应用后会用新的随机种子权重构建一个新模型；手动修改和撤销记录都会被清除。</translation>
+    </message>
+</context>
+<context>
+    <name>StageList</name>
+    <message>
+        <source>Bold: current stage · grey: not computed yet</source>
+        <translation>粗体：当前阶段 · 灰色：尚未计算</translation>
+    </message>
+    <message>
+        <source>not computed yet</source>
+        <translation>尚未计算</translation>
+    </message>
+</context>
+<context>
+    <name>StageView</name>
+    <message>
+        <source>Head:</source>
+        <translation>头：</translation>
+    </message>
+    <message>
+        <source>Show change from before the last edit</source>
+        <translation>显示相对上次修改前的变化</translation>
+    </message>
+    <message>
+        <source>Hover over an output cell to see where it came from · double-click a ✎ matrix to change a number</source>
+        <translation>将鼠标停在输出单元格上可查看它的来源 · 双击带 ✎ 的矩阵可修改数字</translation>
+    </message>
+    <message>
+        <source>{0} of {1}</source>
+        <translation>{0}，共 {1} 个</translation>
+    </message>
+    <message>
+        <source>head {0}</source>
+        <translation>头 {0}</translation>
+    </message>
+    <message>
+        <source>head {0}: columns {1}–{2}</source>
+        <translation>头 {0}：第 {1}–{2} 列</translation>
+    </message>
+    <message>
+        <source>Temperature T = {0:.1f}</source>
+        <translation>温度 T = {0:.1f}</translation>
+    </message>
+    <message>
+        <source>This sentence cannot be stepped through:</source>
+        <translation>无法逐步演示这个句子：</translation>
+    </message>
+    <message>
+        <source>Type a sentence in the box above and press Enter.</source>
+        <translation>请在上方输入框中输入句子并按回车。</translation>
+    </message>
+</context>
+<context>
+    <name>StartPage</name>
+    <message>
+        <source>Lessons</source>
+        <translation>课程</translation>
+    </message>
+    <message>
+        <source>Choose a lesson</source>
+        <translation>选择一节课</translation>
+    </message>
+    <message>
+        <source>Each lesson opens a small Transformer with hand-readable numbers. Step through it with → and ←; every weight can be edited.</source>
+        <translation>每节课打开一个小型 Transformer，数字都能用手算核对。用 → 和 ← 逐步演示；每个权重都可以修改。</translation>
+    </message>
+    <message>
+        <source>Show this page at start</source>
+        <translation>启动时显示此页</translation>
+    </message>
+    <message>
+        <source>Open lesson</source>
+        <translation>打开课程</translation>
+    </message>
+    <message>
+        <source>Open a lesson file…</source>
+        <translation>打开课程文件…</translation>
+    </message>
+</context>
+<context>
+    <name>StepperBar</name>
+    <message>
+        <source>First</source>
+        <translation>第一个</translation>
+    </message>
+    <message>
+        <source>Previous</source>
+        <translation>上一个</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一个</translation>
+    </message>
+    <message>
+        <source>Last</source>
+        <translation>最后一个</translation>
+    </message>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source> s per stage</source>
+        <translation> 秒/阶段</translation>
+    </message>
+    <message>
+        <source>Pace of Play: seconds on each stage</source>
+        <translation>播放速度：每个阶段停留的秒数</translation>
+    </message>
+    <message>
+        <source>stage {0} / {1}</source>
+        <translation>阶段 {0} / {1}</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+</context>
+<context>
+    <name>SwitchActions</name>
+    <message>
+        <source>No positional encoding</source>
+        <translation>去掉位置编码</translation>
+    </message>
+    <message>
+        <source>No scaling (÷√d_k)</source>
+        <translation>去掉缩放（÷√d_k）</translation>
+    </message>
+    <message>
+        <source>No mask (the decoder sees the future)</source>
+        <translation>去掉掩码（解码器能看到未来）</translation>
+    </message>
+    <message>
+        <source>No residual connections</source>
+        <translation>去掉残差连接</translation>
+    </message>
+    <message>
+        <source>No LayerNorm</source>
+        <translation>去掉层归一化</translation>
+    </message>
+    <message>
+        <source>What if: {0} (one click; Ctrl+Z undoes it)</source>
+        <translation>假如：{0}（单击即可；Ctrl+Z 撤销）</translation>
+    </message>
+</context>
+<context>
+    <name>TeachingViews</name>
+    <message>
+        <source>Heads side by side</source>
+        <translation>各头并排</translation>
+    </message>
+    <message>
+        <source>What if</source>
+        <translation>假如</translation>
+    </message>
+    <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>What &amp;if</source>
+        <translation>假如(&amp;I)</translation>
+    </message>
+    <message>
+        <source>Heads, generation, what if</source>
+        <translation>多头、生成与假如</translation>
+    </message>
+    <message>
+        <source>What if: </source>
+        <translation>假如：</translation>
+    </message>
+</context>
+<context>
+    <name>WhatIfView</name>
+    <message>
+        <source>No positions</source>
+        <translation>无位置</translation>
+    </message>
+    <message>
+        <source>No scaling</source>
+        <translation>无缩放</translation>
+    </message>
+    <message>
+        <source>No mask</source>
+        <translation>无掩码</translation>
+    </message>
+    <message>
+        <source>No residual</source>
+        <translation>无残差</translation>
+    </message>
+    <message>
+        <source>No LayerNorm</source>
+        <translation>去掉层归一化</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,407 @@
+"""Lessons in the window: open a shipped lesson or a `.stepformer` file, Save / Save As / recent files, the
+title-bar marker and the question on close when there are unsaved edits, the autosave after every change and
+the offer to restore it on the next start, the start page, and the language and display choices (which
+rebuild the window; the app state, with its undo history, stays).
+
+The questions it asks the teacher go through `Prompts`, which the tests replace.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
+from shiboken6 import isValid
+
+from engine import EngineError
+from engine.lesson import Lesson, open_lesson, save_lesson, shipped_lessons
+from engine.recovery import read_recovery
+
+from . import display, i18n, preferences
+from .autosave import Autosaver
+from .main_window import MainWindow
+from .presentation import PresentationMenu
+from .start_page import StartPage
+from .state import AppState
+
+SUFFIX = ".stepformer"
+
+
+class Prompts(QObject):
+    """The questions asked with message boxes and file dialogs."""
+
+    def restore(self, parent, lesson: Lesson) -> bool:
+        text = self.tr("Stepformer was not closed normally. Restore the lesson it autosaved "
+                       "(sentence “{0}”, with every edit)?").format(lesson.text)
+        answer = QMessageBox.question(parent, self.tr("Restore autosaved lesson"), text,
+                                      QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
+        return answer == QMessageBox.Yes
+
+    def unsaved(self, parent, name: str) -> str:
+        """"save", "discard" or "cancel"."""
+        box = QMessageBox(QMessageBox.Warning, self.tr("Unsaved changes"),
+                          self.tr("“{0}” has changes that are not saved. Save them?").format(name),
+                          QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, parent)
+        box.setDefaultButton(QMessageBox.Save)
+        answer = box.exec()
+        return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(answer, "cancel")
+
+    def open_path(self, parent, folder: str) -> str:
+        path, _ = QFileDialog.getOpenFileName(parent, self.tr("Open lesson"), folder,
+                                              self.tr("Stepformer lessons (*.stepformer)"))
+        return path
+
+    def save_path(self, parent, suggested: str) -> str:
+        path, _ = QFileDialog.getSaveFileName(parent, self.tr("Save lesson as"), suggested,
+                                              self.tr("Stepformer lessons (*.stepformer)"))
+        return path
+
+    def error(self, parent, title: str, text: str) -> None:
+        QMessageBox.warning(parent, title, text)
+
+
+class LessonController(QObject):
+    def __init__(self, state: AppState, lang: str, path: str | Path | None = None, shipped: str | None = None,
+                 prompts: Prompts | None = None):
+        super().__init__()
+        self.state, self.lang = state, lang
+        self.path = Path(path) if path else None
+        self.shipped = shipped  # the name of the shipped lesson shown, if it is one
+        self.prompts = prompts or Prompts(self)
+        self.dirty = False  # changed sentences or settings (edits are tracked by the undo stack)
+        self.loading = False
+        self.window: MainWindow | None = None
+        self.start_page: StartPage | None = None
+        self.autosaver = Autosaver(lambda: state.to_lesson(self.lang), self)
+        self.autosaver.failed.connect(self._autosave_failed)
+        state.undo_stack.indexChanged.connect(self._changed)  # after an edit, undo or redo is complete
+        state.lessonChanged.connect(self._lesson_changed)
+        state.cursorChanged.connect(self._changed)
+        self._remember_path()
+
+    # ---- the window -------------------------------------------------------------------------------
+    def show_window(self, full_screen: bool = False) -> MainWindow:
+        """Build and show the window, where it was last time (else filling the screen)."""
+        self.window = self._make_window()
+        geometry = preferences.settings().value("window/geometry")
+        if geometry is None or not self.window.restoreGeometry(geometry):
+            self.window.setGeometry(QApplication.primaryScreen().availableGeometry())
+            self.window.setWindowState(Qt.WindowMaximized)
+        layout = preferences.settings().value("window/state")
+        if layout is not None:
+            self.window.restoreState(layout)
+        if full_screen:
+            self.window.setWindowState(self.window.windowState() | Qt.WindowFullScreen)
+        self.window.show()
+        return self.window
+
+    def rebuild_window(self) -> MainWindow:
+        """A new window in the current language and display settings, in the old one's place and state."""
+        old = self.window
+        old.stepper.stop()
+        self.window = self._make_window()
+        self.window.restoreGeometry(old.saveGeometry())
+        self.window.restoreState(old.saveState())
+        self.window.setWindowState(old.windowState())
+        self.window.show()
+        old.removeEventFilter(self)
+        old.hide()
+        old.deleteLater()
+        return self.window
+
+    def _make_window(self) -> MainWindow:
+        window = MainWindow(self.state, self.lang)
+        self._add_file_actions(window)
+        self._add_lessons_menu(window)
+        self._add_language_menu(window)
+        window.presentation = PresentationMenu(window, self)
+        window.installEventFilter(self)
+        # after the window's own title update, so the file name and marker win
+        if self.window is not None:
+            self.state.lessonChanged.disconnect(self._update_title)
+        self.state.lessonChanged.connect(self._update_title)
+        self.window = window
+        self._update_title()
+        return window
+
+    def _add_file_actions(self, window: MainWindow) -> None:
+        menu = window.menus["file"]
+        first = menu.actions()[0] if menu.actions() else None
+
+        def add(text: str, slot, keys) -> QAction:
+            action = QAction(text, window)
+            action.setShortcuts(keys)
+            action.triggered.connect(slot)
+            menu.insertAction(first, action)
+            return action
+
+        add(self.tr("Lessons…"), self.show_start_page, [QKeySequence("Ctrl+L")])
+        add(self.tr("&Open…"), lambda: self.open_file(), QKeySequence.keyBindings(QKeySequence.Open))
+        window.recent_menu = QMenu(self.tr("Open &Recent"), window)
+        window.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        menu.insertMenu(first, window.recent_menu)
+        add(self.tr("&Save"), self.save, QKeySequence.keyBindings(QKeySequence.Save))
+        add(self.tr("Save &As…"), self.save_as, [QKeySequence("Ctrl+Shift+S")])
+        menu.insertSeparator(first)
+        self._fill_recent_menu(window)
+
+    def _fill_recent_menu(self, window: MainWindow | None = None) -> None:
+        menu = (window or self.window).recent_menu
+        menu.clear()
+        recent = preferences.recent_files()
+        for i, path in enumerate(recent, 1):
+            action = menu.addAction(f"&{i}  {Path(path).name}")
+            action.setStatusTip(path)
+            action.setToolTip(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_file(p))
+        if not recent:
+            menu.addAction(self.tr("No recent lessons")).setEnabled(False)
+        menu.addSeparator()
+        clear = menu.addAction(self.tr("Clear the list"))
+        clear.setEnabled(bool(recent))
+        clear.triggered.connect(lambda: preferences.write("files/recent", []))
+
+    def _add_lessons_menu(self, window: MainWindow) -> None:
+        menu = window.add_menu("lessons", self.tr("&Lessons"), "help")
+        start = menu.addAction(self.tr("All lessons…"))
+        start.triggered.connect(self.show_start_page)
+        menu.addSeparator()
+        for number, info in enumerate(shipped_lessons(), 1):
+            action = menu.addAction(f"&{number}  {info.title[self.lang]}")
+            action.setStatusTip(info.description[self.lang])
+            action.triggered.connect(lambda _=False, name=info.name: self.open_shipped(name))
+
+    def _add_language_menu(self, window: MainWindow) -> None:
+        menu = window.add_menu("language", self.tr("&Language"), "help")
+        group = QActionGroup(menu)
+        for lang, name in i18n.LANGUAGES.items():
+            action = menu.addAction(name)
+            action.setCheckable(True)
+            action.setChecked(lang == self.lang)
+            action.setData(lang)
+            group.addAction(action)
+        group.triggered.connect(lambda action: self.set_language(action.data()))
+
+    # ---- language and display ---------------------------------------------------------------------
+    def set_language(self, lang: str) -> None:
+        """Switch the window's language now and for the next start; the lesson and its edits stay."""
+        preferences.write("ui/language", lang)
+        if lang == self.lang:
+            return
+        i18n.set_language(QApplication.instance(), lang)
+        self.lang = lang
+        self.rebuild_window()
+        self._changed()  # the lesson's language is part of it
+
+    def change_display(self, **changes) -> None:
+        """Text size, decimals, colour map or palette (see gui.display); kept for the next start."""
+        for key, value in changes.items():
+            setattr(display.DISPLAY, key, value)
+        display.save()
+        display.apply(QApplication.instance())
+        self.rebuild_window()
+
+    @staticmethod
+    def next_font_scale(step: int) -> float:
+        return display.next_font_scale(step)
+
+    # ---- opening and saving -----------------------------------------------------------------------
+    @property
+    def modified(self) -> bool:
+        return self.dirty or not self.state.undo_stack.isClean()
+
+    @property
+    def name(self) -> str:
+        """What the title bar calls the lesson."""
+        if self.path is not None:
+            return self.path.name
+        return self.state.title.get(self.lang) or self.tr("Untitled lesson")
+
+    def open_shipped(self, name: str) -> bool:
+        if not self.maybe_save():
+            return False
+        try:
+            lesson = open_lesson(name)
+        except EngineError as exc:
+            self.prompts.error(self.window, self.tr("Cannot open the lesson"), str(exc))
+            return False
+        self._load(lesson, path=None, shipped=name)
+        return True
+
+    def open_file(self, path: str | Path | None = None) -> bool:
+        """Open a `.stepformer` file (asked for when not given). A file that cannot be opened is explained
+        and changes nothing."""
+        if not self.maybe_save():
+            return False
+        if path is None:
+            path = self.prompts.open_path(self.window, preferences.read("files/folder", str(Path.home())))
+            if not path:
+                return False
+        path = Path(path)
+        try:
+            lesson = open_lesson(path)
+        except EngineError as exc:
+            text = self.tr("{0} was not opened; nothing was changed.").format(path.name)
+            self.prompts.error(self.window, self.tr("Cannot open the lesson"), f"{text}\n\n{exc}")
+            if not path.is_file():
+                preferences.remove_recent_file(path)
+            return False
+        self._load(lesson, path=path)
+        preferences.add_recent_file(path)
+        preferences.write("files/folder", str(path.resolve().parent))
+        return True
+
+    def _load(self, lesson: Lesson, path: Path | None, shipped: str | None = None, modified: bool = False) -> None:
+        """Show the lesson (the UI keeps its language)."""
+        self.loading = True
+        try:
+            self.state.load_lesson(lesson)
+        finally:
+            self.loading = False
+        self.path, self.shipped, self.dirty = path, shipped, modified
+        self._remember_path()
+        self._update_title()
+        if modified:
+            self.autosaver.changed()
+        else:
+            self.autosaver.clear()
+
+    def save(self) -> bool:
+        if self.path is None:
+            return self.save_as()
+        return self._save_to(self.path)
+
+    def save_as(self) -> bool:
+        folder = Path(preferences.read("files/folder", str(Path.home())))
+        suggested = self.path or folder / f"{self.shipped or self.tr('lesson')}{SUFFIX}"
+        path = self.prompts.save_path(self.window, str(suggested))
+        if not path:
+            return False
+        path = Path(path)
+        if path.suffix != SUFFIX:
+            path = path.with_name(path.name + SUFFIX)
+        return self._save_to(path)
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            save_lesson(self.state.to_lesson(self.lang), path)
+        except EngineError as exc:
+            self.prompts.error(self.window, self.tr("Cannot save the lesson"), str(exc))
+            return False
+        self.path, self.shipped, self.dirty = path, None, False
+        self.state.undo_stack.setClean()
+        self.autosaver.clear()
+        preferences.add_recent_file(path)
+        preferences.write("files/folder", str(path.resolve().parent))
+        self._remember_path()
+        self._update_title()
+        self.window.statusBar().showMessage(self.tr("Saved {0}").format(path), 5000)
+        return True
+
+    def maybe_save(self) -> bool:
+        """Before the lesson is replaced or the window closes: True when it may go ahead."""
+        if not self.modified:
+            return True
+        answer = self.prompts.unsaved(self.window, self.name)
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    # ---- start -------------------------------------------------------------------------------------
+    def offer_recovery(self) -> bool:
+        """After a crash: offer the autosaved lesson back. True when it was restored."""
+        try:
+            lesson = read_recovery()
+        except EngineError as exc:
+            self.window.statusBar().showMessage(self.tr("The autosaved lesson could not be read: {0}").format(exc))
+            return False
+        if lesson is None:
+            return False
+        if not self.prompts.restore(self.window, lesson):
+            self.autosaver.clear()
+            return False
+        path = preferences.read("session/path", "")
+        self._load(lesson, Path(path) if path else None, modified=True)
+        return True
+
+    def show_start_page(self) -> StartPage:
+        """The lessons with their descriptions (window-modal, so the window stays drawn behind it)."""
+        page = StartPage(shipped_lessons(), self.lang, preferences.read("start/show", True), self.shipped or "",
+                         self.window)
+        page.finished.connect(lambda _result: self._start_page_done(page))
+        page.open()
+        self.start_page = page
+        return page
+
+    def _start_page_done(self, page: StartPage) -> None:
+        preferences.write("start/show", page.show_at_start.isChecked())
+        self.start_page = None
+        page.deleteLater()
+        if page.choice == ("file", ""):
+            self.open_file()
+        elif page.choice is not None:
+            self.open_shipped(page.choice[1])
+
+    # ---- changes -----------------------------------------------------------------------------------
+    def _lesson_changed(self) -> None:
+        if not self.loading:
+            self.dirty = True
+        self._changed()
+
+    def _changed(self, *_) -> None:
+        """Every change: the title-bar marker, and the autosave (or none when nothing is unsaved)."""
+        if self.loading or not isValid(self.state.undo_stack):  # (the undo stack signals as it is destroyed)
+            return
+        if self.window is not None:
+            self.window.setWindowModified(self.modified)
+        if self.modified:
+            self.autosaver.changed()
+        else:
+            self.autosaver.clear()
+
+    def _update_title(self) -> None:
+        if self.window is not None:
+            self.window.setWindowTitle(f"{self.name}[*] — Stepformer")
+            self.window.setWindowModified(self.modified)
+
+    def _remember_path(self) -> None:
+        """The file the autosave belongs to, so a restored lesson saves back to it."""
+        preferences.write("session/path", str(self.path.resolve()) if self.path else "")
+
+    def _autosave_failed(self, message: str) -> None:
+        if self.window is not None:
+            self.window.statusBar().showMessage(self.tr("Autosave failed: {0}").format(message), 10000)
+
+    # ---- closing -----------------------------------------------------------------------------------
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.window and event.type() == QEvent.Close:
+            if not self.maybe_save():
+                event.ignore()
+                return True
+            self._shut_down()
+        return False
+
+    def _shut_down(self) -> None:
+        """A clean exit: remember the window's place, forget the autosave."""
+        s = preferences.settings()
+        s.setValue("window/geometry", self.window.saveGeometry())
+        s.setValue("window/state", self.window.saveState())
+        self.autosaver.clear()
+        self.autosaver.close()
+
+
+def launch(state: AppState, lang: str, lesson: str | None = None, full_screen: bool = False,
+           start_page: bool = True) -> LessonController:
+    """Show the window on `state` (opened from the shipped lesson or file named `lesson`): the stored
+    display settings, then the offer to restore an autosave, else the start page (when wanted)."""
+    display.load()
+    display.apply(QApplication.instance())
+    shipped_names = [info.name for info in shipped_lessons()]
+    shipped = lesson if lesson in shipped_names else None
+    controller = LessonController(state, lang, path=lesson if lesson and not shipped else None, shipped=shipped)
+    controller.show_window(full_screen)
+    if not controller.offer_recovery() and start_page and preferences.read("start/show", True):
+        controller.show_start_page()
+    return controller

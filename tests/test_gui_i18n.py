@@ -1,0 +1,259 @@
+"""Chinese and English: the catalogue translates every string of gui/, the Chinese window shows no English
+word that is not data (tokens, stage and parameter names, formulas), and the language switches live and is
+remembered."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pyqtgraph as pg
+from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QComboBox,
+    QGraphicsSimpleTextItem,
+    QGraphicsTextItem,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QTabWidget,
+    QWidget,
+)
+
+from engine.lesson import open_lesson, shipped_lessons
+from gui import i18n, preferences
+from gui.lesson_controller import Prompts
+from gui.settings_dialog import SettingsDialog
+from gui.stage_texts import TEXTS_FILE, op_text, op_title, stage_op
+from tests import gui_lessons
+
+own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
+ROOT = Path(__file__).resolve().parent.parent
+TS = ROOT / "assets" / "i18n" / "stepformer_zh_CN.ts"
+VENV_BIN = Path(sys.executable).parent
+
+# Words that are notation, the same in both languages: formula variables and functions, names of methods,
+# models, file formats and keys, each language's own name in the Language menu and "Language" in its title
+# (so that it can be found whatever language is shown).
+NOTATION = {
+    "softmax", "Softmax", "LayerNorm", "ReLU", "GELU", "SwiGLU", "RoPE", "BERT", "GPT", "LLaMA", "Transformer",
+    "Stepformer", "Pre", "Post", "LN", "PE", "tanh", "ids", "vocab", "tokens", "scores", "scaled", "masked",
+    "logits", "probs",
+    "Concat", "Attention", "Sublayer", "inf", "PNG", "SVG", "PDF", "CSV", "LaTeX", "bmatrix", "PowerPoint",
+    "KV", "Ctrl", "Shift", "Space", "Home", "End", "Page", "Up", "Down", "PgUp", "PgDown", "English", "Language",
+}
+
+
+def data_texts() -> list[str]:
+    """Teaching texts in Chinese: stage titles and explanations, lesson titles and descriptions (data that
+    names technical terms in English too), longest first."""
+    ops = [op for op in json.loads(TEXTS_FILE.read_text(encoding="utf-8")) if not op.startswith("_")]
+    texts = [op_title(op, "zh") for op in ops] + [op_text(op, "zh") for op in ops]
+    texts += [info.title["zh"] for info in shipped_lessons()] + [info.description["zh"] for info in shipped_lessons()]
+    return sorted(texts, key=len, reverse=True)
+
+
+def data_words() -> set[str]:
+    """The words of every shipped lesson's sentences and vocabularies, and the example in the sentence box."""
+    words = set(re.findall(r"[A-Za-z]{2,}", "I love AI"))
+    for info in shipped_lessons():
+        lesson = open_lesson(info.name)
+        words |= set(re.findall(r"[A-Za-z]{2,}", " ".join([lesson.text, lesson.target]
+                                                          + [t for v in lesson.vocabularies.values() for t in v])))
+    return words
+
+
+def english_words(text: str, data: set[str]) -> list[str]:
+    """The English words of `text` that are neither data nor notation."""
+    for known in DATA_TEXTS:
+        text = text.replace(known, " ")
+    text = re.sub(r"<[^>]+>", " ", text)  # rich text
+    text = re.sub(r"&(nbsp|amp|lt|gt);", " ", text).replace("&", "")
+    text = re.sub(r"\S*[._\d/\\]\S*", " ", text)  # stage and parameter names, numbers, paths, shapes
+    words = re.findall(r"[A-Za-z]{2,}", text)
+    return [w for w in words if w not in NOTATION and w not in data]
+
+
+DATA_TEXTS = data_texts()
+DATA_WORDS = data_words()
+
+
+def widget_strings(root: QWidget) -> list[str]:
+    """Every string a widget tree shows: titles, labels, buttons, tooltips, placeholders, items, menus."""
+    texts = [root.windowTitle()]
+    for w in [root, *root.findChildren(QWidget)]:
+        texts += [w.toolTip(), w.statusTip(), w.whatsThis()]
+        if isinstance(w, QLabel):
+            texts.append(w.text())
+        elif isinstance(w, QAbstractButton):
+            texts.append(w.text())
+        elif isinstance(w, QGroupBox):
+            texts.append(w.title())
+        elif isinstance(w, QLineEdit):
+            texts.append(w.placeholderText())
+        elif isinstance(w, QComboBox):
+            texts += [w.itemText(i) for i in range(w.count())]
+        elif isinstance(w, QAbstractSpinBox):
+            texts += [getattr(w, f)() for f in ("prefix", "suffix", "specialValueText") if hasattr(w, f)]
+        elif isinstance(w, QTabWidget):
+            texts += [w.tabText(i) for i in range(w.count())]
+        elif isinstance(w, QMenu):
+            texts.append(w.title())
+        elif isinstance(w, QAbstractItemView) and w.model() is not None:
+            texts += item_strings(w.model())
+        elif isinstance(w, pg.GraphicsView):
+            for item in w.scene().items():
+                if isinstance(item, QGraphicsTextItem):
+                    texts.append(item.toPlainText())
+                elif isinstance(item, QGraphicsSimpleTextItem):
+                    texts.append(item.text())
+        for action in w.actions():
+            texts += [action.text(), action.toolTip(), action.statusTip()]
+            if action.menu() is not None:
+                texts += widget_strings(action.menu())
+    for action in root.findChildren(QAction):
+        texts += [action.text(), action.toolTip(), action.statusTip()]
+    return [t for t in texts if t]
+
+
+def item_strings(model, parent: QModelIndex | None = None) -> list[str]:
+    """Items (and their children) with their tooltips, and the header labels, of an item model."""
+    parent = parent or QModelIndex()
+    cols = 1 if isinstance(model, QAbstractListModel) else min(model.columnCount(parent), 50)
+    rows = min(model.rowCount(parent), 200)
+    texts = []
+    if not parent.isValid():
+        texts += [str(model.headerData(c, Qt.Horizontal) or "") for c in range(cols)]
+        texts += [str(model.headerData(r, Qt.Vertical) or "") for r in range(rows)]
+    for r in range(rows):
+        for c in range(cols):
+            index = model.index(r, c, parent)
+            texts += [str(model.data(index, role) or "") for role in (Qt.DisplayRole, Qt.ToolTipRole)]
+            if model.rowCount(index) > 0:
+                texts += item_strings(model, index)
+    return texts
+
+
+def untranslated(texts: list[str], data: set[str]) -> dict[str, list[str]]:
+    return {t: words for t in set(texts) if (words := english_words(t, data))}
+
+
+def lesson_data(state) -> set[str]:
+    """Data, whatever the language: stage and parameter names, and the words of every lesson."""
+    names = [*state.stage_names, *state.trace.params]
+    return DATA_WORDS | set(names) | {name.rsplit(".", 1)[-1] for name in names} | {"id"}  # row labels: gamma, id
+
+
+def test_the_catalogue_translates_every_string_of_the_window(tmp_path):
+    """The committed .ts has a translation for every string pyside6-lupdate finds in gui/ now, and the .qm
+    the app loads holds exactly those translations."""
+    fresh = tmp_path / TS.name
+    shutil.copy(TS, fresh)
+    sources = sorted(str(p) for p in (ROOT / "gui").rglob("*.py"))
+    subprocess.run([str(VENV_BIN / "pyside6-lupdate"), *sources, "-locations", "none", "-no-obsolete",
+                    "-ts", str(fresh)], check=True, capture_output=True)
+    catalogue = i18n.catalogue("zh")
+    assert catalogue is not None
+    missing, stale = [], []
+    for context in ET.parse(fresh).getroot().iter("context"):
+        name = context.findtext("name") or ""
+        for message in context.iter("message"):
+            source, translation = message.findtext("source"), message.find("translation")
+            if translation.get("type") == "unfinished" or not (translation.text or "").strip():
+                missing.append(f"{name}: {source!r}")
+            elif catalogue.translate(name, source) != translation.text:
+                stale.append(f"{name}: {source!r}")
+    assert not missing, "untranslated (run `make i18n`, translate in .venv/bin/pyside6-linguist):\n" + "\n".join(
+        missing)
+    assert not stale, "the .qm is older than the .ts (run `make i18n`):\n" + "\n".join(stale)
+
+
+def test_the_chinese_window_shows_no_untranslated_string(qtbot, start_window, monkeypatch):
+    shown_boxes: list[str] = []
+
+    def record(*args, **kwargs):
+        shown_boxes.extend(a for a in args if isinstance(a, str))
+        return QMessageBox.Discard
+
+    for name in ("information", "about", "warning", "question"):
+        monkeypatch.setattr(QMessageBox, name, staticmethod(record))
+    controller = start_window("cross-attention", lang="zh")
+    problems: dict[str, list[str]] = {}
+    for lesson in ("cross-attention", "two-heads", "masked-decoder"):
+        controller.open_shipped(lesson)
+        window, state = controller.window, controller.state
+        data = lesson_data(state)
+        seen = set()
+        for i, name in enumerate(state.stage_names):
+            kind = (name.split(".")[0], stage_op(state.trace, name))  # each kind of stage once
+            if kind in seen:
+                continue
+            seen.add(kind)
+            state.set_cursor(i)
+            window.stage_view.draw_plots()
+            problems |= untranslated(widget_strings(window), data)
+            assert window.stage_view.explanation.text() == op_text(stage_op(state.trace, state.current_stage), "zh")
+        w1 = next(name for name in state.trace.params if name.endswith("ffn.W1"))
+        state.edit_cell(w1, (0, 0), 0.5)
+        problems |= untranslated(widget_strings(window), data)  # undo texts, status message
+        window.stepper.play_action.trigger()  # "Pause"
+        problems |= untranslated(widget_strings(window), data)
+        window.stepper.stop()
+    for dialog in (SettingsDialog(controller.state, window), controller.show_start_page()):
+        problems |= untranslated(widget_strings(dialog), data)
+        dialog.reject()
+    for action in window.menus["help"].actions():
+        action.trigger()
+    real = Prompts()  # the real questions, with their message boxes recorded
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown_boxes.extend([box.windowTitle(), box.text()]))
+    real.restore(window, controller.state.to_lesson("zh"))
+    real.unsaved(window, "class.stepformer")
+    problems |= untranslated(shown_boxes, data)
+    assert not problems, "untranslated in Chinese mode:\n" + "\n".join(
+        f"{t!r}: {w}" for t, w in sorted(problems.items()))
+
+
+def test_the_language_switches_live_and_is_remembered(qtbot, start_window):
+    controller = start_window("two-heads", lang="en")
+    state = controller.state
+    state.go_to("enc.0.attn.q")
+    state.edit_cell("enc.0.attn.W_Q", (0, 0), 2.0)
+    english = controller.window
+    assert english.menus["file"].title() == "&File" and english.stepper.counter.text().startswith("stage")
+    language = english.menus["language"]
+    chinese_action = next(a for a in language.actions() if a.data() == "zh")
+    chinese_action.trigger()
+
+    window = controller.window
+    assert window is not english and window.isVisible()
+    assert window.menus["file"].title() == "文件(&F)" and window.stepper.counter.text().startswith("阶段")
+    assert window.windowTitle().startswith(shipped_lessons()[1].title["zh"])
+    assert window.stage_view.explanation.text() == op_text("attn.q", "zh")
+    assert state.undo_stack.canUndo() and state.current_stage == "enc.0.attn.q"  # the lesson stays as it was
+    window.undo_action.trigger()
+    assert float(state.trace["enc.0.attn.W_Q"][0, 0]) != 2.0
+    state.set_sentences("I love AI AI")  # the old window's views are gone: nothing reaches them
+    state.message.emit("still fine")
+    assert preferences.read("ui/language", "") == "zh" and i18n.saved_language() == "zh"
+    next(a for a in window.menus["language"].actions() if a.data() == "en").trigger()
+    assert controller.window.menus["file"].title() == "&File" and i18n.saved_language() == "en"
+
+
+def test_the_default_language_follows_the_system(own_folders):
+    script = "from gui.i18n import saved_language; print(saved_language())"
+    for lang, expected in (("zh_CN.UTF-8", "zh"), ("en_US.UTF-8", "en"), ("de_DE.UTF-8", "en")):
+        env = {**os.environ, "LANG": lang, "LC_ALL": lang, "LANGUAGE": ""}
+        out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
+        assert out.stdout.strip() == expected, (lang, out.stderr)
+    preferences.write("ui/language", "zh")  # a choice made in the menu wins
+    assert i18n.saved_language() == "zh"
