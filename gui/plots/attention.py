@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, Qt
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtGui import QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import QGraphicsLineItem
 
 from engine import teaching
@@ -13,6 +13,7 @@ from engine import teaching
 from .bars import Bars
 from .heatmap import Heatmap, axis_labels, format_cell
 from .matrix import head_of, row_of
+from .predicts import row_labels
 from .style import HIDDEN_COLOR, PlotOptions, color, font, foreground, new_plot, set_caption
 from .text import caption
 
@@ -24,7 +25,7 @@ def _input(trace, name: str, k: int = 0) -> str:
 def _grid_labels(trace, name: str) -> tuple[list[str], list[str]]:
     """Query and key tokens of a [h, n_q, n_k] stage."""
     st, (_, n_q, n_k) = trace.stage(name), trace[name].shape
-    return axis_labels(trace, st.rows, n_q), axis_labels(trace, st.cols, n_k)
+    return row_labels(trace, name, axis_labels(trace, st.rows, n_q)), axis_labels(trace, st.cols, n_k)
 
 
 class ScalePanel:
@@ -108,6 +109,8 @@ class LinesPanel:
         self.lines: list[QGraphicsLineItem] = []
         self.words: list[pg.TextItem] = []
         self.shape = None
+        self.margins = (0, 0)  # pixels the longest query and key words need
+        self.plot.vb.sigResized.connect(self._fit)
 
     def _build(self, opts: PlotOptions, n_lines: int, queries: list[str], keys: list[str]) -> None:
         for item in self.lines + self.words:
@@ -125,8 +128,24 @@ class LinesPanel:
                 item.setPos(x, i)
                 self.plot.addItem(item)
                 self.words.append(item)
-        self.plot.setXRange(-0.45, 1.45, padding=0)
+        bold = font(opts, "tick")
+        bold.setBold(True)
+        metrics = QFontMetrics(bold)
+        self.margins = tuple(max((metrics.horizontalAdvance(w) for w in words), default=0) + 16
+                             for words in (queries, keys))
+        self._fit()
         self.plot.setYRange(-0.6, max(len(queries), len(keys)) - 0.4, padding=0)
+
+    def _fit(self, *_) -> None:
+        """Room beside the lines for the longest words (e.g. "<start> → 我"); the lines keep at least 30 %."""
+        width = self.plot.vb.width()
+        left, right = self.margins
+        if width <= 0:
+            return
+        share = min(0.7, (left + right) / width)  # of the width the words take
+        span = 1 / (1 - share)  # data units across the plot, the lines spanning 0 … 1
+        total = max(left + right, 1)
+        self.plot.setXRange(-share * span * left / total, 1 + share * span * right / total, padding=0)
 
     def update(self, trace, opts: PlotOptions) -> None:
         weights = trace[self.name]  # [h, n_q, n_k]

@@ -19,6 +19,7 @@ from .extra_text import caption
 from .figure import StageFigure
 from .heatmap import Heatmap, axis_labels
 from .matrix import PROBABILITY_OPS, row_of, stage_caption, stage_op
+from .predicts import row_labels
 from .style import PlotOptions, color, font, html_size
 
 PER_HEAD_OPS = ("attn.q", "attn.k", "attn.v", "attn.q_rot", "attn.k_rot", "attn.scores", "attn.scaled",
@@ -105,7 +106,7 @@ class HeadTilesPanel:
 
     def update(self, trace, opts: PlotOptions) -> None:
         st, value = trace.stage(self.name), trace[self.name]  # [h, n, m]
-        rows = axis_labels(trace, st.rows, value.shape[1])
+        rows = row_labels(trace, self.name, axis_labels(trace, st.rows, value.shape[1]))
         cols = axis_labels(trace, st.cols, value.shape[2])
         if st.cols is None:  # features of a head: the d_model columns it owns
             cols = None

