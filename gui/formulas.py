@@ -18,7 +18,7 @@ PRODUCED = {
     "tokens": "ids", "embed": "E", "pos": "PE", "type": "T", "x0": "X", "attn.q": "Q", "attn.k": "K",
     "attn.v": "V", "attn.q_rot": "Q_rot", "attn.k_rot": "K_rot", "attn.scores": "scores", "attn.scaled": "scaled",
     "attn.masked": "masked", "attn.weights": "A", "attn.z": "Z", "attn.concat": "Concat", "attn.out": "O",
-    "add": "x", "norm.mean": "μ", "norm.var": "σ²", "norm.hat": "x̂", "norm.out": "y",
+    "add": "x", "norm.mean": "μ", "norm.var": "σ²", "norm.hat": "x_norm", "norm.out": "y",
     "ffn.up": "H", "ffn.gate": "G", "ffn.act": "A", "ffn.down": "F", "logits": "logits", "probs": "p",
 }
 PARAMS = {"gamma": "γ", "beta": "β"}
@@ -165,11 +165,11 @@ def formula(trace, name: str, head: int = 0) -> str:
     if op == "norm.var":
         return f"σ² = (1/d)·Σ (x − μ)²{GAP}{ins[0]} → {out}"
     if op == "norm.hat":
-        return f"x̂ = (x − μ) / √(σ² + ε),  ε = {cfg.ln_eps:g}{GAP}{ins[0]} → {out}"
+        return f"x_norm = (x − μ) / √(σ² + ε),  ε = {cfg.ln_eps:g}{GAP}{ins[0]} → {out}"
     if op == "norm.out":
         if len(inputs) == 1:
             return f"y = x{GAP}{ins[0]} → {out}" + _switched_off("LayerNorm")
-        return f"y = γ ⊙ x̂ + β{GAP}{ins[0]} ⊙ {ins[1]} + {ins[2]} → {out}"
+        return f"y = γ ⊙ x_norm + β{GAP}{ins[0]} ⊙ {ins[1]} + {ins[2]} → {out}"
     if op == "ffn.act":
         rule = {
             "relu": "ReLU(H) = max(0, H)",

@@ -452,19 +452,21 @@ class MatrixPanel(QWidget):
 
     def show_tensor(self, window: Window | None, symbol: str, editable: bool, note: str = "",
                     output: bool = False) -> None:
-        """Caption line 1: symbol, the shape shown, editable; line 2 (grey): the full name and shape."""
+        """One caption line: the symbol, the shape shown, which head, editable; the full name in its tooltip."""
         self.model.show(window, editable)
         if window is None:
             self.hide()
             return
         rows, cols = self.model.shown.shape
         full = "×".join(map(str, self.model.state.trace[window.name].shape))
-        first = f"<b>{symbol}</b>&nbsp;&nbsp;[{rows}×{cols}]"
+        caption = f"<b>{symbol}</b>&nbsp;&nbsp;[{rows}×{cols}]<span style='color:#555'>{note}</span>"
         if output:
-            first = "<span style='color:#b35900'><b>" + self.tr("Output") + "</b></span>&nbsp;&nbsp;" + first
+            caption = "<span style='color:#b35900'><b>" + self.tr("Output") + "</b></span>&nbsp;&nbsp;" + caption
         if editable:
-            first += "&nbsp;&nbsp;<span style='color:#1a6e1a'>✎ " + self.tr("editable") + "</span>"
-        self.caption.setText(f"{first}<br><span style='color:#555'>{window.name} [{full}]{note}</span>")
-        self.caption.setToolTip(self.tr("Double-click a cell (or select it and type) to change it")
-                                if editable else window.name)
+            caption += "&nbsp;&nbsp;<span style='color:#1a6e1a'>✎ " + self.tr("editable") + "</span>"
+        self.caption.setText(caption)
+        tip = f"{window.name} [{full}]"
+        if editable:
+            tip += "\n" + self.tr("Double-click a cell (or select it and type) to change it")
+        self.caption.setToolTip(tip)
         self.show()

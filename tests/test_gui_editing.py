@@ -205,3 +205,33 @@ def test_clicking_a_token_row_selects_it_for_the_plots(qtbot):
     qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(table.model().index(2, 1)).center())
     assert state.row == 2
     assert view.plot_options().row == 2
+
+
+def test_an_edit_repaints_every_cell_whose_number_or_mark_moved(qtbot):
+    """Edits repaint only part of a table: every cell whose number, colour or change mark moved is inside."""
+    window = open_window(qtbot)
+    state, view = window.state, window.stage_view
+    state.go_to("enc.0.attn.q")
+    assert state.edit_cell(W_Q, (0, 0), 0.5)  # leaves change marks that the next edit must clear
+    for value, cell in ((0.7, (2, 1)), (0.71, (2, 1)), (-3.0, (3, 0))):
+        panels = view.panels()
+        before = {p: (p.model.shown.clone(), p.model._changed, p.model.scale) for p in panels}
+        repainted = {p: [] for p in panels}
+        for p in panels:
+            p.model.dataChanged.connect(lambda tl, br, roles=(), p=p: repainted[p].append(
+                (tl.row(), br.row(), tl.column(), br.column())))
+        assert state.edit_cell(W_Q, cell, value)
+        for p in panels:
+            old, old_marks, old_scale = before[p]
+            rows, cols = p.model.shown.shape
+            must = ~torch.eq(old, p.model.shown)
+            for marks in (old_marks, p.model._changed):
+                if marks is not None:
+                    must |= torch.from_numpy(marks)
+            if p.model.scale != old_scale:
+                must[:] = True
+            covered = torch.zeros(rows, cols, dtype=torch.bool)
+            for top, bottom, left, right in repainted[p]:
+                covered[top:bottom + 1, left:right + 1] = True
+            assert not (must & ~covered).any(), p.model.window.name
+            p.model.dataChanged.disconnect()

@@ -1,0 +1,64 @@
+"""Formulas carry the real shapes; every operation has a title and a paragraph in English and Chinese."""
+
+import json
+
+import pytest
+
+from engine import Model, ModelConfig
+from gui.formulas import formula, symbols
+from gui.stage_texts import TEXTS_FILE, op_text, op_title, stage_op
+
+CONFIGS = [
+    ModelConfig(decimals=1),
+    ModelConfig(architecture="encoder-decoder", norm="pre", positional="learned", activation="gelu"),
+    ModelConfig(architecture="decoder", d_model=8, positional="rope", activation="swiglu", type_vocab=2,
+                embed_norm=True, switches=("no_scale", "no_residual", "no_layernorm")),
+]
+
+
+def trace_of(cfg):
+    return Model.create(cfg).trace("I love AI", "我 爱 AI" if cfg.architecture == "encoder-decoder" else None)
+
+
+def test_formulas_show_the_actual_shapes():
+    trace = trace_of(CONFIGS[0])
+    assert formula(trace, "enc.0.attn.scores") == "scores = Q·Kᵀ   [3×2]·[2×3] → [3×3]   (head 0 of 2)"
+    assert formula(trace, "enc.0.attn.q", head=1).startswith("Q = X·W_Q + b_Q   [3×4]·[4×2] + [2] → [3×2]")
+    assert "columns 2–3 of W_Q" in formula(trace, "enc.0.attn.q", head=1)
+    assert formula(trace, "enc.0.ffn.up") == "H = X·W1 + b1   [3×4]·[4×8] + [8] → [3×8]"
+    assert formula(trace, "enc.0.attn.scaled").startswith("scaled = scores / √d_k = scores / √2 = scores / 1.41")
+    assert formula(trace, "enc.0.norm1.out") == "y = γ ⊙ x_norm + β   [3×4] ⊙ [4] + [4] → [3×4]"
+    assert formula(trace, "enc.0.attn.concat") == "Concat = [Z₀ | Z₁]   2 × [3×2] → [3×4]"
+    assert symbols(trace, "enc.0.attn.q")[0] == {"enc.x0": "X", "enc.0.attn.W_Q": "W_Q", "enc.0.attn.b_Q": "b_Q"}
+
+
+def test_variants_and_switches_are_written_as_they_run():
+    trace = trace_of(CONFIGS[2])
+    assert formula(trace, "dec.0.self_attn.scaled").endswith("(switched off: ÷ √d_k)")
+    assert formula(trace, "dec.0.add1").startswith("add1 = Attention(x)")
+    assert formula(trace, "dec.0.norm2.out").startswith("y = x ")
+    assert formula(trace, "dec.0.ffn.act").startswith("A = SiLU(G) ⊙ H")
+    assert formula(trace, "dec.0.self_attn.scores").startswith("scores = Q_rot·K_rotᵀ")
+    assert "−∞ above the diagonal" in formula(trace, "dec.0.self_attn.masked")
+    two = trace_of(CONFIGS[1])
+    assert formula(two, "dec.0.cross_attn.k").startswith("K = X_enc·W_K")
+    assert formula(two, "dec.0.add2").startswith("add2 = x + CrossAttention(LN(x))")
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=["encoder", "encoder-decoder", "decoder-variants"])
+def test_every_stage_has_a_formula_and_bilingual_text(cfg):
+    trace = trace_of(cfg)
+    for name in trace.stage_names:
+        assert formula(trace, name)
+        op = stage_op(trace, name)
+        for lang in ("en", "zh"):
+            assert op_title(op, lang) and len(op_text(op, lang)) > 40
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in op_text(op, "zh"))
+
+
+def test_the_text_file_has_both_languages_for_every_entry():
+    data = json.loads(TEXTS_FILE.read_text(encoding="utf-8"))
+    for op, entry in data.items():
+        if op.startswith("_"):
+            continue
+        assert set(entry["title"]) == {"en", "zh"} and set(entry["text"]) == {"en", "zh"}, op
