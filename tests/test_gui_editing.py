@@ -218,7 +218,7 @@ def test_an_edit_repaints_every_cell_whose_number_or_mark_moved(qtbot):
         before = {p: (p.model.shown.clone(), p.model._changed, p.model.scale) for p in panels}
         repainted = {p: [] for p in panels}
         for p in panels:
-            p.model.dataChanged.connect(lambda tl, br, roles=(), p=p: repainted[p].append(
+            p.model.dataChanged.connect(lambda tl, br, roles=(), seen=repainted[p]: seen.append(
                 (tl.row(), br.row(), tl.column(), br.column())))
         assert state.edit_cell(W_Q, cell, value)
         for p in panels:
