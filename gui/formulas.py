@@ -51,7 +51,9 @@ def symbols(trace, name: str) -> tuple[dict[str, str], str]:
         else:
             out[inp] = PRODUCED.get(stage_op(trace, inp), "x")
     if inputs and op in (*PROJECTIONS, "ffn.up", "ffn.gate", "logits"):
-        out[inputs[0]] = "X_enc" if ".cross_attn." in name and op in ("attn.k", "attn.v") else "X"
+        out[inputs[0]] = "X"
+        if ".cross_attn." in name:  # q reads the decoder, k and v the encoder's output
+            out[inputs[0]] = "X_enc" if op in ("attn.k", "attn.v") else "X_dec"
     if op == "add":
         out[inputs[-1]] = "Sublayer(x)"
         if len(inputs) == 2:
@@ -93,6 +95,26 @@ def _sublayer_word(input_name: str) -> str:
 
 def formula(trace, name: str, head: int = 0) -> str:
     """One line: the operation, then the shapes it maps, then a short note where it helps."""
+    return _operation(trace, name, head) + _cross_note(trace, name)
+
+
+def _cross_note(trace, name: str) -> str:
+    """Cross-attention says where its q, k and v come from and what its rows and columns are."""
+    if ".cross_attn." not in name:
+        return ""
+    op = stage_op(trace, name)
+    if op == "attn.q":
+        note = tr("q from the decoder: one row per target token")
+    elif op in ("attn.k", "attn.v"):
+        note = tr("k, v from the encoder's output: one row per source token")
+    elif op in ("attn.scores", "attn.scaled", "attn.masked", "attn.weights"):
+        note = tr("rows: target tokens (q from the decoder) · columns: source tokens (k from the encoder)")
+    else:
+        note = tr("one row per target token; v came from the encoder")
+    return f"{GAP}[{note}]"
+
+
+def _operation(trace, name: str, head: int) -> str:
     op = stage_op(trace, name)
     cfg = trace.config
     stage = trace.stage(name)

@@ -24,6 +24,7 @@ from .stage_list import StageList
 from .stage_view import StageView
 from .state import AppState
 from .stepper import StepperBar
+from .teaching_views import TeachingViews
 
 
 class MainWindow(QMainWindow):
@@ -68,6 +69,7 @@ class MainWindow(QMainWindow):
 
         self.menus: dict[str, QMenu] = {}
         self._build_menus()
+        self.teaching = TeachingViews(self)  # head grid, generation, KV cache, what-if switches
         state.message.connect(self.show_message)
         state.lessonChanged.connect(self.show_lesson)
         self.show_lesson()

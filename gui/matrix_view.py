@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from .display import DISPLAY
+from .head_colors import header_tint
 from .state import AppState, format_value
 
 ALL = slice(None)
@@ -309,6 +310,8 @@ class MatrixModel(QAbstractTableModel):
         return tip
 
     def headerData(self, section: int, orientation, role=Qt.DisplayRole):
+        if role == Qt.BackgroundRole and self.window is not None:  # a head's features in the head's colour
+            return header_tint(self.state.trace, self.window, section, orientation == Qt.Horizontal)
         if role != Qt.DisplayRole and role != Qt.ToolTipRole:
             return None
         labels = self.col_labels if orientation == Qt.Horizontal else self.row_labels

@@ -30,3 +30,13 @@ def op_title(op: str, lang: str = "en") -> str:
 
 def op_text(op: str, lang: str = "en") -> str:
     return _pick(_texts()[op]["text"], lang)
+
+
+def text_key(trace, name: str) -> str:
+    """Which teaching text a stage shows: its operation's, or the cross-attention wording where there is one
+    ("cross_attn.scores": rows are target tokens, columns source tokens; q from the decoder, k, v from the
+    encoder)."""
+    op = stage_op(trace, name)
+    if ".cross_attn." in name and f"cross_attn.{op.split('.', 1)[-1]}" in _texts():
+        return f"cross_attn.{op.split('.', 1)[-1]}"
+    return op

@@ -32,7 +32,7 @@ from .formulas import formula, symbols
 from .matrix_view import MatrixPanel, Window
 from .plots import PlotOptions, draw_stage
 from .stage_list import group_path
-from .stage_texts import op_text, op_title, stage_op
+from .stage_texts import op_text, op_title, stage_op, text_key
 from .state import AppState
 
 MAX_INPUTS = 3
@@ -212,10 +212,10 @@ class StageView(QWidget):
         op = stage_op(trace, name)
         self.figure = None
         self.shown_head = state.head
-        self.title.setText(op_title(op, self.lang))
+        self.title.setText(op_title(text_key(trace, name), self.lang))
         self.formula.setText(formula(trace, name, state.head))
         self.location.setText(" · ".join(group_path(trace.config, name)) + f"  —  {name}")
-        self.explanation.setText(op_text(op, self.lang))
+        self.explanation.setText(op_text(text_key(trace, name), self.lang))
         self.head_box.clear()
         self.head_box.addItems([self.tr("{0} of {1}").format(h, trace.config.n_heads)
                                 for h in range(trace.config.n_heads)])

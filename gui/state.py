@@ -249,6 +249,31 @@ class AppState(QObject):
         text = QCoreApplication.translate("AppState", "Reset weights")
         self.undo_stack.push(ReplaceParamsCommand(self, self.original_params, text))
 
+    # ---- what-if switches and generated tokens (undoable; gui/lesson_changes.py) -----------------
+    def set_switch(self, switch: str, on: bool) -> bool:
+        """Turn a "what if" switch (e.g. "no_scale") on or off; the weights stay. Refusals change nothing."""
+        from .lesson_changes import set_switch
+
+        return set_switch(self, switch, on)
+
+    def append_token(self, token_id: int) -> bool:
+        """Append a token of the decoder's vocabulary to the decoder's sentence (a generated token)."""
+        from .lesson_changes import append_token
+
+        return append_token(self, token_id)
+
+    def show_trace(self, trace: Trace, text: str, target: str, stage: str, row: int,
+                   previous: dict[str, torch.Tensor] | None = None) -> None:
+        """Make another trace of this lesson current without clearing the undo stack (used by undoable
+        switches and generated tokens); the cursor goes to `stage`, the selected row to `row`."""
+        self.model, self.trace, self.text, self.target = trace.model, trace, text, target
+        names = trace.stage_names
+        self.cursor = names.index(stage) if stage in names else min(self.cursor, len(names) - 1)
+        self.row = row
+        self.previous, self.last_edited = previous or {}, None
+        self.lessonChanged.emit()
+        self.cursorChanged.emit(self.cursor)
+
     def _apply(self, change, edited: str | None) -> None:
         """Run an engine change, remember the values before it, and tell the views what moved."""
         before = {name: tensor for name, tensor in self.trace.values.items()}

@@ -78,8 +78,11 @@ class WhatIfView(QWidget):
         self.explanation.setFont(font)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
+        self.note = QLabel(self)  # what the figure shows, in words (long lines would widen the figure)
+        self.note.setWordWrap(True)
         layout.addWidget(self.explanation)
         layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.note)
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
@@ -104,6 +107,7 @@ class WhatIfView(QWidget):
         self.schedule()
 
     def draw(self) -> None:
+        """The current tab's figure; the others are cleared (they redraw when chosen)."""
         key, trace = self.switch(), self.state.trace
         on = key in trace.config.switches
         self.explanation.setText(caption(f"explain_{key}", self.lang) + " "
@@ -118,6 +122,8 @@ class WhatIfView(QWidget):
         except EngineError as exc:
             self.figure = None
             self.explanation.setText(str(exc))
+            return
+        self.note.setText(self.figure.panels[0].note)
 
     def effect_plot(self) -> pg.GraphicsLayoutWidget:
         return self.plots[self.switch()]

@@ -34,7 +34,7 @@ from engine.lesson import open_lesson, shipped_lessons
 from gui import i18n, preferences
 from gui.lesson_controller import Prompts
 from gui.settings_dialog import SettingsDialog
-from gui.stage_texts import TEXTS_FILE, op_text, op_title, stage_op
+from gui.stage_texts import TEXTS_FILE, op_text, op_title, stage_op, text_key
 from tests import gui_lessons
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
@@ -202,7 +202,7 @@ def test_the_chinese_window_shows_no_untranslated_string(qtbot, start_window, mo
             state.set_cursor(i)
             window.stage_view.draw_plots()
             problems |= untranslated(widget_strings(window), data)
-            assert window.stage_view.explanation.text() == op_text(stage_op(state.trace, state.current_stage), "zh")
+            assert window.stage_view.explanation.text() == op_text(text_key(state.trace, state.current_stage), "zh")
         w1 = next(name for name in state.trace.params if name.endswith("ffn.W1"))
         state.edit_cell(w1, (0, 0), 0.5)
         problems |= untranslated(widget_strings(window), data)  # undo texts, status message

@@ -18,7 +18,7 @@ from engine.lesson import open_lesson, save_lesson, shipped_lessons
 from engine.recovery import read_recovery, recovery_path
 from gui import autosave, preferences
 from gui.app import build_state, default_lesson, parse_args
-from gui.stage_texts import op_title, stage_op
+from gui.stage_texts import op_title, text_key
 from tests import gui_lessons
 from tests.gui_lessons import FakePrompts, assert_same_lesson
 from tests.gui_window import panel_for
@@ -48,7 +48,7 @@ def test_every_shipped_lesson_opens_and_steps_to_its_last_stage(qtbot, start_win
         for i in range(1, len(state.stage_names)):  # the presenter clicker's Page Down, stage by stage
             qtbot.keyClick(window.stage_list.tree, Qt.Key_PageDown)
             assert state.cursor == i
-            assert window.stage_view.title.text() == op_title(stage_op(state.trace, state.current_stage))
+            assert window.stage_view.title.text() == op_title(text_key(state.trace, state.current_stage))
         assert window.stepper.counter.text() == f"stage {len(state.stage_names)} / {len(state.stage_names)}"
         assert not controller.modified  # stepping is not an edit
 

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QLineEdit, QToolButton
 from engine import ModelConfig
 from gui.formulas import formula
 from gui.stage_list import NAME_ROLE
-from gui.stage_texts import op_title, stage_op
+from gui.stage_texts import op_title, text_key
 from gui.stage_view import window_for
 from tests.gui_window import SMALL, open_window
 
@@ -30,7 +30,7 @@ def assert_shows(window, i: int) -> None:
     trace, name, n = state.trace, state.stage_names[i], len(state.stage_names)
     assert state.cursor == i
     assert window.stepper.counter.text() == f"stage {i + 1} / {n}"
-    assert view.title.text() == op_title(stage_op(trace, name))
+    assert view.title.text() == op_title(text_key(trace, name))
     assert view.formula.text() == formula(trace, name, state.head)
     output = view.output.model
     assert output.window.name == name

@@ -62,6 +62,8 @@ def slide_for(trace, stage: str, opts: PlotOptions) -> Slide:
     title = f"{op_title(op, opts.lang)} — {stage}"
     if is_per_head(trace, stage):
         title += " · " + caption("head", opts.lang, head=opts.head)
+    if trace.config.switches:  # every slide of a what-if lesson says which parts are switched off
+        title += " · " + caption("what_if", opts.lang, switches=", ".join(trace.config.switches))
     return Slide(stage, title, formula(trace, stage, opts.head), op_text(op, opts.lang), matrices)
 
 

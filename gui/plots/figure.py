@@ -9,9 +9,11 @@ import pyqtgraph as pg
 from .attention import LinesPanel, MaskPanel, RowBarsPanel, ScalePanel, WeightedSumPanel
 from .embedding import PositionCurvesPanel
 from .ffn import ActivationPanel
+from .gate import GatePanel
 from .matrix import MatrixPanel, is_per_head, stage_caption, stage_op
 from .norm import BeforeAfterPanel, NormStepsPanel
 from .output import TopKPanel
+from .rope import RopePanel
 from .style import PlotOptions, font, foreground
 from .text import caption
 
@@ -71,6 +73,10 @@ def _panels(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions, top
         return [matrix(), WeightedSumPanel(*args, t, 1)]
     if op.startswith("norm."):
         return [matrix(colspan=2), BeforeAfterPanel(*args, t + 1, 0), NormStepsPanel(*args, t + 1, 1)]
+    if op in ("attn.q_rot", "attn.k_rot"):
+        return [matrix(), RopePanel(*args, t, 1)]
+    if op in ("ffn.gate", "ffn.act") and cfg.activation == "swiglu":
+        return [matrix(), ActivationPanel(*args, t, 1), GatePanel(*args, t + 1, 0, colspan=2)]
     if op in ("ffn.up", "ffn.gate", "ffn.act"):
         return [matrix(), ActivationPanel(*args, t, 1)]
     if op in ("logits", "probs"):

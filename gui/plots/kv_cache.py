@@ -107,7 +107,7 @@ class CachePanel:
         for heatmap, frame, key, value in zip(self.maps, self.new_rows, ("cache_k", "cache_v"), (k, v)):
             m = value[h].numpy().astype(np.float64)
             cols = [str(c) for c in range(m.shape[1])]
-            heatmap.set(m, tokens, cols, opts, caption(key, opts.lang, head=head, rows=self.rows))
+            heatmap.set(m, tokens, cols, opts, caption(key, opts.lang, head=head))
             frame.setRect(QRectF(0, self.rows - 1, m.shape[1], 1))
 
 

@@ -61,29 +61,22 @@ def _depth(cfg: ModelConfig, text: str, target: str | None) -> dict[str, dict[st
 
 
 class ReorderPanel:
-    """Outputs of the sentence and of the sentence backwards, side by side, with the largest difference."""
+    """Outputs of the sentence and of the sentence backwards, side by side on one colour scale."""
 
     def __init__(self, layout: pg.GraphicsLayout, trace, opts: PlotOptions, row: int):
-        self.maps = [Heatmap(layout, opts, True, row, col) for col in (0, 1)]
-        self.note = pg.LabelItem(justify="left")
-        self.note.item.setFont(font(opts, "caption"))
-        layout.addItem(self.note, row=row + 1, col=0, colspan=2)
+        self.maps = [Heatmap(layout, opts, True, row, col, colorbar=col == 1) for col in (0, 1)]
         self.reordering = None
+        self.note = ""
 
     def update(self, trace, opts: PlotOptions) -> None:
         r = self.reordering = reorder(trace)
         top = float(max(r.output.abs().max(), r.reordered_output.abs().max())) or 1.0
         cols = [str(c) for c in range(r.output.shape[1])]
         for heatmap, tokens, out in zip(self.maps, (r.tokens, r.reordered_tokens), (r.output, r.reordered_output)):
-            sentence = " ".join(tokens)
-            heatmap.set(out.numpy().astype(np.float64), tokens, cols, opts,
-                        caption("output_of", opts.lang, sentence=sentence), levels=(-top, top))
-        diff = f"{r.max_difference:.1e}"
-        same = r.max_difference < 1e-4
-        key = "reorder_same" if same else "reorder_differs"
-        text = (caption("reorder", opts.lang, a=" ".join(r.tokens), b=" ".join(r.reordered_tokens)) + "<br>"
-                + caption(key, opts.lang, diff=diff) + f" — {r.stage}")
-        self.note.setText(text, color=foreground(opts).name())
+            heatmap.set(out.numpy().astype(np.float64), tokens, cols, opts, " ".join(tokens), levels=(-top, top))
+        key = "reorder_same" if r.max_difference < 1e-4 else "reorder_differs"
+        self.note = (caption("reorder", opts.lang, a=" ".join(r.tokens), b=" ".join(r.reordered_tokens),
+                             stage=r.stage) + " " + caption(key, opts.lang, diff=f"{r.max_difference:.1e}"))
 
 
 class SaturationPanel:
@@ -102,10 +95,10 @@ class SaturationPanel:
         }
         self.here = pg.ScatterPlotItem(size=16 if opts.slide else 12, brush=color(4), pen=pg.mkPen(foreground(opts)))
         self.plot.addItem(self.here)
-        legend.addItem(self.here, "")
-        self.legend = legend
+        legend.addItem(self.here, caption("this_model", opts.lang))
         self.plot.setLabel("bottom", caption("d_k", opts.lang))
         self.plot.setLabel("left", caption("mean_max", opts.lang))
+        self.note = ""
 
     def update(self, trace, opts: PlotOptions) -> None:
         cfg = trace.config
@@ -114,13 +107,14 @@ class SaturationPanel:
         d_ks = D_KS[: len(curves["scaled"])]
         for key, curve in self.curves.items():
             curve.setData(d_ks, curves[key])
+        self.plot.getAxis("bottom").setTicks([[(float(np.log10(d)), str(d)) for d in d_ks]])
         first = next(st.name for st in trace.stages if st.op == "attn.weights")
         value = mean_max_weight(trace[first])
         self.here.setData([np.log10(cfg.d_k)], [value])
-        label = caption("this_model", opts.lang, d_k=cfg.d_k, value=f"{value:.2f}")
-        self.legend.items[-1][1].setText(label)
         self.plot.setYRange(0, 1.05, padding=0)
         set_caption(self.plot, caption("saturation", opts.lang), opts)
+        self.note = caption("saturation_note", opts.lang, samples=SEEDS if _small(cfg) else 1, d_k=cfg.d_k,
+                            value=f"{value:.2f}", stage=first)
 
 
 def _first_causal(trace) -> str | None:
@@ -135,8 +129,11 @@ class FuturePanel:
     def __init__(self, layout: pg.GraphicsLayout, trace, opts: PlotOptions, row: int):
         self.heatmap = Heatmap(layout, opts, False, row, 0)
         self.frames: list[QGraphicsRectItem] = []
-        self.bars = Bars(layout, opts, row, 1, [("", color(4))])
+        self.bars = Bars(layout, opts, row + 1, 0, [("", color(4))])
+        layout.layout.setRowStretchFactor(row, 3)
+        layout.layout.setRowStretchFactor(row + 1, 2)
         self.width = 4 if opts.slide else 3
+        self.note = ""
 
     def update(self, trace, opts: PlotOptions) -> None:
         name = _first_causal(trace)
@@ -145,7 +142,8 @@ class FuturePanel:
         st = trace.stage(name)
         n = weights.shape[1]
         queries, keys = axis_labels(trace, st.rows, n), axis_labels(trace, st.cols, weights.shape[2])
-        title = caption("future", opts.lang, stage=name, head=caption("head", opts.lang, head=h))
+        title = caption("future", opts.lang, head=caption("head", opts.lang, head=h))
+        self.note = caption("future_note", opts.lang, stage=name)
         self.heatmap.set(weights[h].numpy(), queries, keys, opts, title, levels=(0.0, 1.0))
         future = ops.causal_hidden(n, weights.shape[2])
         cells = [(i, j) for i in range(n) for j in range(weights.shape[2]) if future[i, j]]
@@ -172,19 +170,22 @@ class SpreadPanel:
     LayerNorm) as lines, this lesson's own layers as large dots."""
 
     def __init__(self, layout: pg.GraphicsLayout, trace, opts: PlotOptions, row: int):
-        self.plots = {key: new_plot(layout, opts, row, col) for col, key in enumerate(("values", "tokens"))}
+        # one above the other: the dock beside the stage view is narrow and tall
+        self.plots = {key: new_plot(layout, opts, row + k, 0) for k, key in enumerate(("values", "tokens"))}
         self.curves: dict[tuple[str, str], pg.PlotDataItem] = {}
         self.here: dict[str, pg.PlotDataItem] = {}
-        self.legends: dict[str, pg.LegendItem] = {}
+        self.legend = add_legend(self.plots["values"], opts)
         for key, plot in self.plots.items():
             plot.showGrid(x=True, y=True, alpha=0.25)
-            self.legends[key] = add_legend(plot, opts)
             for k, setting in enumerate(DEPTH_SETTINGS):
-                self.curves[key, setting] = plot.plot(symbol="o", symbolSize=6, symbolBrush=color(k), symbolPen=None,
-                                                      name=caption(setting, opts.lang))
+                self.curves[key, setting] = plot.plot(symbol="o", symbolSize=6, symbolBrush=color(k), symbolPen=None)
             self.here[key] = plot.plot(pen=None, symbol="s", symbolSize=14 if opts.slide else 11,
-                                       symbolBrush=color(4), symbolPen=pg.mkPen(foreground(opts)), name="")
+                                       symbolBrush=color(4), symbolPen=pg.mkPen(foreground(opts)))
             plot.setLabel("bottom", caption("layer", opts.lang))
+        for setting in DEPTH_SETTINGS:
+            self.legend.addItem(self.curves["values", setting], caption(setting, opts.lang))
+        self.legend.addItem(self.here["values"], caption("this_trace", opts.lang, n=trace.config.n_layers))
+        self.note = ""
 
     def update(self, trace, opts: PlotOptions) -> None:
         cfg = trace.config
@@ -199,11 +200,10 @@ class SpreadPanel:
                 self.curves[key, setting].setData(list(range(len(ys))), ys)
                 self.curves[key, setting].setPen(pg.mkPen(color(k), width=width, style=style))
             self.here[key].setData(list(range(len(own[key]))), own[key])
-            self.legends[key].items[-1][1].setText(caption("this_trace", opts.lang, n=cfg.n_layers))
-            title = caption("spread_values" if key == "values" else "spread_tokens", opts.lang)
-            set_caption(plot, title + "<br>" + caption("seeded", opts.lang, n=DEPTH, samples=SEEDS
-                                                         if _small(cfg) else 1), opts)
+            set_caption(plot, caption("spread_values" if key == "values" else "spread_tokens", opts.lang), opts)
             plot.enableAutoRange()
+        self.note = caption("spread_note", opts.lang, n=DEPTH, samples=SEEDS if _small(cfg) else 1,
+                            layers=cfg.n_layers)
 
 
 class MessagePanel:
@@ -214,6 +214,7 @@ class MessagePanel:
         self.label.item.setFont(font(opts, "caption"))
         layout.addItem(self.label, row=row, col=0)
         self.text = text
+        self.note = ""
 
     def update(self, trace, opts: PlotOptions) -> None:
         self.label.setText(self.text, color=foreground(opts).name())

@@ -1,0 +1,199 @@
+"""Decoder and encoder-decoder lessons stepped end to end with two generated tokens (the engine's tokens), the
+KV-cache view growing by one row per token, the head grid, head colours and cross-attention labels."""
+
+import pytest
+import torch
+from PySide6.QtCore import Qt
+
+from engine import ModelConfig, ops
+from engine.generate import generate
+from engine.lesson import open_lesson
+from engine.tokenizer import END
+from gui.formulas import formula
+from gui.head_colors import header_head
+from gui.main_window import MainWindow
+from gui.plots.rope import RopePanel
+from gui.stage_texts import op_text, text_key
+from gui.state import AppState
+from tests.gui_window import open_window, panel_for
+
+
+def lesson_window(qtbot, name: str, text: str | None = None, target: str | None = None) -> MainWindow:
+    lesson = open_lesson(name)
+    state = AppState(lesson.config, lesson.text if text is None else text,
+                     lesson.target if target is None else target, model=lesson.build_model())
+    window = MainWindow(state)
+    qtbot.addWidget(window)
+    window.resize(1500, 950)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+def step_to_end(window, start: int = 0) -> list[str]:
+    """Press Next from `start` to the last stage; the names passed, in order."""
+    state, seen = window.state, []
+    state.set_cursor(start)
+    while state.cursor < len(state.stage_names) - 1:
+        window.stepper.next_action.trigger()
+        seen.append(state.current_stage)
+        assert window.stage_view.output.model.window.name == state.current_stage
+    return seen
+
+
+def generate_twice(qtbot, window) -> list[str]:
+    """Generate two tokens through the action; after each the window stands on the new position's
+    probabilities, and the class can step the new token from the decoder's input to the end."""
+    views, state = window.teaching, window.state
+    views.kv_action.trigger()
+    assert views.kv_dock.isVisible() and views.kv_cache.rows() == len(state.trace.tokens["dec"])
+    grown = []
+    for _ in range(2):
+        n = len(state.trace.tokens["dec"])
+        assert views.kv_cache.rows() == n  # one cached K and V row per token read
+        views.generation.generate_action.trigger()
+        assert len(state.trace.tokens["dec"]) == n + 1
+        assert state.current_stage == "probs" and state.row == n
+        assert views.generation_dock.isVisible()
+        qtbot.waitUntil(lambda grown_to=n + 1: views.kv_cache.rows() == grown_to)  # one more row
+        cached, full = views.kv_cache.macs.counts[-1]
+        assert cached < full and f"{cached:,}" in views.kv_cache.summary.text()
+        grown.append(state.trace.tokens["dec"][-1])
+        views.generation.step_action.trigger()
+        assert state.current_stage == "dec.tokens" and state.row == n
+        step_to_end(window, state.cursor)
+    return grown
+
+
+def test_a_decoder_lesson_end_to_end_with_two_generated_tokens(qtbot):
+    window = lesson_window(qtbot, "masked-decoder", text="我 爱")
+    state = window.state
+    assert state.trace.tokens["dec"] == ["<start>", "我", "爱"]
+    passed = step_to_end(window)
+    assert passed[-1] == "probs" and "dec.0.self_attn.masked" in passed
+    state.go_to("dec.0.self_attn.masked")  # the mask shows what each position may see
+    output = window.stage_view.output.model
+    assert [output.text(0, j) for j in range(3)][1:] == ["−∞", "−∞"] and output.text(2, 1) != "−∞"
+    expected = generate(state.model, "我 爱", None, steps=2, greedy=True).generated
+    before = {k: v for k, v in state.trace.values.items()}
+    assert generate_twice(qtbot, window) == expected == ["大", "我"]
+    assert state.text == "我 爱 大 我"
+    window.undo_action.trigger()
+    window.undo_action.trigger()
+    assert state.text == "我 爱" and state.trace.values.keys() == before.keys()
+    assert all(torch.equal(state.trace.values[k], v) for k, v in before.items())
+
+
+def test_an_encoder_decoder_lesson_end_to_end_with_two_generated_tokens(qtbot):
+    window = lesson_window(qtbot, "cross-attention")
+    state = window.state
+    names = state.stage_names
+    last_enc = max(i for i, n in enumerate(names) if n.startswith("enc."))
+    assert last_enc < min(i for i, n in enumerate(names) if n.startswith("dec."))  # the encoder runs first
+    assert step_to_end(window) == names[1:]
+    for stage in ("dec.0.cross_attn.scores", "dec.0.cross_attn.weights"):
+        state.go_to(stage)
+        table = window.stage_view.output.model
+        assert [r.split(" → ")[0] for r in table.row_labels] == ["<start>", "我", "爱"]  # rows: target tokens
+        assert table.col_labels == ["I", "love"]  # columns: source tokens
+        assert "q from the decoder" in window.stage_view.formula.text()
+        assert "k from the encoder" in window.stage_view.formula.text()
+        assert text_key(state.trace, stage) == "cross_attn." + stage.rsplit(".", 1)[1]
+        explanation = window.stage_view.explanation.text()
+        assert explanation == op_text(text_key(state.trace, stage)) and "from the decoder" in explanation
+    state.go_to("dec.0.cross_attn.k")
+    assert panel_for(window, "enc.0.norm2.out").model.row_labels == ["I", "love"]
+    assert formula(state.trace, "dec.0.cross_attn.q").startswith("Q = X_dec·W_Q")
+    expected = generate(state.model, "I love", "我 爱", steps=2, greedy=True).generated
+    assert generate_twice(qtbot, window) == expected
+    assert state.target == "我 爱 " + " ".join(expected) and state.text == "I love"
+
+
+def test_sampling_uses_seed_plus_step_like_the_engine(qtbot):
+    window = lesson_window(qtbot, "masked-decoder", text="我")
+    panel, state = window.teaching.generation, window.state
+    panel.sampled.setChecked(True)
+    panel.temperature.setValue(3.0)
+    panel.top_k.setValue(4)
+    panel.seed.setValue(11)
+    expected = generate(state.model, "我", None, steps=3, temperature=3.0, top_k=4, greedy=False, seed=11)
+    got = []
+    for _ in range(3):
+        if state.trace.tokens["dec"][-1] == END:
+            break
+        assert panel.generate()
+        got.append(state.trace.tokens["dec"][-1])
+    assert got == expected.generated
+    shown = panel.choice_panel.bars.opts["height"]
+    torch.testing.assert_close(torch.tensor(sorted(shown, reverse=True)),
+                               torch.sort(expected.steps[len(got) - 1].probs, descending=True).values[:len(shown)])
+
+
+def test_generation_explains_when_it_cannot_run(qtbot):
+    window = open_window(qtbot)  # an encoder
+    panel = window.teaching.generation
+    assert not panel.generate_action.isEnabled() and "decoder" in panel.can_generate()
+    assert not panel.generate() and window.state.undo_stack.count() == 0
+    window = lesson_window(qtbot, "masked-decoder")  # greedy chooses <end> here
+    assert window.teaching.generation.generate()
+    assert window.state.trace.tokens["dec"][-1] == END
+    assert "<end>" in window.teaching.generation.can_generate() and not window.teaching.generation.generate()
+
+
+def test_the_head_grid_shows_every_head(qtbot):
+    cfg = ModelConfig(d_model=8, n_heads=4, d_ff=8, decimals=1)
+    window = open_window(qtbot, cfg)
+    views, state = window.teaching, window.state
+    views.heads_action.trigger()
+    assert views.heads_dock.isVisible()
+    state.go_to("enc.0.attn.weights")
+    qtbot.waitUntil(lambda: views.heads.shown == "enc.0.attn.weights")
+    tiles = views.heads.tiles()
+    assert len(tiles) == 4
+    weights = state.trace["enc.0.attn.weights"]
+    for h, tile in enumerate(views.heads.figure.panels[0].tiles):
+        assert torch.allclose(torch.tensor(tile.heatmap.image.image.T, dtype=torch.float32), weights[h])
+    state.go_to("enc.0.norm1.out")  # after the attention: the latest weights stay in view
+    qtbot.waitUntil(lambda: views.heads.figure is not None)
+    assert views.heads.shown == "enc.0.attn.weights"
+    for stage, kind in (("enc.0.attn.q", "SplitPanel"), ("enc.0.attn.concat", "ConcatPanel"),
+                        ("enc.0.attn.out", "OutputPartsPanel")):
+        state.go_to(stage)
+        qtbot.waitUntil(lambda s=stage: views.heads.shown == s)
+        assert type(views.heads.figure.panels[0]).__name__ == kind and len(views.heads.tiles()) == 4
+    state.go_to("enc.embed")
+    qtbot.waitUntil(lambda: views.heads.shown is None)
+    assert views.heads.pages.currentWidget() is views.heads.empty
+
+
+def test_each_heads_columns_carry_its_colour(qtbot):
+    window = open_window(qtbot, ModelConfig(d_model=4, n_heads=2, d_ff=8, decimals=1))
+    state = window.state
+    state.go_to("enc.0.attn.q")
+    state.set_head(1)
+    W_Q = panel_for(window, "enc.0.attn.W_Q").model
+    assert [header_head(state.trace, W_Q.window, c, True) for c in range(2)] == [1, 1]
+    assert W_Q.headerData(0, Qt.Horizontal, Qt.BackgroundRole) is not None
+    assert W_Q.headerData(0, Qt.Vertical, Qt.BackgroundRole) is None
+    state.go_to("enc.0.attn.out")
+    concat = panel_for(window, "enc.0.attn.concat").model
+    assert [header_head(state.trace, concat.window, c, True) for c in range(4)] == [0, 0, 1, 1]
+    W_O = panel_for(window, "enc.0.attn.W_O").model
+    assert [header_head(state.trace, W_O.window, r, False) for r in range(4)] == [0, 0, 1, 1]
+    assert header_head(state.trace, panel_for(window, "enc.0.attn.out").model.window, 0, True) is None
+
+
+@pytest.mark.parametrize("stage", ["dec.0.self_attn.q_rot", "dec.0.ffn.gate"])
+def test_rope_and_the_swiglu_gate_are_drawn(qtbot, stage):
+    cfg = ModelConfig(architecture="decoder", d_model=8, n_heads=2, d_ff=8, positional="rope", activation="swiglu")
+    window = open_window(qtbot, cfg, text="我 爱 大 模型")
+    window.state.go_to(stage)
+    window.stage_view.draw_plots()
+    kinds = [type(p).__name__ for p in window.stage_view.figure.panels]
+    if stage.endswith("q_rot"):
+        assert "RopePanel" in kinds
+        rope = next(p for p in window.stage_view.figure.panels if isinstance(p, RopePanel))
+        angles = torch.tensor(rope.angles.image.image.T)
+        torch.testing.assert_close(angles, ops.rope_angles(5, 4).to(angles.dtype))
+    else:
+        assert kinds == ["MatrixPanel", "ActivationPanel", "GatePanel"]
