@@ -1,5 +1,5 @@
-"""Start the window: `python main.py [--lesson NAME|FILE] [--lang en|zh] [--present] [--stage NAME]
-[--config C.json [--weights W]] [--text T]`."""
+"""Start the window: `python main.py [--lesson NAME|FILE | --model toy|lm|minilm|FOLDER] [--lang en|zh] [--present]
+[--stage NAME] [--config C.json [--weights W]] [--text T]`."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ def default_lesson() -> Lesson:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="stepformer", description="Open the stepping window.")
     parser.add_argument("--lesson", help=f"a shipped lesson's name (e.g. {DEFAULT_LESSON}) or a .stepformer file")
+    parser.add_argument("--model", help="open a model: toy (translator), lm (language model), minilm, classroom or "
+                        "large (random weights), or a checkpoint folder")
     parser.add_argument("--lang", choices=("en", "zh"),
                         help="language of the window and texts (default: the last one chosen, else the system's)")
     parser.add_argument("--present", action="store_true", help="start in full screen (presentation mode)")
@@ -34,6 +36,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         parser.error("--weights needs --config")
     if args.lesson and args.config:
         parser.error("--lesson and --config exclude each other")
+    if args.model and (args.lesson or args.config):
+        parser.error("--model excludes --lesson and --config")
     return args
 
 
@@ -51,16 +55,18 @@ def build_state(args: argparse.Namespace):
 
     from .state import AppState
 
+    if args.model:
+        from .model_sources import by_name
+
+        opened = by_name(args.model)
+        state = AppState(opened.model.config, opened.text, opened.target, model=opened.model)
+        state.load_model(opened.model, opened.text, opened.target, opened.stage, opened.title, opened.description)
+        return _replace_sentences(state, args)
     if not args.config:
         lesson = open_lesson(args.lesson) if args.lesson else default_lesson()
         state = AppState(lesson.config, lesson.text, lesson.target, model=lesson.build_model())
         state.load_lesson(lesson)
-        if args.text is not None or args.target is not None:
-            text = args.text if args.text is not None else lesson.text
-            target = args.target if args.target is not None else lesson.target
-            if not state.set_sentences(text, target):
-                raise EngineError(state.problem)
-        return state
+        return _replace_sentences(state, args)
     config = ModelConfig.from_json_file(args.config)
     model = load_weights(config, args.weights) if args.weights else Model.create(config)
     if args.target is not None:
@@ -68,6 +74,16 @@ def build_state(args: argparse.Namespace):
     else:
         target = "我 爱 AI" if config.architecture == "encoder-decoder" else ""
     return AppState(config, args.text if args.text is not None else "I love AI", target, model=model)
+
+
+def _replace_sentences(state, args: argparse.Namespace):
+    """--text and --target in place of the lesson's or model's own sentences."""
+    if args.text is not None or args.target is not None:
+        text = args.text if args.text is not None else state.text
+        target = args.target if args.target is not None else state.target
+        if not state.set_sentences(text, target):
+            raise EngineError(state.problem)
+    return state
 
 
 def find_stage(names: list[str], wanted: str) -> str:
@@ -103,6 +119,6 @@ def run_app(argv: list[str]) -> int:
     except (EngineError, OSError) as exc:
         print(f"stepformer: {exc}", file=sys.stderr)
         return 2
-    chosen = any(v is not None for v in (args.lesson, args.config, args.stage, args.text))
+    chosen = any(v is not None for v in (args.lesson, args.model, args.config, args.stage, args.text))
     controller = launch(state, lang, args.lesson, full_screen=args.present, start_page=not chosen)  # noqa: F841 (lives while the app runs)
     return app.exec()

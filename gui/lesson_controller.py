@@ -8,6 +8,7 @@ The questions it asks the teacher go through `Prompts`, which the tests replace.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt
@@ -22,6 +23,7 @@ from engine.recovery import read_recovery
 from . import display, i18n, preferences
 from .autosave import Autosaver
 from .main_window import MainWindow
+from .model_picker import ModelPicker
 from .presentation import PresentationMenu
 from .start_page import StartPage
 from .state import AppState
@@ -117,6 +119,7 @@ class LessonController(QObject):
         self._add_lessons_menu(window)
         self._add_language_menu(window)
         window.presentation = PresentationMenu(window, self)
+        window.model_picker = ModelPicker(window, self)
         window.installEventFilter(self)
         # after the window's own title update, so the file name and marker win
         if self.window is not None:
@@ -255,9 +258,16 @@ class LessonController(QObject):
 
     def _load(self, lesson: Lesson, path: Path | None, shipped: str | None = None, modified: bool = False) -> None:
         """Show the lesson (the UI keeps its language)."""
+        self.show_model(lambda: self.state.load_lesson(lesson), path, shipped, modified)
+
+    def show_model(self, load: Callable[[], None], path: Path | None = None, shipped: str | None = None,
+                   modified: bool = False) -> None:
+        """Run `load`, which puts a lesson or a model into the app state, and make it the lesson shown: the model
+        picker (gui/model_picker.py) opens its models this way, as lessons with no file yet. An EngineError
+        from `load` changes nothing."""
         self.loading = True
         try:
-            self.state.load_lesson(lesson)
+            load()
         finally:
             self.loading = False
         self.path, self.shipped, self.dirty = path, shipped, modified
@@ -274,6 +284,9 @@ class LessonController(QObject):
         return self._save_to(self.path)
 
     def save_as(self) -> bool:
+        if self.state.not_savable:  # before asking for a file name
+            self.prompts.error(self.window, self.tr("Cannot save the lesson"), self.state.not_savable)
+            return False
         folder = Path(preferences.read("files/folder", str(Path.home())))
         suggested = self.path or folder / f"{self.shipped or self.tr('lesson')}{SUFFIX}"
         path = self.prompts.save_path(self.window, str(suggested))
@@ -356,7 +369,7 @@ class LessonController(QObject):
             return
         if self.window is not None:
             self.window.setWindowModified(self.modified)
-        if self.modified:
+        if self.modified and not self.state.not_savable:
             self.autosaver.changed()
         else:
             self.autosaver.clear()

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from .display import DISPLAY
 from .head_colors import header_tint
+from .plots.predicts import row_labels
 from .state import AppState, format_value
 
 ALL = slice(None)
@@ -98,6 +99,7 @@ def axis_labels(trace, window: Window) -> tuple[list[str], list[str]]:
         return ["id"], list(tokens[name.split(".")[0]])
     if stage is not None:
         rows = list(tokens[stage.rows]) if stage.rows in tokens else [str(r) for r in range(n_rows)]
+        rows = row_labels(trace, name, rows)  # cross-attention: "<start> → 我"
         if stage.cols == "vocab":
             cols = list(trace.model.vocabs["dec"].tokens)
         elif stage.cols in tokens:

@@ -183,11 +183,22 @@ class AppState(QObject):
     def load_lesson(self, lesson: Lesson) -> None:
         """Make a lesson the current one: its model, sentences, pinned stages, stage and texts (the undo
         history starts afresh). Raises EngineError, changing nothing, when the lesson cannot be traced."""
-        trace = lesson.trace()
-        self.model, self.trace, self.text, self.target = trace.model, trace, lesson.text, lesson.target
-        self.title, self.description = dict(lesson.title), dict(lesson.description)
+        self._start(lesson.trace(), lesson.text, lesson.target, lesson.title, lesson.description, lesson.stage)
+
+    def load_model(self, model: Model, text: str, target: str = "", stage: str | None = None,
+                   title: dict[str, str] | None = None, description: dict[str, str] | None = None) -> None:
+        """Make any model (trained, a checkpoint with its own tokenizer, fresh random weights) the lesson, on
+        these sentences, at `stage` (None: the first); the undo history starts afresh. Raises EngineError,
+        changing nothing, when the sentences cannot be traced."""
+        empty = {"en": "", "zh": ""}
+        self._start(model.trace(text, target or None), text, target, title or empty, description or empty, stage)
+
+    def _start(self, trace: Trace, text: str, target: str, title: dict, description: dict,
+               stage: str | None) -> None:
+        self.model, self.trace, self.text, self.target = trace.model, trace, text, target
+        self.title, self.description = dict(title), dict(description)
         self.original_params = {k: v.clone() for k, v in self.model.params.items()}
-        self.cursor = trace.stage_names.index(lesson.stage) if lesson.stage in trace.stage_names else 0
+        self.cursor = trace.stage_names.index(stage) if stage in trace.stage_names else 0
         self.head = self.row = 0
         self.previous, self.last_edited = {}, None
         self.undo_stack.clear()
@@ -195,9 +206,23 @@ class AppState(QObject):
         self.lessonChanged.emit()
         self.cursorChanged.emit(self.cursor)
 
+    @property
+    def not_savable(self) -> str:
+        """Why the lesson cannot be written to a lesson file ("" when it can): a checkpoint's tokenizer
+        cannot be stored in one yet."""
+        if self.model.tokenizer is None:
+            return ""
+        return QCoreApplication.translate(
+            "AppState", "This model was opened from a checkpoint folder. A lesson file cannot hold its tokenizer "
+            "yet, so it cannot be saved; open the folder again with Model ▸ Open model ▸ Checkpoint folder… "
+            "(figures and slides can still be exported).")
+
     def to_lesson(self, lang: str = "en") -> Lesson:
         """The lesson as it stands now, for saving. It holds the live tensors, not copies: the engine
-        replaces a tensor on every edit and never changes one in place, so this is a snapshot."""
+        replaces a tensor on every edit and never changes one in place, so this is a snapshot.
+        Raises EngineError when it cannot be saved (see not_savable)."""
+        if self.not_savable:
+            raise EngineError(self.not_savable)
         return Lesson(
             config=self.config, text=self.text, target=self.target, params=dict(self.trace.params),
             vocabularies={s: list(v.tokens) for s, v in self.model.vocabs.items()},
