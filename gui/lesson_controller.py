@@ -78,7 +78,7 @@ class LessonController(QObject):
         self.start_page: StartPage | None = None
         self.autosaver = Autosaver(lambda: state.to_lesson(self.lang), self)
         self.autosaver.failed.connect(self._autosave_failed)
-        state.undo_stack.indexChanged.connect(self._changed)  # after an edit, undo or redo is complete
+        state.undo_stack.indexChanged.connect(self._undo_index_changed)
         state.lessonChanged.connect(self._lesson_changed)
         state.cursorChanged.connect(self._changed)
         self._remember_path()
@@ -363,9 +363,15 @@ class LessonController(QObject):
             self.dirty = True
         self._changed()
 
+    def _undo_index_changed(self, _index: int) -> None:
+        """An edit, undo or redo is complete. (An emptied stack means a new lesson or sentence: lessonChanged
+        follows, and the autosave must not be dropped before it.)"""
+        if isValid(self.state.undo_stack) and self.state.undo_stack.count():  # (it signals as it is destroyed)
+            self._changed()
+
     def _changed(self, *_) -> None:
         """Every change: the title-bar marker, and the autosave (or none when nothing is unsaved)."""
-        if self.loading or not isValid(self.state.undo_stack):  # (the undo stack signals as it is destroyed)
+        if self.loading:
             return
         if self.window is not None:
             self.window.setWindowModified(self.modified)

@@ -21,7 +21,8 @@ class PresentationMenu(QObject):
 
         def action(text: str, keys, slot, checkable: bool = False) -> QAction:
             a = QAction(text, window)
-            a.setShortcuts([QKeySequence(k) for k in keys])
+            sequences = {QKeySequence(k).toString(): QKeySequence(k) for k in keys}  # once each: ZoomOut is Ctrl+-
+            a.setShortcuts(list(sequences.values()))
             a.setCheckable(checkable)
             (a.toggled if checkable else a.triggered).connect(slot)
             view.addAction(a)

@@ -118,7 +118,7 @@ def test_unsaved_edits_are_marked_and_asked_about_on_close(qtbot, start_window, 
     assert not recovery_path().exists()
 
 
-def test_every_change_is_autosaved_and_restored_on_the_next_start(qtbot, start_window):
+def test_every_change_is_autosaved_and_restored_on_the_next_start(qtbot, start_window, monkeypatch):
     controller = start_window("masked-decoder")
     window, state = controller.window, controller.state
     assert read_recovery() is None
@@ -136,8 +136,12 @@ def test_every_change_is_autosaved_and_restored_on_the_next_start(qtbot, start_w
     autosaved_is_current()
     window.stepper.next_action.trigger()
     autosaved_is_current()
-    window.source.setText("我 爱 模型")
-    window.source.returnPressed.emit()
+    cleared = []
+    with monkeypatch.context() as m:
+        m.setattr(autosave, "clear_recovery", lambda: cleared.append(True))
+        window.source.setText("我 爱 模型")
+        window.source.returnPressed.emit()
+    assert not cleared  # the edits seen so far stay on disk while the new sentence is written
     autosaved_is_current()
     assert state.set_config(state.config.replace(seed=7))  # the settings dialog's Apply
     autosaved_is_current()

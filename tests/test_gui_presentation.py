@@ -1,0 +1,117 @@
+"""Presentation mode and settings: F5 / Esc full screen, Ctrl+= / Ctrl+− text and numbers for the back row,
+projector palette, colour-blind-safe colours, decimals, a presenter clicker's PageUp / PageDown, and every
+choice (with play speed and window layout) kept for the next start."""
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication
+
+from gui import display, preferences
+from gui.lesson_controller import LessonController
+from gui.matrix_view import RAMPS
+from tests import gui_lessons
+from tests.gui_window import panel_for
+
+own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
+
+
+def focus_table(qtbot, window, name: str):
+    table = panel_for(window, name).table
+    table.setFocus()
+    qtbot.waitUntil(table.hasFocus)
+    return table
+
+
+def test_f5_and_escape_switch_full_screen(qtbot, start_window):
+    window = start_window("two-heads").window
+    table = focus_table(qtbot, window, "enc.0.attn.W_Q")
+    qtbot.keyClick(table, Qt.Key_F5)
+    assert window.isFullScreen() and window.presentation.full_screen.isChecked()
+    qtbot.keyClick(table, Qt.Key_Escape)
+    assert not window.isFullScreen() and not window.presentation.full_screen.isChecked()
+    qtbot.keyClick(table, Qt.Key_F5)
+    qtbot.keyClick(table, Qt.Key_F5)
+    assert not window.isFullScreen()
+
+
+def test_escape_while_typing_a_number_cancels_only_the_edit(qtbot, start_window):
+    controller = start_window("two-heads")
+    window, state = controller.window, controller.state
+    window.presentation.set_full_screen(True)
+    table = focus_table(qtbot, window, "enc.0.attn.W_Q")
+    table.edit(table.model().index(0, 0))
+    editor = table.focusWidget()
+    editor.setText("9")
+    qtbot.keyClick(editor, Qt.Key_Escape)
+    assert window.isFullScreen() and float(state.trace["enc.0.attn.W_Q"][0, 0]) != 9.0
+
+
+def test_a_presenter_clicker_steps_with_page_up_and_down(qtbot, start_window):
+    controller = start_window("two-heads")
+    window, state = controller.window, controller.state
+    window.presentation.set_full_screen(True)
+    start = state.cursor
+    for widget in (focus_table(qtbot, window, "enc.0.attn.W_Q"), window.stage_list.tree, window.source):
+        widget.setFocus()
+        qtbot.keyClick(widget, Qt.Key_PageDown)
+        assert state.cursor == start + 1
+        qtbot.keyClick(widget, Qt.Key_PageUp)
+        assert state.cursor == start
+
+
+def test_ctrl_plus_and_minus_scale_text_and_numbers(qtbot, start_window):
+    controller = start_window("two-heads")
+    state = controller.state
+    state.go_to("enc.0.attn.q")
+
+    def sizes():
+        window = controller.window
+        table = panel_for(window, "enc.0.attn.W_Q").table
+        return (table.font().pointSizeF(), window.stage_view.title.font().pointSizeF(),
+                window.stage_view.plot_options().font_scale, table.horizontalHeader().defaultSectionSize())
+
+    before = sizes()
+    table = focus_table(qtbot, controller.window, "enc.0.attn.W_Q")
+    qtbot.keyClick(table, Qt.Key_Equal, Qt.ControlModifier)
+    qtbot.keyClick(focus_table(qtbot, controller.window, "enc.0.attn.W_Q"), Qt.Key_Equal, Qt.ControlModifier)
+    larger = sizes()
+    assert display.DISPLAY.font_scale == 1.3 and preferences.read("display/font_scale", 1.0) == 1.3
+    assert all(big > small for big, small in zip(larger, before))
+    assert state.current_stage == "enc.0.attn.q"  # the lesson stays where it was
+    qtbot.keyClick(focus_table(qtbot, controller.window, "enc.0.attn.W_Q"), Qt.Key_Minus, Qt.ControlModifier)
+    assert display.DISPLAY.font_scale == 1.15
+    qtbot.keyClick(focus_table(qtbot, controller.window, "enc.0.attn.W_Q"), Qt.Key_0, Qt.ControlModifier)
+    assert sizes() == before
+
+
+def test_palette_colours_and_decimals_are_chosen_and_kept(qtbot, start_window):
+    controller = start_window("two-heads")
+    controller.state.go_to("enc.0.attn.q")
+    menu = controller.window.presentation
+    menu.projector.trigger()
+    palette = QApplication.instance().palette()
+    assert palette.color(QPalette.Base).name() == "#ffffff" and palette.color(QPalette.Text).name() == "#000000"
+    controller.window.presentation.cb_safe.trigger()
+    model = panel_for(controller.window, "enc.0.attn.W_Q").model
+    diverging, _ = RAMPS["cb-safe"]
+    assert model.color(0, 0) in diverging and controller.window.stage_view.plot_options().colormap == "cb-safe"
+    three = next(a for a in controller.window.presentation.decimals.actions() if a.data() == 3)
+    three.trigger()
+    model = panel_for(controller.window, "enc.0.attn.W_Q").model
+    assert len(model.text(0, 0).split(".")[1]) == 3
+    window = controller.window
+    assert window.presentation.projector.isChecked() and window.presentation.cb_safe.isChecked()
+
+    display.DISPLAY.__init__()  # as on the next start
+    assert display.load() == display.Display(font_scale=1.0, decimals=3, colormap="cb-safe", palette="projector")
+
+
+def test_window_layout_and_play_speed_are_kept(qtbot, start_window):
+    controller = start_window("two-heads")
+    controller.window.stepper.pace.setValue(4.5)
+    controller.window.setGeometry(20, 30, 900, 560)
+    controller.window.close()
+    again = LessonController(gui_lessons.state_for("two-heads"), "en", prompts=gui_lessons.FakePrompts())
+    window = again.show_window()
+    assert window.height() == 560 and window.stepper.pace.value() == 4.5  # (the offscreen screen is narrow)
+    window.close()
