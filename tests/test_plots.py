@@ -13,6 +13,7 @@ from gui.plots.attention import LinesPanel, MaskPanel, RowBarsPanel, ScalePanel,
 from gui.plots.ffn import ActivationPanel
 from gui.plots.matrix import MatrixPanel
 from gui.plots.output import TopKPanel
+from gui.plots.predicts import predicting_rows
 
 CONFIGS = {
     "encoder": ModelConfig(d_model=4, n_heads=2, decimals=1),
@@ -141,7 +142,7 @@ def test_attention_lines_opacity_is_the_weight(layout):
     assert np.allclose(alphas, w.flatten().numpy(), atol=1 / 255)
     assert len({line.pen().color().rgb() & 0xFFFFFF for line in every.lines}) == 2  # a colour per head
     words = [item.textItem.toPlainText() for item in one.words]
-    assert words == trace.tokens["dec"] + trace.tokens["enc"]
+    assert words == predicting_rows(trace) + trace.tokens["enc"]  # "<start> → ich": the word each row predicts
 
 
 def test_weighted_sum_rows_add_up_to_z(layout):

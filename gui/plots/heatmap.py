@@ -129,20 +129,17 @@ class Heatmap:
             self.numbers.append(item)
         if not show:
             return
-        lo, hi = levels
         integer = np.all(matrix[np.isfinite(matrix)] == np.round(matrix[np.isfinite(matrix)])) and not self.signed
+        inks = _inks(cmap, matrix.ravel(), *levels)
         for k, item in enumerate(self.numbers):
             i, j = divmod(k, c)
-            v = matrix[i, j]
             item.setPos(j + 0.5, i + 0.5)
-            item.setText(cell_text[k] if cell_text else format_cell(v, integer), color=_ink(cmap, v, lo, hi))
+            item.setText(cell_text[k] if cell_text else format_cell(matrix[i, j], integer), color=inks[k])
 
 
-def _ink(cmap: pg.ColorMap, value: float, lo: float, hi: float) -> QColor:
-    """Black or white, whichever reads better on the cell's colour."""
-    if not np.isfinite(value):
-        return QColor("white")
-    t = (value - lo) / (hi - lo) if hi > lo else 0.5
-    bg = cmap.map(float(np.clip(t, 0, 1)), mode="qcolor")
-    luminance = 0.299 * bg.red() + 0.587 * bg.green() + 0.114 * bg.blue()
-    return QColor("black") if luminance > 140 else QColor("white")
+def _inks(cmap: pg.ColorMap, values: np.ndarray, lo: float, hi: float) -> list[QColor]:
+    """Black or white for each value, whichever reads better on its cell's colour (white on −∞ cells)."""
+    t = (values - lo) / (hi - lo) if hi > lo else np.full(values.shape, 0.5)
+    rgb = cmap.map(np.clip(np.nan_to_num(t), 0, 1), mode="byte")[:, :3].astype(np.float64)  # [n, 3]
+    dark = rgb @ np.array([0.299, 0.587, 0.114]) <= 140
+    return [QColor("white") if d or not np.isfinite(v) else QColor("black") for d, v in zip(dark, values)]
