@@ -405,6 +405,7 @@ class LessonController(QObject):
     def _shut_down(self) -> None:
         """A clean exit: remember the window's place, forget the autosave."""
         s = preferences.settings()
+        self.window.setWindowState(self.window.windowState() & ~Qt.WindowFullScreen)  # next time: F5 again
         s.setValue("window/geometry", self.window.saveGeometry())
         s.setValue("window/state", self.window.saveState())
         self.autosaver.clear()

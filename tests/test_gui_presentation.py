@@ -110,7 +110,9 @@ def test_window_layout_and_play_speed_are_kept(qtbot, start_window):
     controller = start_window("two-heads")
     controller.window.stepper.pace.setValue(4.5)
     controller.window.setGeometry(20, 30, 900, 560)
+    controller.window.presentation.set_full_screen(True)
     controller.window.close()
+    assert not controller.window.isFullScreen()  # left before its place is stored: F5 again next time
     again = LessonController(gui_lessons.state_for("two-heads"), "en", prompts=gui_lessons.FakePrompts())
     window = again.show_window()
     assert window.height() == 560 and window.stepper.pace.value() == 4.5  # (the offscreen screen is narrow)
