@@ -9,11 +9,12 @@ lesson controller asks about unsaved edits and shows it as a new lesson with no 
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -172,14 +173,22 @@ class ModelDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(self.tr("Choose a model"))
         self.list = QListWidget(self)
-        self.list.setWordWrap(True)
-        self.list.setSpacing(3)
+        self.list.setSpacing(2)
+        self.resize(660, 580)
+        width = 620  # the list's inside, for the wrapped descriptions
         for entry in entries:
-            item = QListWidgetItem(f"{entry.title}\n{entry.detail}", self.list)
+            item = QListWidgetItem(self.list)
             item.setData(Qt.UserRole, entry.key)
             item.setToolTip(entry.detail)
+            label = QLabel(f"<b>{html.escape(entry.title)}</b><br>{html.escape(entry.detail)}", self.list)
+            label.setWordWrap(True)
+            label.setContentsMargins(6, 4, 6, 4)
+            label.setAttribute(Qt.WA_TransparentForMouseEvents)
+            item.setSizeHint(QSize(width, label.heightForWidth(width)))
+            self.list.setItemWidget(item, label)
             if not entry.enabled:
                 item.setFlags(item.flags() & ~Qt.ItemIsEnabled & ~Qt.ItemIsSelectable)
+                label.setEnabled(False)
         self.list.itemDoubleClicked.connect(lambda item: self.accept())
         self.list.currentItemChanged.connect(self._changed)
         self.arch = QComboBox(self)
@@ -200,7 +209,6 @@ class ModelDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(hint)
         layout.addWidget(self.buttons)
-        self.resize(640, 560)
         self.list.setCurrentRow(1)  # the toy translator
         self._changed()
 

@@ -141,7 +141,7 @@ def test_minilm_entry_without_the_package_says_how_to_get_it(qtbot, start_window
     dialog = ModelDialog(controller.window.model_picker.entries(), "encoder", controller.window)
     items = [dialog.list.item(i) for i in range(dialog.list.count())]
     item = next(i for i in items if i.data(Qt.UserRole) == "minilm")
-    assert not item.flags() & Qt.ItemIsEnabled and MINILM_INSTALL in item.text()
+    assert not item.flags() & Qt.ItemIsEnabled and MINILM_INSTALL in dialog.list.itemWidget(item).text()
     dialog.deleteLater()
     before = controller.state.model
     assert not controller.window.model_picker.choose("minilm")
@@ -222,3 +222,19 @@ def test_command_line_model_flag():
     assert build_state(parse_args(["--model", "lm"])).current_stage == "probs"
     with pytest.raises(SystemExit):
         parse_args(["--model", "toy", "--lesson", "two-heads"])
+
+
+def test_every_choice_opens_with_every_view_open(qtbot, start_window):
+    """Heads, generation, KV cache and what-if follow a model of another kind without a hitch."""
+    controller = start_window("two-heads")
+    window, state = controller.window, controller.state
+    for dock in window.teaching.docks():
+        dock.show()
+    keys = ["lm", "toy", "classroom"] + (["minilm"] if MINILM.folder is not None else []) + ["lm"]
+    for key in keys:
+        assert window.model_picker.choose(key), key
+        qtbot.wait(1)
+        state.go_to(state.stage_names[-1])
+        qtbot.waitUntil(lambda: window.stage_view.figure is not None)
+    assert window.model_picker.open_folder(trained.folder("toy"))  # a folder `main.py train` wrote
+    assert state.target == "我 爱 人工智能" and window.windowTitle().startswith("toy")
