@@ -101,6 +101,7 @@ class GenerationPanel(QWidget):
         buttons.addStretch(1)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.PlainText)  # tokens such as <end> are not tags
         self.plot = pg.GraphicsLayoutWidget(self)
         self.plot.setMinimumHeight(180)
         self.choice_panel = ChoicePanel(self.plot.ci, PlotOptions(lang=lang))

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from .plots import PlotOptions
-from .plots.extra_text import caption
+from .plots.extra_text import plain
 from .plots.heads import draw_heads, heads_stage
 from .state import AppState
 
@@ -60,7 +60,7 @@ class HeadGridView(QWidget):
         if self.shown is None:
             self.figure = None
             self.plot.ci.clear()
-            self.empty.setText(caption("no_attention", self.lang))
+            self.empty.setText(plain("no_attention", self.lang))
             self.pages.setCurrentWidget(self.empty)
             return
         self.pages.setCurrentWidget(self.plot)

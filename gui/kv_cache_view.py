@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import html
+
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
@@ -79,7 +81,7 @@ class KVCacheView(QWidget):
             "“{1}” only the outlined row is computed: <b>{2:,}</b> multiply-adds with the cache, "
             "<b>{3:,}</b> recomputing the whole sentence. For the whole sentence, token by token: "
             "{4:,} with the cache, {5:,} without."
-        ).format(self.cache.rows, token, cached, full, total_cached, total_full)
+        ).format(self.cache.rows, html.escape(token), cached, full, total_cached, total_full)
         if "no_mask" in trace.config.switches:
             text += "<br><span style='color:#b35900'>" + self.tr(
                 "With no mask, earlier tokens see later ones: their cached K and V would go stale, so a "

@@ -4,14 +4,14 @@ that shows each switch's effect (gui/plots/whatif.py), one tab per switch."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from engine import EngineError
 
 from .plots import PlotOptions
-from .plots.extra_text import caption
+from .plots.extra_text import plain
 from .plots.whatif import SWITCH_KEYS, draw_whatif
 from .state import AppState
 
@@ -73,6 +73,7 @@ class WhatIfView(QWidget):
             self.tabs.addTab(self.plots[key], titles[key])
         self.explanation = QLabel(self)
         self.explanation.setWordWrap(True)
+        self.explanation.setTextFormat(Qt.PlainText)
         font = self.explanation.font()
         font.setPointSizeF(font.pointSizeF() * 1.1)
         self.explanation.setFont(font)
@@ -80,6 +81,7 @@ class WhatIfView(QWidget):
         layout.setContentsMargins(6, 6, 6, 6)
         self.note = QLabel(self)  # what the figure shows, in words (long lines would widen the figure)
         self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.PlainText)
         layout.addWidget(self.explanation)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.note)
@@ -110,8 +112,8 @@ class WhatIfView(QWidget):
         """The current tab's figure; the others are cleared (they redraw when chosen)."""
         key, trace = self.switch(), self.state.trace
         on = key in trace.config.switches
-        self.explanation.setText(caption(f"explain_{key}", self.lang) + " "
-                                 + caption("switch_on" if on else "switch_off", self.lang))
+        self.explanation.setText(plain(f"explain_{key}", self.lang) + " "
+                                 + plain("switch_on" if on else "switch_off", self.lang))
         self.explanation.setStyleSheet("" if on else "color: #555")
         for other, plot in self.plots.items():
             if other != key:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import html
+
 CAPTIONS: dict[str, tuple[str, str]] = {
     # key: (English, 中文)
     "head": ("head {head}", "头 {head}"),
@@ -47,9 +49,9 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "no_layernorm": ("no LayerNorm", "无层归一化"),
     "this_trace": ("this lesson ({n} layers)", "本课（{n} 层）"),
     "spread_note": ("Lines: {n}-layer models like this one ({samples} seeds); squares: this lesson's {layers} "
-                    "layer(s). Left: the std of all values; right: the std across tokens (0 = all tokens alike).",
+                    "layer(s). Top: the std of all values; bottom: the std across tokens (0 = all tokens alike).",
                     "折线：与本模型设置相同的 {n} 层模型（{samples} 个种子）；方块：本课的 {layers} 层。"
-                    "左：所有数值的标准差；右：跨词元的标准差（0 = 所有词元都一样）。"),
+                    "上：所有数值的标准差；下：跨词元的标准差（0 = 所有词元都一样）。"),
     "explain_no_pe": (
         "No positional encoding: the model gets no word order, so reordering the words only reorders the "
         "encoder's outputs (a bag of words). 狗 咬 人 and 人 咬 狗 then mean the same to it.",
@@ -95,6 +97,12 @@ CAPTIONS: dict[str, tuple[str, str]] = {
 }
 
 
-def caption(key: str, lang: str, **values) -> str:
+def plain(key: str, lang: str, **values) -> str:
+    """The text in `lang` for a plain-text label."""
     en, zh = CAPTIONS[key]
     return (zh if lang == "zh" else en).format(**values)
+
+
+def caption(key: str, lang: str, **values) -> str:
+    """The text for a plot title, which is HTML: the values (tokens such as <start>) are escaped."""
+    return plain(key, lang, **{k: html.escape(v, quote=False) if isinstance(v, str) else v for k, v in values.items()})

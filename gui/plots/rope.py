@@ -43,6 +43,7 @@ class RopePanel:
             c = color(p)
             (x0, y0), (x1, y1) = before[p, :2].tolist(), after[p, :2].tolist()
             line = self.plot.plot([0, x1], [0, y1], pen=pg.mkPen(c, width=width))
+            was = self.plot.plot([0, x0], [0, y0], pen=pg.mkPen(c, width=1, style=Qt.PenStyle.DashLine))
             start = self.plot.plot([x0], [y0], pen=None, symbol="o", symbolSize=size, symbolBrush=None,
                                    symbolPen=pg.mkPen(c, width=2))
             end = self.plot.plot([x1], [y1], pen=None, symbol="o", symbolSize=size, symbolBrush=c, symbolPen=None)
@@ -50,7 +51,7 @@ class RopePanel:
             label.setFont(font(opts, "tick"))
             label.setPos(x1, y1)
             self.plot.addItem(label)
-            self.items += [line, start, end, label]
+            self.items += [line, was, start, end, label]
         reach = float(max(before[:, :2].abs().max(), after[:, :2].abs().max(), 1e-6)) * 1.3
         self.plot.setRange(xRange=(-reach, reach), yRange=(-reach, reach), padding=0)
         letter = "Q" if self.name.endswith("q_rot") else "K"

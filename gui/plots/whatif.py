@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import html
 from functools import lru_cache
 
 import numpy as np
@@ -33,7 +34,7 @@ from engine.whatif import (
 )
 
 from .bars import Bars, add_legend
-from .extra_text import caption
+from .extra_text import caption, plain
 from .figure import StageFigure
 from .heatmap import Heatmap, axis_labels
 from .matrix import head_of
@@ -42,7 +43,8 @@ from .style import PlotOptions, color, font, foreground, new_plot, set_caption
 SWITCH_KEYS = ("no_pe", "no_scale", "no_mask", "no_residual", "no_layernorm")
 D_KS = [2, 4, 8, 16, 32, 64, 128, 256]
 DEPTH = 6  # layers of the seeded models that show the spread growing or collapsing
-SEEDS = 4
+SEEDS = 4  # seeded models averaged per point of the depth curves
+SATURATION_SEEDS = 8  # … of the d_k curves (one-layer models: cheap)
 
 
 def _small(cfg: ModelConfig) -> bool:
@@ -52,7 +54,8 @@ def _small(cfg: ModelConfig) -> bool:
 @lru_cache(maxsize=16)
 def _saturation(cfg: ModelConfig, text: str) -> dict[str, list[float]]:
     d_ks = D_KS if _small(cfg) else D_KS[:5]
-    return max_weight_by_dk(cfg.replace(enc_vocab=None, dec_vocab=None), text, d_ks, SEEDS if _small(cfg) else 1)
+    return max_weight_by_dk(cfg.replace(enc_vocab=None, dec_vocab=None), text, d_ks,
+                            SATURATION_SEEDS if _small(cfg) else 1)
 
 
 @lru_cache(maxsize=16)
@@ -64,7 +67,7 @@ class ReorderPanel:
     """Outputs of the sentence and of the sentence backwards, side by side on one colour scale."""
 
     def __init__(self, layout: pg.GraphicsLayout, trace, opts: PlotOptions, row: int):
-        self.maps = [Heatmap(layout, opts, True, row, col, colorbar=col == 1) for col in (0, 1)]
+        self.maps = [Heatmap(layout, opts, True, row, col, colorbar=False) for col in (0, 1)]  # one scale
         self.reordering = None
         self.note = ""
 
@@ -73,10 +76,11 @@ class ReorderPanel:
         top = float(max(r.output.abs().max(), r.reordered_output.abs().max())) or 1.0
         cols = [str(c) for c in range(r.output.shape[1])]
         for heatmap, tokens, out in zip(self.maps, (r.tokens, r.reordered_tokens), (r.output, r.reordered_output)):
-            heatmap.set(out.numpy().astype(np.float64), tokens, cols, opts, " ".join(tokens), levels=(-top, top))
+            title = html.escape(" ".join(tokens), quote=False)  # plot titles are HTML; <start> is a token
+            heatmap.set(out.numpy().astype(np.float64), tokens, cols, opts, title, levels=(-top, top))
         key = "reorder_same" if r.max_difference < 1e-4 else "reorder_differs"
-        self.note = (caption("reorder", opts.lang, a=" ".join(r.tokens), b=" ".join(r.reordered_tokens),
-                             stage=r.stage) + " " + caption(key, opts.lang, diff=f"{r.max_difference:.1e}"))
+        self.note = (plain("reorder", opts.lang, a=" ".join(r.tokens), b=" ".join(r.reordered_tokens),
+                           stage=r.stage) + " " + plain(key, opts.lang, diff=f"{r.max_difference:.1e}"))
 
 
 class SaturationPanel:
@@ -87,6 +91,7 @@ class SaturationPanel:
         self.plot.setLogMode(x=True, y=False)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         legend = add_legend(self.plot, opts)
+        legend.setOffset((-10, -10))  # bottom right: the curves climb towards the top
         width = 4 if opts.slide else 2
         self.curves = {
             key: self.plot.plot(pen=pg.mkPen(color(k), width=width), symbol="o", symbolBrush=color(k),
@@ -113,7 +118,7 @@ class SaturationPanel:
         self.here.setData([np.log10(cfg.d_k)], [value])
         self.plot.setYRange(0, 1.05, padding=0)
         set_caption(self.plot, caption("saturation", opts.lang), opts)
-        self.note = caption("saturation_note", opts.lang, samples=SEEDS if _small(cfg) else 1, d_k=cfg.d_k,
+        self.note = plain("saturation_note", opts.lang, samples=SATURATION_SEEDS if _small(cfg) else 1, d_k=cfg.d_k,
                             value=f"{value:.2f}", stage=first)
 
 
@@ -143,7 +148,7 @@ class FuturePanel:
         n = weights.shape[1]
         queries, keys = axis_labels(trace, st.rows, n), axis_labels(trace, st.cols, weights.shape[2])
         title = caption("future", opts.lang, head=caption("head", opts.lang, head=h))
-        self.note = caption("future_note", opts.lang, stage=name)
+        self.note = plain("future_note", opts.lang, stage=name)
         self.heatmap.set(weights[h].numpy(), queries, keys, opts, title, levels=(0.0, 1.0))
         future = ops.causal_hidden(n, weights.shape[2])
         cells = [(i, j) for i in range(n) for j in range(weights.shape[2]) if future[i, j]]
@@ -202,7 +207,7 @@ class SpreadPanel:
             self.here[key].setData(list(range(len(own[key]))), own[key])
             set_caption(plot, caption("spread_values" if key == "values" else "spread_tokens", opts.lang), opts)
             plot.enableAutoRange()
-        self.note = caption("spread_note", opts.lang, n=DEPTH, samples=SEEDS if _small(cfg) else 1,
+        self.note = plain("spread_note", opts.lang, n=DEPTH, samples=SEEDS if _small(cfg) else 1,
                             layers=cfg.n_layers)
 
 
