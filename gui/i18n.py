@@ -27,7 +27,10 @@ class Translator(QTranslator):
 
     def translate(self, context, source_text, disambiguation=None, n=-1):
         found = super().translate(context, source_text, disambiguation, n)
-        return found or super().translate("", source_text, disambiguation, n)
+        found = found or super().translate("", source_text, disambiguation, n)
+        # None (a null QString) tells Qt "not here", so an untranslated string falls back to English;
+        # an empty string would be shown as a blank.
+        return found or None
 
 
 def system_language() -> str:
