@@ -38,3 +38,15 @@ def panel_for(window: MainWindow, name: str):
         if panel.model.window is not None and panel.model.window.name == name:
             return panel
     raise AssertionError(f"{name} is not shown; shown: {[p.model.window.name for p in view.panels()]}")
+
+
+def press(qtbot, widget, key, modifier=None) -> None:
+    """A key as a person presses it: into the active window (shortcuts only reach the active window)."""
+    window = widget.window()
+    if not window.isActiveWindow():
+        window.activateWindow()
+        qtbot.waitUntil(window.isActiveWindow)
+    if modifier is None:
+        qtbot.keyClick(widget, key)
+    else:
+        qtbot.keyClick(widget, key, modifier)

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 
 from engine import Model
 from engine.provenance import ALL
-from tests.gui_window import open_window, panel_for, snapshot
+from tests.gui_window import open_window, panel_for, press, snapshot
 
 W_Q = "enc.0.attn.W_Q"
 
@@ -65,16 +65,16 @@ def test_editing_w_q_recomputes_downstream_only_and_undo_restores_everything(qtb
     assert window.undo_action.text() == f"Undo {W_Q}[1,0]: {old:.2f} → 1.50".replace("-", "-")
     after = snapshot(state)
 
-    qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier)
+    press(qtbot, window, Qt.Key_Z, Qt.ControlModifier)
     now = snapshot(state)
     for n in before:
         assert torch.equal(now[n], before[n]), n
-    qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)
+    press(qtbot, window, Qt.Key_Z, Qt.ControlModifier | Qt.ShiftModifier)
     now = snapshot(state)
     for n in after:
         assert torch.equal(now[n], after[n]), n
-    qtbot.keyClick(window, Qt.Key_Z, Qt.ControlModifier)
-    qtbot.keyClick(window, Qt.Key_Y, Qt.ControlModifier)
+    press(qtbot, window, Qt.Key_Z, Qt.ControlModifier)
+    press(qtbot, window, Qt.Key_Y, Qt.ControlModifier)
     assert float(state.trace[W_Q][1, 0]) == 1.5
     assert torch.equal(window.stage_view.output.model.shown, after["enc.0.attn.q"][0])
 

@@ -4,7 +4,7 @@ import torch
 from PySide6.QtCore import Qt
 
 from engine import ModelConfig
-from tests.gui_window import open_window, panel_for, snapshot
+from tests.gui_window import open_window, panel_for, press, snapshot
 
 
 def test_enter_retokenizes_and_recomputes(qtbot):
@@ -57,8 +57,8 @@ def test_a_200_token_sentence_steps_scrolls_and_edits(qtbot):
     assert table.model().rowCount() == 200 and table.model().columnCount() == 200
     assert table.verticalScrollBar().maximum() > 0 and table.horizontalScrollBar().maximum() > 0
     table.scrollToBottom()
-    qtbot.keyClick(window, Qt.Key_Right)
-    qtbot.keyClick(window, Qt.Key_Left)
+    press(qtbot, window, Qt.Key_Right)
+    press(qtbot, window, Qt.Key_Left)
     assert state.current_stage == "enc.0.attn.scores"
     state.go_to("enc.0.attn.q")
     before = snapshot(state)

@@ -10,7 +10,7 @@ from gui.formulas import formula
 from gui.stage_list import NAME_ROLE
 from gui.stage_texts import op_title, text_key
 from gui.stage_view import window_for
-from tests.gui_window import SMALL, open_window
+from tests.gui_window import SMALL, open_window, press
 
 ARCHITECTURES = [
     (SMALL, ""),
@@ -68,16 +68,16 @@ def test_keys_step_through_every_stage_and_back(qtbot, cfg, target):
     n = len(window.state.stage_names)
     forward, back = [Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space], [Qt.Key_Left, Qt.Key_PageUp]
     for i in range(1, n):
-        qtbot.keyClick(window, forward[i % 3])
+        press(qtbot, window, forward[i % 3])
         assert_shows(window, i)
-    qtbot.keyClick(window, Qt.Key_Right)  # past the end: stays
+    press(qtbot, window, Qt.Key_Right)  # past the end: stays
     assert_shows(window, n - 1)
     for i in reversed(range(n - 1)):
-        qtbot.keyClick(window, back[i % 2])
+        press(qtbot, window, back[i % 2])
         assert_shows(window, i)
-    qtbot.keyClick(window, Qt.Key_End)
+    press(qtbot, window, Qt.Key_End)
     assert_shows(window, n - 1)
-    qtbot.keyClick(window, Qt.Key_Home)
+    press(qtbot, window, Qt.Key_Home)
     assert_shows(window, 0)
 
 
@@ -86,10 +86,10 @@ def test_keys_work_from_any_widget_but_not_while_typing(qtbot):
     state = window.state
     table = window.stage_view.output.table
     table.setFocus()
-    qtbot.keyClick(table, Qt.Key_Right)
+    press(qtbot, table, Qt.Key_Right)
     assert state.cursor == 1
     window.stage_list.tree.setFocus()
-    qtbot.keyClick(window.stage_list.tree, Qt.Key_PageDown)
+    press(qtbot, window.stage_list.tree, Qt.Key_PageDown)
     assert state.cursor == 2
     window.source.setFocus()
     for key in (Qt.Key_Left, Qt.Key_Right, Qt.Key_Home, Qt.Key_End, Qt.Key_Space):
