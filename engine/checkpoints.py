@@ -118,14 +118,14 @@ def bert_params(cfg: ModelConfig, t: dict[str, torch.Tensor]) -> Params:
         h, b = f"encoder.layer.{i}", f"enc.{i}"
         for m, hf_name in (("Q", "attention.self.query"), ("K", "attention.self.key"),
                            ("V", "attention.self.value"), ("O", "attention.output.dense")):
-            P[f"{b}.attn.W_{m}"] = _get(t, f"{h}.{hf_name}.weight").T  # nn.Linear [out, in] → [in, out]
+            P[f"{b}.attn.W_{m}"] = _get(t, f"{h}.{hf_name}.weight").T.contiguous()  # nn.Linear [out, in] → [in, out]
             P[f"{b}.attn.b_{m}"] = _get(t, f"{h}.{hf_name}.bias")
         for k, hf_name in ((1, "attention.output.LayerNorm"), (2, "output.LayerNorm")):
             P[f"{b}.norm{k}.gamma"] = _get(t, f"{h}.{hf_name}.weight")
             P[f"{b}.norm{k}.beta"] = _get(t, f"{h}.{hf_name}.bias")
-        P[f"{b}.ffn.W1"] = _get(t, f"{h}.intermediate.dense.weight").T
+        P[f"{b}.ffn.W1"] = _get(t, f"{h}.intermediate.dense.weight").T.contiguous()
         P[f"{b}.ffn.b1"] = _get(t, f"{h}.intermediate.dense.bias")
-        P[f"{b}.ffn.W2"] = _get(t, f"{h}.output.dense.weight").T
+        P[f"{b}.ffn.W2"] = _get(t, f"{h}.output.dense.weight").T.contiguous()
         P[f"{b}.ffn.b2"] = _get(t, f"{h}.output.dense.bias")
     return P
 
