@@ -58,6 +58,8 @@ class MainWindow(QMainWindow):
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([230, 1200])
         splitter.setChildrenCollapsible(False)
+        self.splitter = splitter
+        self._list_sized = False
 
         central = QWidget(self)
         layout = QVBoxLayout(central)
@@ -76,6 +78,15 @@ class MainWindow(QMainWindow):
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 10000)
+
+    def showEvent(self, event) -> None:
+        """The stage list takes about a seventh of the width: more room for the matrices on a small screen."""
+        super().showEvent(event)
+        if not self._list_sized:
+            self._list_sized = True
+            width = self.splitter.width()
+            side = max(180, min(250, width // 7))
+            self.splitter.setSizes([side, width - side])
 
     # ---- menus ----------------------------------------------------------------------------------
     def add_menu(self, key: str, title: str, before: str | None = "help") -> QMenu:

@@ -400,7 +400,7 @@ class MatrixTable(QTableView):
         rows, cols = model.shown.shape
         sample = [model.text(r, c) for r in range(min(rows, 50)) for c in range(min(cols, 50))]
         widest = max([fm.horizontalAdvance(s) for s in sample + model.col_labels[:500]], default=0)
-        column = min(max(widest, fm.horizontalAdvance("−0.00")) + 12, 160)
+        column = min(max(widest, fm.horizontalAdvance("−0.00")) + 10, 160)
         row_header = max((fm.horizontalAdvance(s) for s in model.row_labels[:500]), default=0) + 14
         return column, min(max(row_header, 28), 180)
 

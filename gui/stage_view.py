@@ -36,6 +36,7 @@ from .stage_texts import op_text, op_title, stage_op, text_key
 from .state import AppState
 
 MAX_INPUTS = 3
+PLOT_MIN_WIDTH = 320  # the matrices come first; the plots keep at least this
 MATMUL_OPS = ("attn.q", "attn.k", "attn.v", "attn.out", "ffn.up", "ffn.gate", "ffn.down", "logits")  # inputs X, W, b
 PER_HEAD_COLUMNS = ("attn.q", "attn.k", "attn.v")  # these show one head's columns of W and b
 
@@ -130,7 +131,7 @@ class StageView(QWidget):
         self.plot_timer.setSingleShot(True)
         self.plot_timer.setInterval(0)
         self.plot_timer.timeout.connect(self.draw_plots)
-        self.plot.setMinimumWidth(280)
+        self.plot.setMinimumWidth(PLOT_MIN_WIDTH)
         matrices_box = QScrollArea(self)  # a narrow window scrolls the matrices rather than squeezing them
         matrices_box.setWidget(matrices)
         matrices_box.setWidgetResizable(True)
@@ -187,13 +188,13 @@ class StageView(QWidget):
         self._fit_split()
 
     def _fit_split(self) -> None:
-        """Matrices get the width they need (at most 70 %), the plots the rest."""
+        """Matrices get the width they need (the plots keep at least PLOT_MIN_WIDTH), the plots the rest."""
         total = self.splitter.width()
         if total <= 0:
             return
         self.matrices.layout().activate()
         bar = self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
-        left = min(self.matrices.sizeHint().width() + bar + 8, int(total * 0.7))
+        left = min(self.matrices.sizeHint().width() + bar + 8, total - PLOT_MIN_WIDTH)
         self.splitter.setSizes([left, total - left])
 
     # ---- what the plots are told ------------------------------------------------------------
