@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 from . import preferences
 
 I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
 LANGUAGES = {"en": "English", "zh": "中文"}  # each in its own language: findable whatever is shown now
 QT_LOCALES = {"en": "en_US", "zh": "zh_CN"}
+
+# pyqtgraph's own right-click entry on every plot; listed so that lupdate files it for translation.
+PYQTGRAPH_STRINGS = (QT_TRANSLATE_NOOP("GraphicsScene", "Export..."),)
 
 _installed: list[QTranslator] = []
 _current = ["en"]

@@ -318,6 +318,13 @@
     </message>
 </context>
 <context>
+    <name>GraphicsScene</name>
+    <message>
+        <source>Export...</source>
+        <translation>导出…</translation>
+    </message>
+</context>
+<context>
     <name>KVCacheView</name>
     <message>
         <source>Self-attention:</source>
