@@ -35,14 +35,12 @@ class EditCellCommand(QUndoCommand):
 
     def redo(self):
         self.state._apply(lambda t: t.set_cell(self.name, self.index, self.value), self.name)
-        self.state.message.emit(self.text())
 
     def undo(self):
         if self.is_param:
             self.state._apply(lambda t: t.set_cell(self.name, self.index, self.old_value), self.name)
         else:
             self.state._apply(lambda t: t.set_override(self.name, self.old_override), self.name)
-        self.state.message.emit(QCoreApplication.translate("AppState", "Undone: {0}").format(self.text()))
 
 
 class ReplaceParamsCommand(QUndoCommand):

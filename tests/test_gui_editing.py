@@ -120,7 +120,7 @@ def test_selecting_a_cell_and_typing_edits_it(qtbot):
     qtbot.keyClicks(table.findChild(QLineEdit), "0.25")
     commit(qtbot, table)
     assert float(state.trace["enc.0.ffn.b1"][5]) == -0.25
-    assert "enc.0.ffn.b1[5]" in window.statusBar().currentMessage()
+    assert window.undo_action.text() == "Undo enc.0.ffn.b1[5]: 0.00 → -0.25"
 
 
 def test_difference_toggle_shows_the_change_of_the_last_edit(qtbot):
