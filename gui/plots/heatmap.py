@@ -66,6 +66,7 @@ class Heatmap:
         self.numbers: list[pg.TextItem] = []
         self.shape: tuple[int, int] | None = None
         self.labels: tuple[list[str], list[str]] = ([], [])
+        self._drawn: dict = {"cmap": None, "levels": None, "caption": None}  # what the last set() drew
         self.tick_font, self.number_font = font(opts, "tick"), font(opts, "text")
         self.plot.vb.sigResized.connect(self.fit)
 
@@ -81,35 +82,50 @@ class Heatmap:
             top = top or 1.0
             levels = (-top, top) if self.signed else (0.0, max(1.0, top))
         cmap = self.fixed_cmap or colormap(opts, self.signed)
-        self.bar.setColorMap(cmap)
+        if (opts.colormap, opts.slide) != self._drawn["cmap"]:  # an edit keeps the map: skip the redraw
+            self.bar.setColorMap(cmap)
+            self._drawn["cmap"] = (opts.colormap, opts.slide)
         pixels = np.where(finite, matrix, np.nan).T  # ImageItem reads [x, y] = [column, row]
         if opts.slide:  # vector exports smooth a tiny image into a blur: give every cell a block of pixels
             block = max(1, min(16, 2048 // max(r, c)))
             pixels = np.repeat(np.repeat(pixels, block, 0), block, 1)
         self.image.setImage(pixels, autoLevels=False)
         self.image.setRect(QRectF(0, 0, c, r))
-        self.bar.setLevels(values=levels)
+        if levels != self._drawn["levels"]:
+            self.bar.setLevels(values=levels)
+            self._drawn["levels"] = levels
         if (r, c) != self.shape:
             self.shape = (r, c)
             for item in self.backdrop:
                 item.setRect(QRectF(0, 0, c, r))
             self.plot.setRange(xRange=(0, c), yRange=(0, r), padding=0)
-        self.labels = (rows[:r], cols[:c])
+        labels = (list(rows[:r]), list(cols[:c]))
+        ticks_changed = labels != self.labels
+        self.labels = labels
         if selected_row is None:
             self.selection.hide()
         else:
             self.selection.setRect(QRectF(0, selected_row, c, 1))
             self.selection.show()
-        if caption:
+        if caption and caption != self._drawn["caption"]:
             set_caption(self.plot, caption, opts)
+            self._drawn["caption"] = caption
         self._numbers(matrix, cell_text, cmap, levels, opts)
-        self.fit()
+        if ticks_changed:
+            self.fit()
+        else:
+            self._fit_numbers()
 
     def fit(self, *_) -> None:
         """Ticks thinned and numbers hidden where the cells are too small for them (on every resize)."""
         rows, cols = self.labels
         set_category_ticks(self.plot, "left", rows, self.tick_font, 0.5)
         set_category_ticks(self.plot, "top", cols, self.tick_font, 0.5)
+        self._fit_numbers()
+
+    def _fit_numbers(self) -> None:
+        """Cell numbers only where they fit their cells."""
+        rows, cols = self.labels
         texts = [item.textItem.toPlainText() for item in self.numbers]
         fits = (text_width(self.number_font, texts) + 4 <= slot(self.plot, len(cols))
                 and QFontMetrics(self.number_font).height() <= slot(self.plot, len(rows), vertical=True))
