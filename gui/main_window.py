@@ -111,6 +111,7 @@ class MainWindow(QMainWindow):
         state = self.state
         file = self.add_menu("file", self.tr("&File"), None)
         self._action(file, self.tr("Export figure…"), self.export_figure, "Ctrl+E")
+        self._action(file, self.tr("Export matrix…"), self.export_matrix)
         self._action(file, self.tr("Export lesson as slides…"), self.export_deck, "Ctrl+Shift+E")
         file.addSeparator()
         quit_action = self._action(file, self.tr("&Quit"), self.close)
@@ -162,6 +163,12 @@ class MainWindow(QMainWindow):
         from .export.dialogs import export_figure_dialog
 
         export_figure_dialog(self, self.state)
+
+    def export_matrix(self) -> None:
+        """The current stage's output matrix as LaTeX or CSV (a table's right-click exports that table)."""
+        from .export.dialogs import export_matrix_dialog
+
+        export_matrix_dialog(self, self.state, self.state.current_stage)
 
     def export_deck(self) -> None:
         from .export.dialogs import export_deck_dialog

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QLabel,
+    QMenu,
     QStyle,
     QStyledItemDelegate,
     QTableView,
@@ -388,6 +389,18 @@ class MatrixTable(QTableView):
 
     def matrix(self) -> MatrixModel:
         return self.model()
+
+    def contextMenuEvent(self, event) -> None:
+        """Right-click: this table's matrix as LaTeX or CSV."""
+        window = self.matrix().window
+        if window is None:
+            return
+        from .export.dialogs import export_matrix_dialog
+
+        menu = QMenu(self)
+        menu.addAction(self.tr("Export matrix…"),
+                       lambda: export_matrix_dialog(self, self.matrix().state, window.name))
+        menu.exec(event.globalPos())
 
     def fit_sections(self) -> None:
         self.apply_sizes(*self.natural_sizes())

@@ -98,3 +98,28 @@ def test_figure_view_menu_copies_the_figure(state, qtbot):
     QGuiApplication.clipboard().clear()
     actions["Copy figure"].trigger()
     assert QGuiApplication.clipboard().image().width() == 1920
+
+
+def test_window_exports_the_current_matrix_and_a_right_clicked_table(qtbot, answers, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMenu
+
+    from gui.matrix_view import MatrixTable
+    from tests.gui_window import open_window
+
+    window = open_window(qtbot)
+    state = window.state
+    state.go_to("enc.0.attn.weights")
+    answers["path"], answers["number"] = str(tmp_path / "w.csv"), (3, True)
+    window.export_matrix()
+    rows = (tmp_path / "w.csv").read_text(encoding="utf-8").strip().splitlines()
+    weights = state.trace["enc.0.attn.weights"][state.head]
+    assert [float(v) for v in rows[1].split(",")[1:]] == [round(float(x), 3) for x in weights[0]]
+
+    # Right-click on the W_Q table at the Q stage: its menu exports W_Q.
+    state.go_to("enc.0.attn.q")
+    table = next(t for t in window.findChildren(MatrixTable)
+                 if t.isVisible() and t.matrix().window is not None and t.matrix().window.name == "enc.0.attn.W_Q")
+    answers["path"] = str(tmp_path / "wq.tex")
+    monkeypatch.setattr(QMenu, "exec", lambda menu, *a: menu.actions()[0].trigger())
+    table.contextMenuEvent(type("E", (), {"globalPos": lambda self: table.mapToGlobal(table.rect().center())})())
+    assert "\\begin{bmatrix}" in (tmp_path / "wq.tex").read_text(encoding="utf-8")

@@ -227,10 +227,6 @@
 <context>
     <name>AppState</name>
     <message>
-        <source>Undone: {0}</source>
-        <translation>已撤销：{0}</translation>
-    </message>
-    <message>
         <source>This model was opened from a checkpoint folder. A lesson file cannot hold its tokenizer yet, so it cannot be saved; open the folder again with Model ▸ Open model ▸ Checkpoint folder… (figures and slides can still be exported).</source>
         <translation>这个模型是从检查点文件夹打开的。课程文件目前还不能保存它的分词器，因此无法保存；请通过“模型 ▸ 打开模型 ▸ 检查点文件夹…”重新打开该文件夹（图表和幻灯片仍可导出）。</translation>
     </message>
@@ -445,6 +441,10 @@
         <translation>导出图表…</translation>
     </message>
     <message>
+        <source>Export matrix…</source>
+        <translation>导出矩阵…</translation>
+    </message>
+    <message>
         <source>Export lesson as slides…</source>
         <translation>将课程导出为幻灯片…</translation>
     </message>
@@ -549,6 +549,13 @@
     <message>
         <source>Double-click a cell (or select it and type) to change it</source>
         <translation>双击单元格（或选中后直接输入）即可修改</translation>
+    </message>
+</context>
+<context>
+    <name>MatrixTable</name>
+    <message>
+        <source>Export matrix…</source>
+        <translation>导出矩阵…</translation>
     </message>
 </context>
 <context>
