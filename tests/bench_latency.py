@@ -59,23 +59,27 @@ class PaintCounter(QObject):
 
 def measure(app: QApplication, name: str, edits: int) -> float:
     config, n = LESSONS[name]
-    text = " ".join(f"w{i}" for i in range(n))
-    state = AppState(config, text)
+    state = AppState(config, " ".join(f"w{i}" for i in range(n)))
+    return time_edits(app, state, STAGE, W_Q, edits)
+
+
+def time_edits(app: QApplication, state: AppState, stage: str, weight: str, edits: int) -> float:
+    """Median ms from committing a number into a `weight` cell until the views of `stage` have repainted."""
     window = MainWindow(state)
     window.resize(1600, 1000)
     window.show()
-    state.go_to(STAGE)
+    state.go_to(stage)
     for _ in range(20):  # the stage's layout and plots
         app.processEvents()
     view = window.stage_view
-    panel = next(p for p in view.inputs if p.model.window.name == W_Q)
-    output = next(p for p in view.panels() if p.model.window.name == STAGE)
+    panel = next(p for p in view.inputs if p.model.window.name == weight)
+    output = next(p for p in view.panels() if p.model.window.name == stage)
     # what an edit of W_Q[r, c] must repaint: that cell, column c of Q, and the plots of Q
     counter = PaintCounter([panel.table.viewport(), output.table.viewport(), view.plot.viewport()])
     model = panel.model
     samples = []
     for k in range(edits):
-        index = model.index(k % 6, k % 3)  # cells in view at 1600×1000, in both lessons
+        index = model.index(k % 6, k % 3)  # cells in view at 1600×1000, in every lesson measured
         value = f"{0.1 * ((k % 19) - 9) + 0.05:.2f}"
         before = dict(counter.counts)
         start = time.perf_counter()

@@ -12,17 +12,14 @@ The last line is `edit-to-repaint median ms: toy=<x> lm=<y> minilm=<z>`.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 
 import pyqtgraph as pg  # noqa: E402
 import torch  # noqa: E402
-from bench_latency import PaintCounter  # also sets up the path and the offscreen platform
+from bench_latency import time_edits  # also sets up the path and the offscreen platform
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from gui import model_sources  # noqa: E402
-from gui.main_window import MainWindow  # noqa: E402
 from gui.state import AppState  # noqa: E402
 
 MODELS = {  # name: (how to open it, the stage shown, the weight edited)
@@ -36,32 +33,7 @@ def measure(app: QApplication, name: str, edits: int) -> float:
     make, stage, weight = MODELS[name]
     opened = make()
     state = AppState(opened.model.config, opened.text, opened.target, model=opened.model)
-    window = MainWindow(state)
-    window.resize(1600, 1000)
-    window.show()
-    state.go_to(stage)
-    for _ in range(20):  # the stage's layout and plots
-        app.processEvents()
-    view = window.stage_view
-    panel = next(p for p in view.inputs if p.model.window.name == weight)
-    output = next(p for p in view.panels() if p.model.window.name == stage)
-    counter = PaintCounter([panel.table.viewport(), output.table.viewport(), view.plot.viewport()])
-    model = panel.model
-    samples = []
-    for k in range(edits):
-        index = model.index(k % 6, k % 3)
-        value = f"{0.1 * ((k % 19) - 9) + 0.05:.2f}"
-        before = dict(counter.counts)
-        start = time.perf_counter()
-        assert model.setData(index, value), f"edit {k} refused"
-        while not counter.all_painted_since(before):
-            app.processEvents()
-            if time.perf_counter() - start > 10:
-                raise RuntimeError(f"edit {k}: the views were not repainted within 10 s")
-        samples.append((time.perf_counter() - start) * 1000)
-    assert state.undo_stack.count() == edits
-    window.close()
-    return statistics.median(samples)
+    return time_edits(app, state, stage, weight, edits)
 
 
 def main() -> int:
