@@ -390,17 +390,19 @@ class MatrixTable(QTableView):
     def matrix(self) -> MatrixModel:
         return self.model()
 
-    def contextMenuEvent(self, event) -> None:
+    def context_menu(self) -> QMenu:
         """Right-click: this table's matrix as LaTeX or CSV."""
-        window = self.matrix().window
-        if window is None:
-            return
         from .export.dialogs import export_matrix_dialog
 
         menu = QMenu(self)
-        menu.addAction(self.tr("Export matrix…"),
-                       lambda: export_matrix_dialog(self, self.matrix().state, window.name))
-        menu.exec(event.globalPos())
+        window = self.matrix().window
+        if window is not None:
+            menu.addAction(self.tr("Export matrix…"),
+                           lambda: export_matrix_dialog(self, self.matrix().state, window.name))
+        return menu
+
+    def contextMenuEvent(self, event) -> None:
+        self.context_menu().exec(event.globalPos())
 
     def fit_sections(self) -> None:
         self.apply_sizes(*self.natural_sizes())

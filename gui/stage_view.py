@@ -6,7 +6,6 @@ It observes the app state: a new cursor or lesson rebuilds it, an edit refreshes
 
 from __future__ import annotations
 
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
@@ -31,6 +30,7 @@ from .display import DISPLAY
 from .formulas import formula, symbols
 from .matrix_view import MatrixPanel, Window
 from .plots import PlotOptions, draw_stage
+from .plots.view import FigureView
 from .stage_list import group_path
 from .stage_texts import op_text, op_title, stage_op, text_key
 from .state import AppState
@@ -126,7 +126,7 @@ class StageView(QWidget):
         self.grid.setHorizontalSpacing(14)
         self.grid.setVerticalSpacing(10)
         self.grid.setColumnStretch(2, 1)
-        self.plot = pg.GraphicsLayoutWidget(self)
+        self.plot = FigureView(state, self.plot_options, self)  # right-click: Export figure…, Copy figure
         self.plot_timer = QTimer(self)
         self.plot_timer.setSingleShot(True)
         self.plot_timer.setInterval(0)

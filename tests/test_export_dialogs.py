@@ -100,9 +100,7 @@ def test_figure_view_menu_copies_the_figure(state, qtbot):
     assert QGuiApplication.clipboard().image().width() == 1920
 
 
-def test_window_exports_the_current_matrix_and_a_right_clicked_table(qtbot, answers, tmp_path, monkeypatch):
-    from PySide6.QtWidgets import QMenu
-
+def test_window_exports_the_current_matrix_and_a_right_clicked_table(qtbot, answers, tmp_path):
     from gui.matrix_view import MatrixTable
     from tests.gui_window import open_window
 
@@ -120,6 +118,5 @@ def test_window_exports_the_current_matrix_and_a_right_clicked_table(qtbot, answ
     table = next(t for t in window.findChildren(MatrixTable)
                  if t.isVisible() and t.matrix().window is not None and t.matrix().window.name == "enc.0.attn.W_Q")
     answers["path"] = str(tmp_path / "wq.tex")
-    monkeypatch.setattr(QMenu, "exec", lambda menu, *a: menu.actions()[0].trigger())
-    table.contextMenuEvent(type("E", (), {"globalPos": lambda self: table.mapToGlobal(table.rect().center())})())
+    table.context_menu().actions()[0].trigger()
     assert "\\begin{bmatrix}" in (tmp_path / "wq.tex").read_text(encoding="utf-8")
