@@ -57,6 +57,7 @@ class StageList(QWidget):
         self.tree = QTreeView(self)
         self.tree.setModel(self.model)
         self.tree.setHeaderHidden(True)
+        self.tree.setIndentation(14)  # four levels deep: narrow steps leave room for the stage titles
         self.tree.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.tree.setUniformRowHeights(True)
         self.tree.clicked.connect(self._go)
@@ -104,7 +105,8 @@ class StageList(QWidget):
             leaf.setFont(font)
             leaf.setForeground(QBrush(NOT_COMPUTED) if i > cursor else QBrush())
             name = leaf.data(NAME_ROLE)
-            leaf.setToolTip(name + ("  — " + self.tr("not computed yet") if i > cursor else ""))
+            later = "  — " + self.tr("not computed yet") if i > cursor else ""
+            leaf.setToolTip(f"{leaf.text()}\n{name}{later}")  # the whole title, where a narrow list cuts it
         if 0 <= cursor < len(self.leaves):
             index = self.leaves[cursor].index()
             self.tree.setCurrentIndex(index)

@@ -36,7 +36,8 @@ from .stage_texts import op_text, op_title, stage_op, text_key
 from .state import AppState
 
 MAX_INPUTS = 3
-PLOT_MIN_WIDTH = 320  # the matrices come first; the plots keep at least this
+PLOT_MIN_WIDTH = 320  # the matrices come first; the plots keep at least this,
+PLOT_MIN_SHARE = 0.4  # and at least this share of the width (wide matrices scroll)
 MATMUL_OPS = ("attn.q", "attn.k", "attn.v", "attn.out", "ffn.up", "ffn.gate", "ffn.down", "logits")  # inputs X, W, b
 PER_HEAD_COLUMNS = ("attn.q", "attn.k", "attn.v")  # these show one head's columns of W and b
 
@@ -188,13 +189,14 @@ class StageView(QWidget):
         self._fit_split()
 
     def _fit_split(self) -> None:
-        """Matrices get the width they need (the plots keep at least PLOT_MIN_WIDTH), the plots the rest."""
+        """Matrices get the width they need (the plots keep PLOT_MIN_WIDTH and PLOT_MIN_SHARE), the plots the rest."""
         total = self.splitter.width()
         if total <= 0:
             return
         self.matrices.layout().activate()
         bar = self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
-        left = min(self.matrices.sizeHint().width() + bar + 8, total - PLOT_MIN_WIDTH)
+        plots = max(PLOT_MIN_WIDTH, round(total * PLOT_MIN_SHARE))
+        left = min(self.matrices.sizeHint().width() + bar + 8, total - plots)
         self.splitter.setSizes([left, total - left])
 
     # ---- what the plots are told ------------------------------------------------------------

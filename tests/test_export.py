@@ -56,7 +56,10 @@ def pdf_pages(data: bytes) -> list[bytes]:
     for obj in objects.values():
         if re.search(rb"/Type\s*/Page\b", obj):
             content = objects[int(re.search(rb"/Contents\s+(\d+) 0 R", obj)[1])]
-            stream = re.search(rb"stream\r?\n(.*?)\r?\nendstream", content, re.S)[1]
+            length = re.search(rb"/Length\s+(\d+)(\s+0\s+R)?", content)  # binary data may end in \r or \n
+            length = int(objects[int(length[1])].strip()) if length[2] else int(length[1])
+            start = re.search(rb"stream\r?\n", content).end()
+            stream = content[start:start + length]
             pages.append(zlib.decompress(stream) if b"FlateDecode" in content else stream)
     return pages
 

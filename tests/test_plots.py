@@ -162,7 +162,7 @@ def test_activation_panel_points_and_switched_off_count(layout):
     x, y = act.all.getData()
     assert np.allclose(x, up.flatten().numpy()) and np.allclose(y, F.gelu(up).flatten().numpy(), atol=1e-6)
     off = int((up <= 0).sum())
-    assert f"{off} of {up.numel()} off" in act.plot.titleLabel.text
+    assert f"{off} of {up.numel()} switched off" in act.plot.titleLabel.text
 
 
 @pytest.mark.parametrize("temperature", [0.5, 1.0, 2.0])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from .fit import set_category_ticks, slot, text_width
@@ -14,9 +15,13 @@ MAX_VALUE_LABELS = 40
 
 
 def add_legend(plot: pg.PlotItem, opts: PlotOptions) -> pg.LegendItem:
+    """A legend in a row of its own under the plot, where it never covers the data; items plotted with a
+    name join it."""
     size = f"{font(opts, 'tick').pointSize()}pt"
-    return plot.addLegend(offset=(-10, 10), labelTextSize=size, labelTextColor=foreground(opts),
-                          brush=pg.mkBrush(255, 255, 255, 200) if opts.slide else None)
+    legend = pg.LegendItem(offset=None, labelTextSize=size, labelTextColor=foreground(opts))
+    plot.layout.addItem(legend, 4, 1, Qt.AlignmentFlag.AlignHCenter)  # row 4: under the bottom axis
+    plot.legend = legend
+    return legend
 
 
 class Bars:

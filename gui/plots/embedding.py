@@ -56,5 +56,5 @@ class PositionCurvesPanel:
             curve.setData(smooth.numpy(), waves[:, dim])
             dots.setData(np.arange(n), at_tokens[:, dim])
         self.plot.setXRange(0, span, padding=0.03)
-        self.plot.setYRange(-1.1, 1.6, padding=0)  # room above the waves for the legend
+        self.plot.setYRange(-1.1, 1.1, padding=0)
         set_caption(self.plot, caption("pe_curves", opts.lang), opts)

@@ -118,7 +118,6 @@ class MacsPanel:
     def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, row: int):
         series = [(caption("with_cache", opts.lang), color(2)), (caption("without_cache", opts.lang), color(5))]
         self.bars = Bars(layout, opts, row, 0, series, colspan=2)
-        self.bars.plot.legend.setOffset((10, 10))  # top left: the bars without a cache grow to the right
         self.counts: list[tuple[int, int]] = []
 
     def update(self, trace, opts: PlotOptions) -> None:

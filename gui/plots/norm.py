@@ -66,7 +66,7 @@ class BeforeAfterPanel:
         low = (mean - sigma).numpy()
         high = (mean + sigma).numpy()
         lo, hi = float(min(x.min(), out.min(), low.min())), float(max(x.max(), out.max(), high.max()))
-        self.plot.setYRange(lo - 0.05 * (hi - lo), hi + 0.3 * (hi - lo), padding=0)  # headroom for the legend
+        self.plot.setYRange(lo, hi, padding=0.05)
         set_caption(self.plot, caption("before_after", opts.lang), opts)
 
 
@@ -104,6 +104,6 @@ class NormStepsPanel:
             xs = np.hstack([np.tile(at, (values.shape[1], 1)), gap]).ravel()
             self.lines[0].setData(xs, np.hstack([values.T, gap]).ravel())
         self.plot.getAxis("bottom").setTicks([[(i, caption(k, opts.lang)) for i, k in enumerate(STEPS)]])
-        self.plot.setXRange(-0.3, len(STEPS) - 0.7, padding=0)
+        self.plot.setXRange(-0.55, len(STEPS) - 0.45, padding=0)  # room for the outer step names under the axis
         stats = f"μ = {format_cell(float(steps['mean'][r]))}, σ² = {format_cell(float(steps['var'][r]))}"
-        set_caption(self.plot, f"{caption('norm_steps', opts.lang, token=tokens[r])}: {stats}", opts)
+        set_caption(self.plot, f"{caption('norm_steps', opts.lang, token=tokens[r])}\n{stats}", opts)

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFont
 
+from .text import wrap_caption
+
 # Chinese glyphs need a CJK font; Qt's fallback is not reliable in PDF/SVG, so slides name one explicitly.
 SLIDE_FONTS = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC", "Microsoft YaHei", "PingFang SC"]
 
@@ -20,6 +22,9 @@ COLORMAPS = {
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000"]
 
 HIDDEN_COLOR = QColor(90, 90, 90)  # masked (−∞) cells, drawn hatched
+
+WINDOW_CAPTION_COLUMNS = 28  # a plot title's line length in the window (a Chinese character counts two)
+SLIDE_CAPTION_COLUMNS = 60
 
 
 @dataclass
@@ -79,6 +84,9 @@ def new_plot(layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, c
         axis.setTextPen(fg)
     if opts.slide:
         plot.titleLabel.item.setFont(font(opts, "caption"))
+    # The title may use the width of the axes and of a colour bar (column 5), not only the plot's own.
+    plot.layout.removeItem(plot.titleLabel)
+    plot.layout.addItem(plot.titleLabel, 0, 0, 1, 6)
     return plot
 
 
@@ -88,6 +96,11 @@ def markers(opts: PlotOptions) -> dict:
 
 
 def set_caption(plot: pg.PlotItem, text: str, opts: PlotOptions) -> None:
+    """A plot's title, wrapped so that it never sets the plot's width (a slide has room for longer lines)."""
+    text = wrap_caption(text, SLIDE_CAPTION_COLUMNS if opts.slide else WINDOW_CAPTION_COLUMNS)
     plot.setTitle(text, color=foreground(opts), size=html_size(opts, "caption"))
     if opts.slide:
         plot.titleLabel.item.setFont(font(opts, "caption"))
+    height = plot.titleLabel.item.boundingRect().height()  # pyqtgraph keeps room for one line of 30 px
+    plot.titleLabel.setMaximumHeight(height)
+    plot.layout.setRowFixedHeight(0, height)

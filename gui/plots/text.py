@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import re
+import unicodedata
 
 CAPTIONS: dict[str, tuple[str, str]] = {
     # key: (English, 中文)
@@ -64,8 +66,8 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "step_centred": ("x − μ", "x − μ"),
     "step_hat": ("÷ √(σ²+ε)", "÷ √(σ²+ε)"),
     "step_out": ("× γ + β", "× γ + β"),
-    "activation": ("{name} with this sentence's pre-activations: {off} of {total} off",
-                   "{name} 与本句的激活前数值：{total} 个中 {off} 个被关闭"),
+    "activation": ("{name} on this sentence\n{off} of {total} switched off",
+                   "{name} 作用于本句的数值\n{total} 个中 {off} 个被关闭"),
     "top_k": ("Top {k} next tokens after {token} (T = {temperature})",
               "{token} 之后最可能的 {k} 个词元（T = {temperature}）"),
     "feature": ("feature", "特征"),
@@ -80,3 +82,30 @@ def caption(key: str, lang: str, **values) -> str:
     en, zh = CAPTIONS[key]
     values = {k: html.escape(v, quote=False) if isinstance(v, str) else v for k, v in values.items()}
     return (zh if lang == "zh" else en).format(**values)
+
+
+_CJK = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
+# A Chinese character, a word (with any "= value" after it: "σ² = 1.2" stays on one line), or spaces.
+_PIECES = re.compile(f"[{_CJK}]|[^ {_CJK}]+(?: = [^ {_CJK}]+)*| +")
+
+
+def _columns(piece: str) -> int:
+    """How wide a piece of text looks: a Chinese character takes two columns, a letter one."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in piece)
+
+
+def _wrap_line(text: str, columns: int) -> list[str]:
+    lines, line = [], ""
+    for piece in _PIECES.findall(text):
+        if line.strip() and not piece.isspace() and _columns(line + piece) > columns:
+            lines.append(line.rstrip())
+            line = ""
+        if line or not piece.isspace():
+            line += piece
+    return [*lines, line.rstrip()]
+
+
+def wrap_caption(text: str, columns: int) -> str:
+    """Break a caption (its own lines marked with \\n) into lines of about `columns`, joined with <br>:
+    between words or between Chinese characters, so a plot's title never makes it wider than its neighbours."""
+    return "<br>".join(line for part in text.split("\n") for line in _wrap_line(part, columns))

@@ -91,7 +91,6 @@ class SaturationPanel:
         self.plot.setLogMode(x=True, y=False)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         legend = add_legend(self.plot, opts)
-        legend.setOffset((-10, -10))  # bottom right: the curves climb towards the top
         width = 4 if opts.slide else 2
         self.curves = {
             key: self.plot.plot(pen=pg.mkPen(color(k), width=width), symbol="o", symbolBrush=color(k),

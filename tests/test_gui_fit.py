@@ -1,0 +1,35 @@
+"""At the classroom window sizes the issue names (1280×720 and 1600×1000), in both languages, every stage's
+plot area lies inside the window and its figure inside the plot area, shrunk at most a little."""
+
+import pytest
+from PySide6.QtCore import QRect, QRectF
+
+from tests import gui_lessons
+
+own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
+
+MOST_SHRUNK = 1.25  # fonts at 80 % or more: still readable from the back of a classroom
+
+
+def fits_inside(widget, outer) -> bool:
+    top_left = widget.mapTo(outer, widget.rect().topLeft())
+    return outer.rect().contains(QRect(top_left, widget.size()))
+
+
+@pytest.mark.parametrize("lesson", ["the-cat-sat", "cross-attention"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("size", [(1280, 720), (1600, 1000)], ids=["1280x720", "1600x1000"])
+def test_every_stage_figure_fits_the_window(qtbot, start_window, lesson, lang, size):
+    window = start_window(lesson, lang).window
+    window.resize(*size)
+    qtbot.waitUntil(lambda: window.size().toTuple() == size)
+    state, view = window.state, window.stage_view
+    plot = view.plot
+    for name in state.stage_names:
+        state.go_to(name)
+        qtbot.waitUntil(lambda n=name: view.figure is not None and view.figure.stage == n)
+        qtbot.waitUntil(lambda: not plot.fit_timer.isActive())
+        assert fits_inside(plot, window), name
+        shown = plot.mapFromScene(plot.ci.geometry()).boundingRect()
+        assert QRectF(plot.viewport().rect()).adjusted(-1, -1, 1, 1).contains(QRectF(shown)), name
+        assert plot.scale <= MOST_SHRUNK, (name, plot.scale)

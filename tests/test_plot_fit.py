@@ -1,0 +1,80 @@
+"""Plots fit the room they get: captions wrap instead of widening a plot, a title row is as tall as its lines,
+and a figure that still needs more room than its view is shrunk as a whole rather than cut at the edge."""
+
+import pytest
+from PySide6.QtCore import QRectF, Qt
+
+from engine import Model, ModelConfig
+from gui.plots import PlotOptions, draw_stage
+from gui.plots.style import WINDOW_CAPTION_COLUMNS, set_caption
+from gui.plots.text import _columns, wrap_caption
+from gui.plots.view import FigureView
+
+LONG = "Top 5 next tokens after &lt;start&gt; (T = 1.5) in a sentence that goes on and on"
+
+
+@pytest.mark.parametrize("text", [LONG, "位置编码（位置 × 维度）与本句的激活前数值，共有很多个被关闭的单元",
+                                  "ReLU 作用于本句的数值：192 个中 101 个被关闭"])
+@pytest.mark.parametrize("columns", [14, 28])  # the longest word, &lt;start&gt;, is 13
+def test_wrapped_lines_are_short_and_keep_every_word(text, columns):
+    lines = wrap_caption(text, columns).split("<br>")
+    assert len(lines) > 1
+    assert all(_columns(line) <= columns for line in lines)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # nothing lost, only spaces at breaks
+    assert not any(line != line.strip() for line in lines)
+
+
+def test_wrapping_keeps_words_and_equations_whole_and_obeys_line_breaks():
+    assert wrap_caption("Steps for cat\nμ = 0.12, σ² = 1.25", 12) == "Steps for<br>cat<br>μ = 0.12,<br>σ² = 1.25"
+    assert wrap_caption("short", 28) == "short"
+    assert wrap_caption("a_very_long_unbreakable_stage_name", 8) == "a_very_long_unbreakable_stage_name"
+    assert wrap_caption("中文字", 4) == "中文<br>字"  # a Chinese character is two columns wide
+
+
+@pytest.fixture
+def view(qapp):
+    figure_view = FigureView(None, PlotOptions)
+    yield figure_view
+    figure_view.close()
+
+
+def test_a_long_caption_neither_widens_the_plot_nor_overlaps_it(view):
+    plot = view.ci.addPlot()
+    set_caption(plot, LONG, PlotOptions())
+    label = plot.titleLabel
+    assert label.text.count("<br>") >= 2
+    assert label.effectiveSizeHint(Qt.SizeHint.MinimumSize).width() < 10 * WINDOW_CAPTION_COLUMNS
+    # pyqtgraph gives a title one 30 px line; ours is as tall as its lines, above the plot's own area
+    assert plot.layout.rowMinimumHeight(0) == pytest.approx(label.item.boundingRect().height())
+    assert label.item.boundingRect().height() > 30
+
+
+def test_a_figure_too_big_for_its_view_is_shrunk_to_fit_and_restored_when_there_is_room(view, qapp):
+    trace = Model.create(ModelConfig(d_model=8, n_heads=2, decimals=1)).trace("I love AI")
+    draw_stage(view.ci, trace, "enc.0.attn.weights", PlotOptions())
+    view.resize(900, 700)
+    view.show()
+    qapp.processEvents()
+    assert view.scale == 1.0 and view.transform().isIdentity()
+    view.resize(260, 200)
+    qapp.processEvents()
+    least = view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+    assert least.width() > 260 and view.scale == pytest.approx(max(least.width() / 260, least.height() / 200))
+    shown = view.mapFromScene(view.ci.geometry()).boundingRect()
+    assert QRectF(view.viewport().rect()).adjusted(-1, -1, 1, 1).contains(QRectF(shown))
+    view.resize(900, 700)
+    qapp.processEvents()
+    assert view.scale == 1.0 and view.transform().isIdentity()
+    assert view.ci.geometry().width() == pytest.approx(900)
+
+
+def test_a_caption_that_grows_after_an_edit_refits_the_figure(view, qapp):
+    plot = view.ci.addPlot()
+    view.resize(200, 150)
+    view.show()
+    qapp.processEvents()
+    assert view.scale == 1.0
+    plot.getAxis("left").setWidth(400)  # the figure now needs more than the view has
+    qapp.processEvents()
+    qapp.processEvents()
+    assert view.scale > 2.0
