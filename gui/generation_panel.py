@@ -9,7 +9,6 @@ follow the new position through every stage.
 
 from __future__ import annotations
 
-import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -32,6 +31,7 @@ from engine.tokenizer import END
 from .lesson_changes import AppendTokenCommand, generated_so_far
 from .plots import PlotOptions
 from .plots.kv_cache import Choice, ChoicePanel, choice_title
+from .plots.view import FittedLayoutWidget
 from .state import AppState
 
 
@@ -102,7 +102,7 @@ class GenerationPanel(QWidget):
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self.status.setTextFormat(Qt.PlainText)  # tokens such as <end> are not tags
-        self.plot = pg.GraphicsLayoutWidget(self)
+        self.plot = FittedLayoutWidget(self)
         self.plot.setMinimumHeight(180)
         self.choice_panel = ChoicePanel(self.plot.ci, PlotOptions(lang=lang))
         layout = QVBoxLayout(self)

@@ -8,22 +8,24 @@ attention weights. Clicking a head's tile selects that head in the stage view.
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout
 
+from .lazy_view import LazyView
 from .plots import PlotOptions
 from .plots.extra_text import plain
 from .plots.heads import draw_heads, heads_stage
+from .plots.view import FittedLayoutWidget
 from .state import AppState
 
 
-class HeadGridView(QWidget):
+class HeadGridView(LazyView):
     def __init__(self, state: AppState, lang: str = "en", parent=None):
         super().__init__(parent)
         self.state, self.lang = state, lang
         self.figure = None
         self.shown: str | None = None
-        self.plot = pg.GraphicsLayoutWidget(self)
+        self.plot = FittedLayoutWidget(self)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
         self.empty = QLabel(self)
         self.empty.setAlignment(Qt.AlignCenter)
@@ -34,10 +36,6 @@ class HeadGridView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.pages)
-        self.timer = QTimer(self)  # draw when idle: holding the arrow key skips the stages in between
-        self.timer.setSingleShot(True)
-        self.timer.setInterval(0)
-        self.timer.timeout.connect(self.draw)
         state.cursorChanged.connect(self.schedule)
         state.lessonChanged.connect(self.schedule)
         state.selectionChanged.connect(self._selection_changed)
@@ -45,14 +43,6 @@ class HeadGridView(QWidget):
 
     def options(self) -> PlotOptions:
         return PlotOptions(head=self.state.head, row=self.state.row, lang=self.lang)
-
-    def schedule(self, *_) -> None:
-        if self.isVisible():
-            self.timer.start()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.schedule()
 
     def draw(self) -> None:
         trace = self.state.trace

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import html
 
-import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
+from .lazy_view import LazyView
 from .plots import PlotOptions
 from .plots.kv_cache import CachePanel, MacsPanel, self_attentions
+from .plots.view import FittedLayoutWidget
 from .state import AppState
 
 
-class KVCacheView(QWidget):
+class KVCacheView(LazyView):
     def __init__(self, state: AppState, lang: str = "en", parent=None):
         super().__init__(parent)
         self.state, self.lang = state, lang
@@ -24,7 +25,7 @@ class KVCacheView(QWidget):
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.RichText)
-        self.plot = pg.GraphicsLayoutWidget(self)
+        self.plot = FittedLayoutWidget(self)
         opts = PlotOptions(lang=lang)
         self.cache = CachePanel(self.plot.ci, opts, 0)
         self.macs = MacsPanel(self.plot.ci, opts, 1)
@@ -36,20 +37,8 @@ class KVCacheView(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.summary)
         layout.addWidget(self.plot, 1)
-        self.timer = QTimer(self)
-        self.timer.setSingleShot(True)
-        self.timer.setInterval(0)
-        self.timer.timeout.connect(self.draw)
         for signal in (state.lessonChanged, state.traceEdited, state.selectionChanged):
             signal.connect(self.schedule)
-
-    def schedule(self, *_) -> None:
-        if self.isVisible():
-            self.timer.start()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self.draw()
 
     def rows(self) -> int:
         """K and V rows in the cache as shown."""

@@ -424,8 +424,22 @@ class MatrixTable(QTableView):
         self.horizontalHeader().setDefaultSectionSize(column)
         self.verticalHeader().setDefaultSectionSize(QFontMetrics(self.font()).height() + 8)
         self.verticalHeader().setFixedWidth(row_header)
-        self.setMaximumSize(self.content_size())  # no empty space inside a small table
+        self._limit_size()
+
+    def _limit_size(self) -> None:
+        """No empty space inside a small table, but room for a horizontal scroll bar under the last row."""
+        size = self.content_size()
+        self.setMaximumSize(size.width(), size.height() + self._scroll_bar_room())
         self.updateGeometry()
+
+    def _scroll_bar_room(self) -> int:
+        """The horizontal scroll bar's height when not every column fits (it would cover the last row)."""
+        return self.horizontalScrollBar().sizeHint().height() if self.width() < self.content_size().width() else 0
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.maximumHeight() != self.content_size().height() + self._scroll_bar_room():
+            self._limit_size()
 
     def content_size(self) -> QSize:
         model = self.matrix()
@@ -437,12 +451,12 @@ class MatrixTable(QTableView):
 
     def sizeHint(self) -> QSize:
         size = self.content_size()
-        return QSize(min(size.width(), 900), min(size.height(), 600))
+        return QSize(min(size.width(), 900), min(size.height(), 600) + self._scroll_bar_room())
 
     def minimumSizeHint(self) -> QSize:
         """Small matrices never scroll (the stage view scrolls instead); large ones keep a readable corner."""
         size = self.content_size()
-        return QSize(min(size.width(), 560), min(size.height(), 300))
+        return QSize(min(size.width(), 560), min(size.height(), 300) + self._scroll_bar_room())
 
     def _entered(self, index: QModelIndex) -> None:
         window = self.matrix().window

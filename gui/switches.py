@@ -3,15 +3,16 @@ that shows each switch's effect (gui/plots/whatif.py), one tab per switch."""
 
 from __future__ import annotations
 
-import pyqtgraph as pg
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout
 
 from engine import EngineError
 
+from .lazy_view import LazyView
 from .plots import PlotOptions
 from .plots.extra_text import plain
+from .plots.view import FittedLayoutWidget
 from .plots.whatif import SWITCH_KEYS, draw_whatif
 from .state import AppState
 
@@ -57,7 +58,7 @@ class SwitchActions(QObject):
         self.actions["no_mask"].setEnabled("dec" in cfg.stacks)
 
 
-class WhatIfView(QWidget):
+class WhatIfView(LazyView):
     """One tab per switch: what it does, said in a line and drawn for this model and sentence."""
 
     def __init__(self, state: AppState, lang: str = "en", parent=None):
@@ -65,11 +66,11 @@ class WhatIfView(QWidget):
         self.state, self.lang = state, lang
         self.figure = None
         self.tabs = QTabWidget(self)
-        self.plots: dict[str, pg.GraphicsLayoutWidget] = {}
+        self.plots: dict[str, FittedLayoutWidget] = {}
         titles = {"no_pe": self.tr("No positions"), "no_scale": self.tr("No scaling"), "no_mask": self.tr("No mask"),
                   "no_residual": self.tr("No residual"), "no_layernorm": self.tr("No LayerNorm")}
         for key in SWITCH_KEYS:
-            self.plots[key] = pg.GraphicsLayoutWidget(self)
+            self.plots[key] = FittedLayoutWidget(self)
             self.tabs.addTab(self.plots[key], titles[key])
         self.explanation = QLabel(self)
         self.explanation.setWordWrap(True)
@@ -85,10 +86,6 @@ class WhatIfView(QWidget):
         layout.addWidget(self.explanation)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.note)
-        self.timer = QTimer(self)
-        self.timer.setSingleShot(True)
-        self.timer.setInterval(0)
-        self.timer.timeout.connect(self.draw)
         self.tabs.currentChanged.connect(self.schedule)
         for signal in (state.lessonChanged, state.traceEdited, state.selectionChanged):
             signal.connect(self.schedule)
@@ -98,14 +95,6 @@ class WhatIfView(QWidget):
 
     def show_switch(self, key: str) -> None:
         self.tabs.setCurrentIndex(SWITCH_KEYS.index(key))
-        self.schedule()
-
-    def schedule(self, *_) -> None:
-        if self.isVisible():
-            self.timer.start()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
         self.schedule()
 
     def draw(self) -> None:
@@ -127,6 +116,6 @@ class WhatIfView(QWidget):
             return
         self.note.setText(self.figure.panels[0].note)
 
-    def effect_plot(self) -> pg.GraphicsLayoutWidget:
+    def effect_plot(self) -> FittedLayoutWidget:
         return self.plots[self.switch()]
 

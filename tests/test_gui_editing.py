@@ -155,10 +155,10 @@ def test_hover_highlights_the_cells_an_output_came_from(qtbot):
     state.go_to("enc.0.attn.q")
     state.set_head(1)
     table = view.output.table
-    qtbot.mouseMove(table.viewport(), table.visualRect(table.model().index(1, 0)).center())
-    qtbot.waitUntil(lambda: view.output.model.highlight is not None)
     x, w, b = (panel_for(window, n).model for n in ("enc.x0", W_Q, "enc.0.attn.b_Q"))
-    assert x.highlight == (1, ALL)  # the token's row of X …
+    qtbot.wait(10)  # the new tables settle (the mouse may first be over another row of them)
+    qtbot.mouseMove(table.viewport(), table.visualRect(table.model().index(1, 0)).center())
+    qtbot.waitUntil(lambda: x.highlight == (1, ALL))  # the token's row of X …
     assert w.highlight == (ALL, 0) and w.is_highlighted(3, 0) and not w.is_highlighted(3, 1)  # … column 2 of W_Q
     assert b.highlight == (ALL, 0)
 

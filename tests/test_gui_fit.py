@@ -1,5 +1,6 @@
 """At the classroom window sizes the issue names (1280×720 and 1600×1000), in both languages, every stage's
-plot area lies inside the window and its figure inside the plot area, shrunk at most a little."""
+plot area lies inside the window and its figure inside the plot area, shrunk at most a little; and no table's
+scroll bar covers its last row."""
 
 import pytest
 from PySide6.QtCore import QRect, QRectF
@@ -33,3 +34,12 @@ def test_every_stage_figure_fits_the_window(qtbot, start_window, lesson, lang, s
         shown = plot.mapFromScene(plot.ci.geometry()).boundingRect()
         assert QRectF(plot.viewport().rect()).adjusted(-1, -1, 1, 1).contains(QRectF(shown)), name
         assert plot.scale <= MOST_SHRUNK, (name, plot.scale)
+        for panel in view.panels():
+            assert every_row_shows(panel.table), (name, panel.model.window.name)
+
+
+def every_row_shows(table) -> bool:
+    """A table short enough never to scroll up and down (under 300 px) shows all its rows, even when it
+    scrolls sideways."""
+    rows = table.model().rowCount() * table.verticalHeader().defaultSectionSize()
+    return rows > 300 - table.header_height or table.viewport().height() >= rows

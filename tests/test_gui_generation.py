@@ -46,7 +46,8 @@ def generate_twice(qtbot, window) -> list[str]:
     probabilities, and the class can step the new token from the decoder's input to the end."""
     views, state = window.teaching, window.state
     views.kv_action.trigger()
-    assert views.kv_dock.isVisible() and views.kv_cache.rows() == len(state.trace.tokens["dec"])
+    assert views.kv_dock.isVisible()
+    qtbot.waitUntil(lambda: views.kv_cache.rows() == len(state.trace.tokens["dec"]))  # drawn once shown
     grown = []
     for _ in range(2):
         n = len(state.trace.tokens["dec"])

@@ -85,8 +85,11 @@ def caption(key: str, lang: str, **values) -> str:
 
 
 _CJK = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
-# A Chinese character, a word (with any "= value" after it: "σ² = 1.2" stays on one line), or spaces.
-_PIECES = re.compile(f"[{_CJK}]|[^ {_CJK}]+(?: = [^ {_CJK}]+)*| +")
+# Words, with "= value" or "→ word" after them kept on their line ("σ² = 1.2", "<start> → 我"), or spaces.
+_WORDS = re.compile(r"[^ ]+(?: [=→] [^ ]+)*| +")
+_CLOSING = "）》」』，。、：；！？"  # never the first character of a line
+# A line may break between Chinese characters (a closing mark stays with the character before it).
+_CHARACTERS = re.compile(f"(?:[{_CJK}]|[^{_CJK}]+)[{_CLOSING}]*")
 
 
 def _columns(piece: str) -> int:
@@ -94,15 +97,34 @@ def _columns(piece: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in piece)
 
 
-def _wrap_line(text: str, columns: int) -> list[str]:
+def _pieces(text: str) -> list[str]:
+    """What a line may break between: words and spaces, and the characters of Chinese words."""
+    pieces = []
+    for word in _WORDS.findall(text):
+        joined = " = " in word or " → " in word
+        pieces += [word] if joined or word.isspace() else _CHARACTERS.findall(word)
+    return pieces
+
+
+def _greedy(text: str, columns: int) -> list[str]:
     lines, line = [], ""
-    for piece in _PIECES.findall(text):
+    for piece in _pieces(text):
         if line.strip() and not piece.isspace() and _columns(line + piece) > columns:
             lines.append(line.rstrip())
             line = ""
         if line or not piece.isspace():
             line += piece
     return [*lines, line.rstrip()]
+
+
+def _wrap_line(text: str, columns: int) -> list[str]:
+    """As few lines as greedy wrapping needs, balanced in length (no lone word or character on the last)."""
+    lines = _greedy(text, columns)
+    for width in range(-(-_columns(text) // len(lines)), columns):
+        balanced = _greedy(text, width)
+        if len(balanced) <= len(lines):
+            return balanced
+    return lines
 
 
 def wrap_caption(text: str, columns: int) -> str:

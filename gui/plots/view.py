@@ -1,5 +1,5 @@
-"""The plot area the window embeds: a GraphicsLayoutWidget that shrinks a figure too big for it to fit, and whose
-right-click menu exports or copies the figure."""
+"""Plot areas the window embeds: a GraphicsLayoutWidget that shrinks a figure too big for it to fit, and the
+stage view's FigureView, whose right-click menu exports or copies the figure."""
 
 from __future__ import annotations
 
@@ -13,19 +13,14 @@ from PySide6.QtWidgets import QMenu, QWidget
 from .style import PlotOptions
 
 
-class FigureView(pg.GraphicsLayoutWidget):
-    """Draw into `self.ci` with draw_stage; right-click offers "Export figure…" and "Copy figure".
-
-    `options` returns the PlotOptions the window currently shows (head, row, temperature, language).
-    A figure whose panels need more room than the view has (titles, axes and colour bars have minimum
-    sizes) is scaled down as a whole, so it is never cut at the edge.
-    """
+class FittedLayoutWidget(pg.GraphicsLayoutWidget):
+    """A figure whose panels need more room than the view has (titles, axes and colour bars have minimum
+    sizes) is scaled down as a whole, so it is never cut at the edge; otherwise one scene unit is one pixel."""
 
     fitting = False  # pyqtgraph resizes the view while it is being built, before there is a figure to fit
 
-    def __init__(self, state, options: Callable[[], PlotOptions], parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.state, self.options = state, options
         self.scale = 1.0  # scene units per pixel: above 1 when the figure is shrunk to fit
         self.fit_timer = QTimer(self)
         self.fit_timer.setSingleShot(True)
@@ -58,6 +53,17 @@ class FigureView(pg.GraphicsLayoutWidget):
         elif abs(scale - self.scale) > 1e-3 or self.autoPixelRange:
             self.setRange(QRectF(0, 0, width * scale, height * scale), padding=0, lockAspect=True)
         self.scale = scale
+
+
+class FigureView(FittedLayoutWidget):
+    """Draw into `self.ci` with draw_stage; right-click offers "Export figure…" and "Copy figure".
+
+    `options` returns the PlotOptions the window currently shows (head, row, temperature, language).
+    """
+
+    def __init__(self, state, options: Callable[[], PlotOptions], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.state, self.options = state, options
 
     def context_menu(self) -> QMenu:
         from gui.export.dialogs import copy_figure_to_clipboard, export_figure_dialog
