@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
 from gui.plots import PlotOptions, draw_stage
+from gui.plots.view import FittedLayoutWidget
 
 SCENE_W, SCENE_H = 1600, 900  # the slide canvas (16:9) the fonts are sized for; images scale from it
 
@@ -21,16 +21,19 @@ def ensure_app() -> QApplication:
 
 @contextlib.contextmanager
 def offscreen_figure(trace, stage: str, opts: PlotOptions,
-                     size=(SCENE_W, SCENE_H)) -> Iterator[pg.GraphicsLayoutWidget]:
-    """A laid-out figure widget that is never shown on screen."""
+                     size=(SCENE_W, SCENE_H)) -> Iterator[FittedLayoutWidget]:
+    """A laid-out figure widget that is never shown on screen (shrunk as a whole if it needs more room)."""
     app = ensure_app()
-    view = pg.GraphicsLayoutWidget()
+    view = FittedLayoutWidget()
     view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)  # "shown" (laid out, painted once) off screen
     view.setBackground("w")
     view.resize(*size)
     view.figure = draw_stage(view.ci, trace, stage, opts)  # kept alive: its panels re-fit labels on resizes
     view.show()
     app.processEvents()
+    view.grab()  # a first paint: the axes measure their tick labels and grow to fit them
+    app.processEvents()
+    view.fit()
     try:
         yield view
     finally:
@@ -38,8 +41,8 @@ def offscreen_figure(trace, stage: str, opts: PlotOptions,
         view.deleteLater()
 
 
-def paint(view: pg.GraphicsLayoutWidget, painter: QPainter, target: QRectF) -> None:
-    view.scene().render(painter, target, QRectF(0, 0, view.width(), view.height()))
+def paint(view: FittedLayoutWidget, painter: QPainter, target: QRectF) -> None:
+    view.scene().render(painter, target, view.sceneRect())  # the whole figure, however much it was shrunk
 
 
 def render_image(trace, stage: str, opts: PlotOptions, width: int = 1920, size=(SCENE_W, SCENE_H)) -> QImage:

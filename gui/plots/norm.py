@@ -42,7 +42,8 @@ class BeforeAfterPanel:
                                      name="x")
         self.after = self.plot.plot(**dots, symbol="o", symbolBrush=color(1), symbolPen=None, name="LN(x)")
         self.mean = self.plot.plot(**dict(dots, symbolSize=3 * size), symbol="_", symbolBrush=foreground(opts),
-                                   symbolPen=pg.mkPen(foreground(opts), width=3), name="μ ± σ")
+                                   symbolPen=pg.mkPen(foreground(opts), width=3))
+        legend.addItem(pg.PlotDataItem(pen=pg.mkPen(foreground(opts), width=4)), "μ ± σ")  # its key: a bar
         self.spread = pg.ErrorBarItem(beam=0.08, pen=pg.mkPen(foreground(opts), width=2))
         self.plot.addItem(self.spread)
         legend.setColumnCount(3)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 
 from .text import wrap_caption
 
@@ -77,9 +77,14 @@ def new_plot(layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, c
     plot.hideButtons()
     plot.setMouseEnabled(x=False, y=False)
     fg = foreground(opts)
+    tick_font = font(opts, "tick")
+    # pyqtgraph sizes an axis by the tick font's own height; √, σ² or γ drawn from a fallback font are taller
+    text_height = round(QFontMetrics(tick_font).height() * 1.3)
     for name in ("left", "bottom", "top", "right"):
         axis = plot.getAxis(name)
-        axis.setStyle(tickFont=font(opts, "tick"))
+        axis.setStyle(tickFont=tick_font)
+        if name in ("bottom", "top"):
+            axis.setStyle(autoExpandTextSpace=False, tickTextHeight=text_height)
         axis.setPen(fg)
         axis.setTextPen(fg)
     if opts.slide:
