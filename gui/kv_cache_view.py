@@ -25,7 +25,10 @@ class KVCacheView(LazyView):
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.RichText)
+        # room for its four lines (a dock does not grow with a label's wrapped height)
+        self.summary.setMinimumHeight(self.summary.fontMetrics().lineSpacing() * 4)
         self.plot = FittedLayoutWidget(self)
+        self.plot.setMinimumHeight(160)  # the cache and the multiply-add bars stay readable beside other docks
         opts = PlotOptions(lang=lang)
         self.cache = CachePanel(self.plot.ci, opts, 0)
         self.macs = MacsPanel(self.plot.ci, opts, 1)

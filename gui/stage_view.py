@@ -107,14 +107,12 @@ class StageView(QWidget):
         controls.addSpacing(16)
         controls.addWidget(self.temp_label)
         controls.addWidget(self.temp_slider)
+        controls.addStretch(1)
+        controls.addWidget(difference_button)
         hint = QLabel(self.tr("Hover over an output cell to see where it came from · "
                               "double-click a ✎ matrix to change a number"), self)
         hint.setStyleSheet("color: #666")
-        hint.setWordWrap(True)
-        hint.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
-        controls.addWidget(hint, 1)
-        controls.addSpacing(12)
-        controls.addWidget(difference_button)
+        hint.setWordWrap(True)  # under the explanation, full width: one line, two in a narrow window
 
         matrices = QWidget(self)  # the panels' parent from the start: re-parenting would hide them
         self.inputs = [MatrixPanel(state, matrices) for _ in range(MAX_INPUTS)]
@@ -166,6 +164,7 @@ class StageView(QWidget):
         layout.addLayout(controls)
         layout.addWidget(self.splitter, 1)
         layout.addWidget(explanation_box)
+        layout.addWidget(hint)
 
         self.problem = _big(QLabel(self), 1.4)
         self.problem.setWordWrap(True)

@@ -32,6 +32,8 @@ class Bars:
         self.plot = new_plot(layout, opts, row=row, col=col, colspan=colspan)
         self.plot.showGrid(y=True, alpha=0.25)
         legend = add_legend(self.plot, opts) if len(series) > 1 else None
+        if legend is not None:
+            legend.setColumnCount(len(series))  # one row: the bars keep the height
         self.items = []
         for name, color in series:
             item = pg.BarGraphItem(x=[0], height=[0], width=0.8, brush=color, pen=pg.mkPen(color.darker(130)))
