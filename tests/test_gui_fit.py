@@ -43,3 +43,19 @@ def every_row_shows(table) -> bool:
     scrolls sideways."""
     rows = table.model().rowCount() * table.verticalHeader().defaultSectionSize()
     return rows > 300 - table.header_height or table.viewport().height() >= rows
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_generation_and_kv_cache_docks_fit_beside_the_stage_view_at_1280x720(qtbot, start_window, lang):
+    window = start_window("masked-decoder", lang).window
+    views = window.teaching
+    views.generation_dock.show()
+    views.kv_dock.show()
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1280, 720))
+    window.state.go_to("probs")
+    qtbot.waitUntil(lambda: views.kv_cache.rows() == len(window.state.trace.tokens["dec"]))
+    for widget in (views.generation.plot, views.kv_cache.plot, views.kv_cache.summary, window.stage_view.plot,
+                   window.stepper):
+        assert fits_inside(widget, window), type(widget).__name__
+    assert views.kv_cache.plot.height() >= 150
