@@ -80,12 +80,12 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(text, 10000)
 
     def showEvent(self, event) -> None:
-        """The stage list takes about a seventh of the width: more room for the matrices on a small screen."""
+        """The stage list is as wide as its stage titles, up to a fifth of the width: the rest for the stage."""
         super().showEvent(event)
         if not self._list_sized:
             self._list_sized = True
             width = self.splitter.width()
-            side = max(180, min(250, width // 7))
+            side = max(180, min(self.stage_list.natural_width(), width // 5))
             self.splitter.setSizes([side, width - side])
 
     # ---- menus ----------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QModelIndex, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QStyle, QTreeView, QVBoxLayout, QWidget
 
 from .stage_texts import op_title, stage_op
 from .state import AppState
@@ -45,6 +45,14 @@ def group_path(config, name: str) -> list[str]:
     if parts[1] == "final_norm":
         return [stack, tr("Final LayerNorm")]
     return [stack, tr("Block {0}").format(parts[1]), _sublayer(parts[2], config.norm == "pre")]
+
+
+def depth(item: QStandardItem) -> int:
+    """How many groups an item sits under."""
+    levels, parent = 0, item.parent()
+    while parent is not None:
+        levels, parent = levels + 1, parent.parent()
+    return levels
 
 
 class StageList(QWidget):
@@ -95,6 +103,15 @@ class StageList(QWidget):
             self.leaves.append(leaf)
         self.tree.expandAll()
         self.mark_cursor(self.state.cursor)
+
+    def natural_width(self) -> int:
+        """The width that shows every stage title whole (bold for the current one), scroll bar included."""
+        bar = self.tree.style().pixelMetric(QStyle.PM_ScrollBarExtent)
+        bold = QFont(self.tree.font())
+        bold.setBold(True)
+        widest = max((QFontMetrics(bold).horizontalAdvance(leaf.text()) + self.tree.indentation() * depth(leaf)
+                      for leaf in self.leaves), default=0)
+        return widest + self.tree.indentation() + bar + 2 * self.tree.frameWidth() + 12
 
     def mark_cursor(self, cursor: int) -> None:
         """Bold for the current stage, grey italics for stages after it."""

@@ -6,7 +6,7 @@ It observes the app state: a new cursor or lesson rebuilds it, an edit refreshes
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QScrollArea,
-    QSizePolicy,
     QSlider,
     QSplitter,
     QStackedWidget,
@@ -148,12 +147,12 @@ class StageView(QWidget):
         self.explanation.setTextFormat(Qt.PlainText)
         self.explanation.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         _big(self.explanation, 1.1)
-        explanation_box = QScrollArea(self)
+        explanation_box = QScrollArea(self)  # as tall as its lines, five at most (then it scrolls)
         explanation_box.setWidget(self.explanation)
         explanation_box.setWidgetResizable(True)
         explanation_box.setFrameShape(QScrollArea.NoFrame)
-        explanation_box.setMaximumHeight(self.explanation.fontMetrics().lineSpacing() * 5 + 8)
-        explanation_box.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Maximum)
+        self.explanation_box = explanation_box
+        explanation_box.viewport().installEventFilter(self)
 
         page = QWidget(self)
         layout = QVBoxLayout(page)
@@ -182,6 +181,16 @@ class StageView(QWidget):
         state.selectionChanged.connect(self._selection_changed)
         state.problemChanged.connect(self._show_problem)
         self.rebuild()
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.explanation_box.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_explanation()  # a new width wraps the explanation into more or fewer lines
+        return False
+
+    def _fit_explanation(self) -> None:
+        lines = self.explanation.fontMetrics().lineSpacing()
+        height = self.explanation.heightForWidth(self.explanation_box.viewport().width())
+        self.explanation_box.setFixedHeight(min(max(height, lines), lines * 5) + 4)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -218,6 +227,7 @@ class StageView(QWidget):
         self.formula.setText(formula(trace, name, state.head))
         self.location.setText(" · ".join(group_path(trace.config, name)) + f"  —  {name}")
         self.explanation.setText(op_text(text_key(trace, name), self.lang))
+        self._fit_explanation()
         self.head_box.clear()
         self.head_box.addItems([self.tr("{0} of {1}").format(h, trace.config.n_heads)
                                 for h in range(trace.config.n_heads)])
