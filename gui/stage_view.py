@@ -35,7 +35,7 @@ from .stage_texts import op_text, op_title, stage_op, text_key
 from .state import AppState
 
 MAX_INPUTS = 3
-PLOT_MIN_WIDTH = 320  # the matrices come first; the plots keep at least this,
+PLOT_MIN_WIDTH = 320  # the matrices come first; the plots keep at least this width
 PLOT_MIN_SHARE = 0.4  # and at least this share of the width (wide matrices scroll)
 MATMUL_OPS = ("attn.q", "attn.k", "attn.v", "attn.out", "ffn.up", "ffn.gate", "ffn.down", "logits")  # inputs X, W, b
 PER_HEAD_COLUMNS = ("attn.q", "attn.k", "attn.v")  # these show one head's columns of W and b

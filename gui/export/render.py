@@ -31,8 +31,6 @@ def offscreen_figure(trace, stage: str, opts: PlotOptions,
     view.figure = draw_stage(view.ci, trace, stage, opts)  # kept alive: its panels re-fit labels on resizes
     view.show()
     app.processEvents()
-    view.grab()  # a first paint: the axes measure their tick labels and grow to fit them
-    app.processEvents()
     view.fit()
     try:
         yield view
