@@ -6,6 +6,7 @@ import pyqtgraph as pg
 import torch
 
 from engine import ModelConfig
+from engine.lesson import open_lesson
 from gui.main_window import MainWindow
 from gui.state import AppState
 
@@ -13,9 +14,19 @@ SMALL = ModelConfig(architecture="encoder", d_model=4, n_heads=2, d_ff=8, n_laye
 
 
 def open_window(qtbot, config: ModelConfig = SMALL, text: str = "I love AI", target: str = "") -> MainWindow:
+    return show_window(qtbot, AppState(config, text, target))
+
+
+def open_lesson_window(qtbot, name: str, text: str | None = None, target: str | None = None) -> MainWindow:
+    """A shipped lesson's window, optionally with other sentences (no controller: no autosave, no prompts)."""
+    lesson = open_lesson(name)
+    return show_window(qtbot, AppState(lesson.config, lesson.text if text is None else text,
+                                       lesson.target if target is None else target, model=lesson.build_model()))
+
+
+def show_window(qtbot, state: AppState) -> MainWindow:
     pg.setConfigOptions(background="w", foreground="k")
     torch.set_num_threads(1)
-    state = AppState(config, text, target)
     window = MainWindow(state)
     qtbot.addWidget(window)
     window.resize(1400, 900)

@@ -7,27 +7,12 @@ from PySide6.QtCore import Qt
 
 from engine import ModelConfig, ops
 from engine.generate import generate
-from engine.lesson import open_lesson
 from engine.tokenizer import END
 from gui.formulas import formula
 from gui.head_colors import header_head
-from gui.main_window import MainWindow
 from gui.plots.rope import RopePanel
 from gui.stage_texts import op_text, text_key
-from gui.state import AppState
-from tests.gui_window import open_window, panel_for
-
-
-def lesson_window(qtbot, name: str, text: str | None = None, target: str | None = None) -> MainWindow:
-    lesson = open_lesson(name)
-    state = AppState(lesson.config, lesson.text if text is None else text,
-                     lesson.target if target is None else target, model=lesson.build_model())
-    window = MainWindow(state)
-    qtbot.addWidget(window)
-    window.resize(1500, 950)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
+from tests.gui_window import open_lesson_window, open_window, panel_for
 
 
 def step_to_end(window, start: int = 0) -> list[str]:
@@ -67,7 +52,7 @@ def generate_twice(qtbot, window) -> list[str]:
 
 
 def test_a_decoder_lesson_end_to_end_with_two_generated_tokens(qtbot):
-    window = lesson_window(qtbot, "masked-decoder", text="我 爱")
+    window = open_lesson_window(qtbot, "masked-decoder", text="我 爱")
     state = window.state
     assert state.trace.tokens["dec"] == ["<start>", "我", "爱"]
     passed = step_to_end(window)
@@ -86,7 +71,7 @@ def test_a_decoder_lesson_end_to_end_with_two_generated_tokens(qtbot):
 
 
 def test_an_encoder_decoder_lesson_end_to_end_with_two_generated_tokens(qtbot):
-    window = lesson_window(qtbot, "cross-attention")
+    window = open_lesson_window(qtbot, "cross-attention")
     state = window.state
     names = state.stage_names
     last_enc = max(i for i, n in enumerate(names) if n.startswith("enc."))
@@ -111,7 +96,7 @@ def test_an_encoder_decoder_lesson_end_to_end_with_two_generated_tokens(qtbot):
 
 
 def test_sampling_uses_seed_plus_step_like_the_engine(qtbot):
-    window = lesson_window(qtbot, "masked-decoder", text="我")
+    window = open_lesson_window(qtbot, "masked-decoder", text="我")
     panel, state = window.teaching.generation, window.state
     panel.sampled.setChecked(True)
     panel.temperature.setValue(3.0)
@@ -135,7 +120,7 @@ def test_generation_explains_when_it_cannot_run(qtbot):
     panel = window.teaching.generation
     assert not panel.generate_action.isEnabled() and "decoder" in panel.can_generate()
     assert not panel.generate() and window.state.undo_stack.count() == 0
-    window = lesson_window(qtbot, "masked-decoder")  # greedy chooses <end> here
+    window = open_lesson_window(qtbot, "masked-decoder")  # greedy chooses <end> here
     assert window.teaching.generation.generate()
     assert window.state.trace.tokens["dec"][-1] == END
     assert "<end>" in window.teaching.generation.can_generate() and not window.teaching.generation.generate()

@@ -5,27 +5,16 @@ import pytest
 import torch
 
 from engine import Model, ModelConfig, stack_output
-from engine.lesson import open_lesson
 from gui.export.deck import slide_for
 from gui.main_window import MainWindow
 from gui.plots import PlotOptions
 from gui.plots.figure import figure_title
 from gui.plots.whatif import FuturePanel, ReorderPanel, SaturationPanel, SpreadPanel
-from gui.state import AppState
+from tests.gui_window import open_lesson_window, open_window
 
 
 def window_for(qtbot, lesson: str | None = None, config: ModelConfig | None = None, text: str = "") -> MainWindow:
-    if lesson is not None:
-        les = open_lesson(lesson)
-        state = AppState(les.config, les.text, les.target, model=les.build_model())
-    else:
-        state = AppState(config, text)
-    window = MainWindow(state)
-    qtbot.addWidget(window)
-    window.resize(1500, 950)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
+    return open_lesson_window(qtbot, lesson) if lesson is not None else open_window(qtbot, config, text)
 
 
 def snapshot(state) -> dict[str, torch.Tensor]:
