@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 from pathlib import Path
 
 import numpy as np
 
 from .config import ModelConfig
-from .errors import EngineError
+from .files import check_target, write_atomic
 from .model import Model
 from .trace import Trace
 from .weights import load_weights, save_weights
@@ -24,15 +25,15 @@ def write_npz(trace: Trace, out: str | Path) -> None:
     """Every stage under its name, plus `meta` (a JSON string); loads with allow_pickle=False."""
     arrays = {name: trace.values[name].numpy() for name in trace.stage_names}
     arrays["meta"] = np.array(json.dumps(trace.meta(), ensure_ascii=False))
-    try:
-        with open(out, "wb") as f:
-            np.savez(f, **arrays)
-    except OSError as exc:
-        raise EngineError(f"cannot write {out}: {exc.strerror or exc}") from None
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    write_atomic(out, buffer.getvalue())
 
 
 def cmd_trace(args: argparse.Namespace) -> None:
     model = load_model(args.config, args.weights)
+    if args.save_weights:
+        check_target(Path(args.save_weights))  # refused before anything is written
     trace = model.trace(args.text, args.target)
     write_npz(trace, args.out)
     if args.save_weights:

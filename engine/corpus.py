@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import EngineError
+from .files import write_atomic
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,7 @@ def write_pairs(path: str | Path, train: list[Pair], test: list[Pair]) -> None:
     lines = ["split\ten\tzh\talign"]
     for split, pairs in (("train", train), ("test", test)):
         lines += [f"{split}\t{' '.join(p.en)}\t{' '.join(p.zh)}\t{_align_text(p.align)}" for p in pairs]
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
 
 
 def _bad(path: Path, line_no: int, why: str) -> EngineError:
@@ -232,7 +233,7 @@ def read_pairs(path: str | Path) -> tuple[list[Pair], list[Pair]]:
 
 def write_sentences(path: str | Path, train: list[str], test: list[str]) -> None:
     lines = ["split\ttext"] + [f"train\t{s}" for s in train] + [f"test\t{s}" for s in test]
-    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_atomic(path, ("\n".join(lines) + "\n").encode("utf-8"))
 
 
 def read_sentences(path: str | Path) -> tuple[list[str], list[str]]:

@@ -19,7 +19,8 @@ from safetensors.torch import save as tensors_to_bytes
 
 from .config import ModelConfig
 from .errors import EngineError
-from .lessonfile import LESSON_JSON, OVERRIDES, WEIGHTS, archive_bytes, read_archive, write_atomic
+from .files import write_atomic
+from .lessonfile import LESSON_JSON, OVERRIDES, WEIGHTS, archive_bytes, read_archive
 from .model import Model
 from .params import init_params
 from .tokenizer import SPECIALS, Vocab

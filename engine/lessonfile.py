@@ -2,15 +2,12 @@
 
 Reading trusts nothing: only those member names, no paths that climb out, no encryption, no odd
 compression, a cap on every declared size (and decompression stops at the declared size). Nothing is ever unpickled.
-Writing is atomic: a temporary file in the same folder, flushed to disk, then renamed over the target,
-so a crash at any moment leaves either the old file or the new one.
+Writing goes through files.write_atomic: a crash or a full disk at any moment leaves the old file or the new one.
 """
 
 from __future__ import annotations
 
 import io
-import os
-import tempfile
 import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
@@ -99,36 +96,3 @@ def archive_bytes(members: dict[str, bytes]) -> bytes:
             info.compress_type = zipfile.ZIP_DEFLATED if name == LESSON_JSON else zipfile.ZIP_STORED
             archive.writestr(info, data)
     return buffer.getvalue()
-
-
-def write_atomic(path: str | Path, data: bytes) -> None:
-    """Write all of `data` to `path` or nothing: temp file, fsync, rename over, fsync the folder."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise EngineError(f"cannot save {path.name}: the folder {folder} does not exist")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise EngineError(f"cannot save {path.name}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise EngineError(f"cannot save {path.name}: {exc.strerror or exc}") from None
-    _fsync_folder(folder)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename itself durable (POSIX); Windows has no folder handles to sync."""
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -20,6 +20,7 @@ from . import corpus
 from .config import ModelConfig
 from .errors import EngineError
 from .evaluate import perplexity, translation_metrics, unigram_perplexity
+from .files import write_atomic
 from .model import Model
 from .train import Settings, make_example, one_thread, train
 from .weights import load_weights, save_weights
@@ -111,6 +112,7 @@ def build(name: str, out: Path, corpus_file: Path | None = None, settings: Setti
     if seed is not None:
         config, settings = config.replace(seed=seed), replace(settings, seed=seed)
     train_items, test_items = template_corpus(name) if corpus_file is None else read_corpus(name, corpus_file)
+    _make_folder(out)
     model = Model.create(config)
     log(f"{r.title}: {len(train_items)} training and {len(test_items)} held-out sentences, "
         f"{sum(p.numel() for p in model.params.values())} weights")
@@ -119,12 +121,18 @@ def build(name: str, out: Path, corpus_file: Path | None = None, settings: Setti
     seconds = time.monotonic() - start
     metrics = measure(model, name, train_items, test_items)
     metrics["train_seconds"] = round(seconds, 1)
-    out.mkdir(parents=True, exist_ok=True)
     write_corpus(name, out / "corpus.tsv", (train_items, test_items))
-    (out / "config.json").write_text(config.to_json() + "\n", encoding="utf-8")
+    write_atomic(out / "config.json", (config.to_json() + "\n").encode("utf-8"))
     save_weights(model, out / "weights.safetensors")
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
+    write_atomic(out / "metrics.json", (json.dumps(metrics, indent=2) + "\n").encode("utf-8"))
     return metrics
+
+
+def _make_folder(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise EngineError(f"cannot write to {out}: {exc.strerror or exc}") from None
 
 
 def folder(name: str) -> Path:

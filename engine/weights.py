@@ -8,10 +8,12 @@ from pathlib import Path
 import torch
 from safetensors import SafetensorError
 from safetensors.torch import load as load_bytes
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_file
+from safetensors.torch import save as tensors_to_bytes
 
 from .config import ModelConfig
 from .errors import EngineError
+from .files import write_atomic
 from .model import MAX_ABS_VALUE, Model
 from .params import param_shapes
 from .tokenizer import Vocab
@@ -20,9 +22,10 @@ _VOCAB_KEY = "stepformer.{}_vocab"
 
 
 def save_weights(model: Model, path: str | Path) -> None:
+    """Write the weights, vocabularies and config as one safetensors file (atomically, see files.py)."""
     meta = {_VOCAB_KEY.format(s): json.dumps(v.tokens, ensure_ascii=False) for s, v in model.vocabs.items()}
     meta["stepformer.config"] = model.config.to_json()
-    save_file({k: v.contiguous() for k, v in model.params.items()}, str(path), metadata=meta)
+    write_atomic(path, tensors_to_bytes({k: v.contiguous() for k, v in model.params.items()}, metadata=meta))
 
 
 def _read_metadata(path: Path) -> dict[str, str]:
@@ -44,6 +47,7 @@ def _vocabs(config: ModelConfig, meta: dict[str, str], path: Path) -> dict[str, 
                 raise EngineError(f"weights: {path.name} has a damaged {s} vocabulary") from None
             if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
                 raise EngineError(f"weights: {path.name} has a damaged {s} vocabulary")
+            _check_unique(tokens, f"weights: {path.name}: the {s} vocabulary")
             vocabs[s] = Vocab(tokens, free=free)
         elif not free:
             vocabs[s] = Vocab(config.vocab_for(s), free=False)
@@ -53,6 +57,15 @@ def _vocabs(config: ModelConfig, meta: dict[str, str], path: Path) -> dict[str, 
                 f"add {s}_vocab to the config"
             )
     return vocabs
+
+
+def _check_unique(tokens: list[str], label: str) -> None:
+    """Refuse a vocabulary that lists a token twice: two rows would share one id and it could never be saved."""
+    seen = set()
+    for token in tokens:
+        if token in seen:
+            raise EngineError(f"{label} lists the token {token!r} twice; list each token once")
+        seen.add(token)
 
 
 def load_weights(config: ModelConfig, path: str | Path) -> Model:

@@ -14,6 +14,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter
 
 from engine import EngineError
+from engine.files import check_target, write_atomic
 from gui.formulas import formula, symbols
 from gui.plots import PlotOptions
 from gui.plots.heatmap import format_cell
@@ -22,7 +23,7 @@ from gui.plots.style import SLIDE_FONTS
 from gui.plots.text import caption
 from gui.stage_texts import op_text, op_title, stage_op
 
-from .figure import check_folder, fit, open_painter, pdf_writer
+from .figure import fit, memory_file, open_painter, pdf_writer
 from .matrix import matrix_of
 from .render import SCENE_H, SCENE_W, offscreen_figure, paint
 
@@ -150,8 +151,9 @@ def write_pdf_deck(trace, opts: PlotOptions, path: Path, progress: Progress | No
     """One page per stage; returns the page count."""
     opts = replace(opts, slide=True, title=False)
     deck = slides(trace, opts)
-    writer = pdf_writer(path)
-    painter = open_painter(writer, path)
+    buffer = memory_file()
+    writer = pdf_writer(buffer)
+    painter = open_painter(writer)
     page = fit(writer, SCENE_W, SCENE_H)
     painter.translate(page.topLeft())
     painter.scale(page.width() / SCENE_W, page.height() / SCENE_H)
@@ -163,6 +165,7 @@ def write_pdf_deck(trace, opts: PlotOptions, path: Path, progress: Progress | No
                 draw_page(painter, slide, lambda box, v=view: paint(v, painter, box), k + 1, len(deck))
     finally:
         painter.end()
+    write_atomic(path, bytes(buffer.data()))
     return len(deck)
 
 
@@ -170,7 +173,7 @@ def export_deck(trace, opts: PlotOptions, path: str | Path, fmt: str | None = No
                 progress: Progress | None = None) -> int:
     """Write the lesson as a .pdf or .pptx deck, one page/slide per stage; returns the count."""
     path = Path(path)
-    check_folder(path)
+    check_target(path)
     fmt = (fmt or path.suffix.lstrip(".")).lower()
     if fmt not in DECK_FORMATS:
         raise EngineError(f"cannot export slides as {fmt or 'a file without extension'!r}; "

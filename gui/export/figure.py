@@ -1,15 +1,20 @@
-"""Export one stage's figure, in the slide style, to PNG, SVG or PDF, or copy it to the clipboard."""
+"""Export one stage's figure, in the slide style, to PNG, SVG or PDF, or copy it to the clipboard.
+
+Qt's writers draw into memory (a QBuffer), never into the file: they do not report a full disk. The bytes
+are then written by engine.files.write_atomic, which checks that all of them reached the disk.
+"""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QMarginsF, QRectF, QSize, QSizeF
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF, QSize, QSizeF
 from PySide6.QtGui import QGuiApplication, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
 
 from engine import EngineError
+from engine.files import check_target, write_atomic
 from gui.plots import PlotOptions
 
 from .render import SCENE_H, SCENE_W, offscreen_figure, paint, render_image
@@ -29,11 +34,6 @@ def format_of(path: str | Path, fmt: str | None = None) -> str:
     return fmt
 
 
-def check_folder(path: Path) -> None:
-    if not path.parent.is_dir():
-        raise EngineError(f"cannot write {path}: there is no folder {path.parent}")
-
-
 def check_stage(trace, stage: str) -> None:
     if stage not in trace.stage_names:
         raise EngineError(f"no stage named {stage!r}; valid stages: {', '.join(trace.stage_names)}")
@@ -51,25 +51,33 @@ def export_figure(trace, stage: str, opts: PlotOptions, path: str | Path, fmt: s
     if not MIN_WIDTH <= width <= MAX_WIDTH:
         raise EngineError(f"width {width} px is out of range; use {MIN_WIDTH} to {MAX_WIDTH}")
     path = Path(path)
-    check_folder(path)
+    check_target(path)
     opts = slide_options(opts)
+    buffer = memory_file()
     if fmt == "png":
-        if not render_image(trace, stage, opts, width).save(str(path), "PNG", PNG_QUALITY):
-            raise EngineError(f"cannot write {path}")
+        render_image(trace, stage, opts, width).save(buffer, "PNG", PNG_QUALITY)
     elif fmt == "svg":
-        write_svg(trace, stage, opts, path)
+        write_svg(trace, stage, opts, buffer)
     else:
-        write_pdf(trace, stage, opts, path)
+        write_pdf(trace, stage, opts, buffer)
+    write_atomic(path, bytes(buffer.data()))
     return path
 
 
-def write_svg(trace, stage: str, opts: PlotOptions, path: Path) -> None:
+def memory_file() -> QBuffer:
+    """An open, empty in-memory file for Qt's writers."""
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    return buffer
+
+
+def write_svg(trace, stage: str, opts: PlotOptions, buffer: QBuffer) -> None:
     """Painted like the PNG and PDF (one code path, so the same layout); text stays text.
 
     (pyqtgraph's SVGExporter re-lays the scene out in export mode and can shift colour bars over the plot.)
     """
     generator = QSvgGenerator()
-    generator.setFileName(str(path))
+    generator.setOutputDevice(buffer)
     generator.setSize(QSize(SCENE_W, SCENE_H))
     generator.setViewBox(QRectF(0, 0, SCENE_W, SCENE_H))
     generator.setResolution(SCREEN_DPI)
@@ -77,14 +85,14 @@ def write_svg(trace, stage: str, opts: PlotOptions, path: Path) -> None:
     with offscreen_figure(trace, stage, opts) as view:
         painter = QPainter()
         if not painter.begin(generator):
-            raise EngineError(f"cannot write {path}")
+            raise EngineError(f"cannot draw the figure of {stage} as SVG")
         paint(view, painter, QRectF(0, 0, SCENE_W, SCENE_H))
         painter.end()
 
 
-def pdf_writer(path: Path) -> QPdfWriter:
+def pdf_writer(buffer: QBuffer) -> QPdfWriter:
     """A 16:9 PDF page the size of the slide canvas at screen resolution, so text sits where it does on screen."""
-    writer = QPdfWriter(str(path))
+    writer = QPdfWriter(buffer)
     writer.setResolution(SCREEN_DPI)
     mm = 25.4 / SCREEN_DPI
     writer.setPageSize(QPageSize(QSizeF(SCENE_W * mm, SCENE_H * mm), QPageSize.Unit.Millimeter, "16:9"))
@@ -94,18 +102,18 @@ def pdf_writer(path: Path) -> QPdfWriter:
     return writer
 
 
-def open_painter(writer: QPdfWriter, path: Path) -> QPainter:
+def open_painter(writer: QPdfWriter) -> QPainter:
     painter = QPainter()
     if not painter.begin(writer):
-        raise EngineError(f"cannot write {path}")
+        raise EngineError("cannot draw a PDF page")
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     return painter
 
 
-def write_pdf(trace, stage: str, opts: PlotOptions, path: Path) -> None:
-    writer = pdf_writer(path)
+def write_pdf(trace, stage: str, opts: PlotOptions, buffer: QBuffer) -> None:
+    writer = pdf_writer(buffer)
     with offscreen_figure(trace, stage, opts) as view:
-        painter = open_painter(writer, path)
+        painter = open_painter(writer)
         paint(view, painter, fit(writer, SCENE_W, SCENE_H))
         painter.end()
 

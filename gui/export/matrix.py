@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import EngineError
+from engine.files import write_atomic
 from gui.plots import PlotOptions
 from gui.plots.matrix import stage_matrix
 
@@ -73,8 +74,5 @@ def export_matrix(trace, name: str, path: str | Path, decimals: int = 2, head: i
     decimals = check_decimals(decimals)
     m, rows, cols = matrix_of(trace, name, head)
     text = to_latex(m, decimals) if fmt == "tex" else to_csv(m, decimals, rows, cols)
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise EngineError(f"cannot write {path}: {exc.strerror or exc}") from None
+    write_atomic(path, text.encode("utf-8"))
     return path

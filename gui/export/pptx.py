@@ -11,7 +11,7 @@ from pptx.oxml.ns import qn
 from pptx.util import Emu, Inches, Pt
 from PySide6.QtCore import QBuffer, QIODevice
 
-from engine import EngineError
+from engine.files import write_atomic
 from gui.plots import PlotOptions
 from gui.plots.heatmap import format_cell
 
@@ -91,8 +91,7 @@ def write_pptx_deck(trace, opts: PlotOptions, path: Path, progress: Progress | N
     deck = slides(trace, opts)
     for _, slide in with_progress(deck, progress):
         add_slide(prs, slide, png_bytes(trace, slide.stage, opts))
-    try:
-        prs.save(str(path))
-    except OSError as exc:
-        raise EngineError(f"cannot write {path}: {exc.strerror or exc}") from None
+    buffer = io.BytesIO()
+    prs.save(buffer)
+    write_atomic(path, buffer.getvalue())
     return len(deck)
