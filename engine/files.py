@@ -28,7 +28,7 @@ TEMP_SUFFIX = ".tmp"
 def write_atomic(path: str | Path, data: bytes) -> Path:
     """Write all of `data` to `path` or nothing; returns the file written (a symlink's target)."""
     path = Path(path)
-    target = check_target(path)
+    target = _regular_target(path)
     if not data:
         raise EngineError(f"cannot write {path}: there is nothing to write")
     remove_stale_temps(target)
@@ -49,9 +49,14 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def check_target(path: Path) -> Path:
-    """The regular file to replace: the path itself, or where its symlink(s) point; refuses the rest.
-    (Writers that take long to make their bytes call it first, to fail before the work.)"""
+def check_target(path: Path) -> None:
+    """Refuse now what write_atomic would refuse (a folder, a special file, a folder that is missing or where
+    no file can be created): writers that take long to make their bytes call it first, to fail before the work."""
+    _create_temp(_regular_target(path), path).unlink()
+
+
+def _regular_target(path: Path) -> Path:
+    """The regular file to replace: the path itself, or where its symlink(s) point; refuses the rest."""
     target = Path(os.path.realpath(path))
     folder = target.parent
     if not folder.is_dir():
