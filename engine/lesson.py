@@ -17,6 +17,7 @@ from typing import NamedTuple
 import torch
 from safetensors.torch import save as tensors_to_bytes
 
+from .assets import ASSETS_DIR
 from .config import ModelConfig
 from .errors import EngineError
 from .files import write_atomic
@@ -30,7 +31,7 @@ from .weights import check_params, check_tensor, tensors_from_bytes
 FORMAT = "stepformer.lesson"
 VERSION = 1
 LANGS = ("en", "zh")
-LESSONS_DIR = Path(__file__).resolve().parent.parent / "assets" / "lessons"
+LESSONS_DIR = ASSETS_DIR / "lessons"
 _FIELDS = ("format", "version", "title", "description", "config", "vocabularies", "text", "target", "stage", "lang")
 
 Tensors = dict[str, torch.Tensor]

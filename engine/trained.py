@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import corpus
+from .assets import ASSETS_DIR
 from .config import ModelConfig
 from .errors import EngineError
 from .evaluate import perplexity, translation_metrics, unigram_perplexity
@@ -25,7 +26,7 @@ from .model import Model
 from .train import Settings, make_example, one_thread, train
 from .weights import load_weights, save_weights
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
+MODELS_DIR = ASSETS_DIR / "models"
 FILES = ("corpus.tsv", "config.json", "weights.safetensors", "metrics.json")
 
 

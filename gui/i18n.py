@@ -7,13 +7,13 @@ the views pick them by the language code this module reports.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLibraryInfo, QLocale, QTranslator
+
+from engine.assets import ASSETS_DIR
 
 from . import preferences
 
-I18N_DIR = Path(__file__).resolve().parent.parent / "assets" / "i18n"
+I18N_DIR = ASSETS_DIR / "i18n"
 LANGUAGES = {"en": "English", "zh": "中文"}  # each in its own language: findable whatever is shown now
 QT_LOCALES = {"en": "en_US", "zh": "zh_CN"}
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from pathlib import Path
 
-TEXTS_FILE = Path(__file__).resolve().parent.parent / "assets" / "stage_texts.json"
+from engine.assets import ASSETS_DIR
+
+TEXTS_FILE = ASSETS_DIR / "stage_texts.json"
 
 
 @cache
