@@ -158,6 +158,25 @@ def largest_tile_numel(trace, attention: str) -> int:
     return max(trace[n].shape[-2] * trace[n].shape[-1] for n in names)
 
 
+def attention_of(name: str) -> str:
+    """The attention a tile stage explains: "dec.0.self_attn" for "dec.0.self_attn.tiled.r1c0.m"."""
+    return name.split(".tiled.", 1)[0]
+
+
+def difference(trace, name: str) -> float:
+    """Largest |tiled − standard| between a p.tiled.z stage and the normal path's p.z."""
+    return float((trace[name] - trace[f"{attention_of(name)}.z"]).abs().max())
+
+
+def rescale_factor(trace, name: str) -> torch.Tensor | None:
+    """e^(m_old − m) [h, BLOCK_Q, 1] of a tile's ℓ or o step: how much the earlier tiles' sums shrink when the
+    running maximum grows (1 where it did not); None for the first tile of a row block."""
+    inputs = trace.stage(name).inputs
+    if len(inputs) < 4:
+        return None
+    return torch.exp(trace[inputs[1]] - trace[inputs[2]])
+
+
 def reference_stats(masked: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Row max and softmax denominator Σ e^(x − max) of the full masked score matrix: what m and ℓ must end as."""
     m = masked.amax(dim=-1, keepdim=True)
