@@ -118,3 +118,25 @@ def test_edits_recompute_the_tiles():
 def test_bad_block_sizes_are_refused(blocks):
     with pytest.raises(EngineError, match="tiled"):
         ModelConfig.from_dict({"tiled": blocks})
+
+
+def test_tile_provenance_matches_autograd():
+    """One step back from every tile stage, as for the normal stages (the row max m is read whole, though
+    autograd credits only its largest cell)."""
+    from tests.test_provenance import dependency_masks, sample_indices, selection_mask
+    from engine.provenance import sources
+
+    trace = _trace(dict(architecture="decoder", positional="rope"), (2, 3), 0, 6, 0)
+    rng, gen = random.Random(0), torch.Generator().manual_seed(2)
+    tiles = [n for n in trace.stage_names if ".tiled." in n]
+    assert {trace.stage(n).op for n in tiles} == {f"attn.tiled.{k}" for k in ("scores", "m", "l", "o", "skipped", "z")}
+    for name in tiles:
+        st = trace.stage(name)
+        for index in sample_indices(tuple(trace[name].shape), rng):
+            found = sources(trace, name, index)
+            assert set(found) <= set(st.inputs), name
+            if st.op == "attn.tiled.m":
+                continue
+            for inp, needed in dependency_masks(trace, name, index, gen).items():
+                selected = selection_mask(needed.shape, found[inp]) if inp in found else torch.zeros_like(needed)
+                assert torch.equal(needed, selected), f"{name}{index}: provenance of {inp} differs from autograd"
