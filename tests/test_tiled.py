@@ -8,7 +8,9 @@ import torch
 from engine.config import ModelConfig
 from engine.errors import EngineError
 from engine.model import Model
+from engine.provenance import sources
 from engine.tiled import plan, reference_stats
+from tests.test_provenance import dependency_masks, sample_indices, selection_mask
 
 VARIANTS = [
     dict(architecture="encoder"),
@@ -123,9 +125,6 @@ def test_bad_block_sizes_are_refused(blocks):
 def test_tile_provenance_matches_autograd():
     """One step back from every tile stage, as for the normal stages (the row max m is read whole, though
     autograd credits only its largest cell)."""
-    from tests.test_provenance import dependency_masks, sample_indices, selection_mask
-    from engine.provenance import sources
-
     trace = _trace(dict(architecture="decoder", positional="rope"), (2, 3), 0, 6, 0)
     rng, gen = random.Random(0), torch.Generator().manual_seed(2)
     tiles = [n for n in trace.stage_names if ".tiled." in n]
