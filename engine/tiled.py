@@ -152,10 +152,10 @@ def tile_stages(attention: str, scores_inputs: tuple[str, str], v: str, n_q: int
     return out
 
 
-def largest_tile_numel(trace, attention: str) -> int:
-    """The most numbers one tile stage of an attention holds (per head): what tiling keeps instead of n × n."""
-    names = [n for n in trace.stage_names if n.startswith(f"{attention}.tiled.r")]
-    return max(trace[n].shape[-2] * trace[n].shape[-1] for n in names)
+def largest_tile(trace, attention: str) -> tuple[int, int]:
+    """The shape of the largest tile stage of an attention, per head: the most it holds instead of n × n."""
+    shapes = [tuple(trace[n].shape[-2:]) for n in trace.stage_names if n.startswith(f"{attention}.tiled.r")]
+    return max(shapes, key=lambda s: s[0] * s[1])
 
 
 def attention_of(name: str) -> str:
