@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from engine import cost
 
 from .bars import Bars
-from .style import PlotOptions, color, font, foreground, markers, new_plot, set_caption
+from .style import PlotOptions, color, foreground, markers, new_plot, set_caption
 from .text import caption
 
 MEASURED_N = (64, 128, 256, 512)  # small enough to time while a figure is drawn (a few ms in all)
@@ -26,6 +26,13 @@ def _size(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return ""
+
+
+def _log_axes(plot: pg.PlotItem, xs, ys, y_label) -> None:
+    """Log-log axes with a few labelled ticks (pyqtgraph's own log ticks crowd into each other)."""
+    plot.setLogMode(x=True, y=True)
+    plot.getAxis("bottom").setTicks([[(np.log10(x), str(x)) for x in xs], []])
+    plot.getAxis("left").setTicks([[(np.log10(y), y_label(y)) for y in ys], []])
 
 
 def _short(name: str) -> str:
@@ -65,7 +72,7 @@ class SharePanel:
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
         self.plot = new_plot(layout, opts, row=row, col=col)
-        self.plot.setLogMode(x=True, y=True)
+        _log_axes(self.plot, (8, 64, 512, 4096), (0.01, 0.1, 0.2, 0.5, 1.0), lambda y: f"{y:.0%}")
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLabel("bottom", caption("tokens_n", opts.lang), color=foreground(opts).name())
         self.plot.setLabel("left", caption("share_axis", opts.lang), color=foreground(opts).name())
@@ -85,7 +92,7 @@ class TimePanel:
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
         self.plot = new_plot(layout, opts, row=row, col=col)
-        self.plot.setLogMode(x=True, y=True)
+        _log_axes(self.plot, MEASURED_N, (0.01, 0.1, 1, 10, 100), lambda y: f"{y:g}")
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLabel("bottom", caption("tokens_n", opts.lang), color=foreground(opts).name())
         self.plot.setLabel("left", caption("milliseconds", opts.lang), color=foreground(opts).name())
@@ -128,7 +135,7 @@ class MemoryPanel:
                  colspan: int = 2):
         series = [(caption("inference", opts.lang), color(0)), (caption("training", opts.lang), color(4))]
         self.bars = Bars(layout, opts, row, col, series, colspan=colspan)
-        self.tick_font = font(opts, "tick")
+        self.bars.plot.setLabel("left", caption("bytes", opts.lang), color=foreground(opts).name())
 
     def update(self, trace, opts: PlotOptions) -> None:
         mem = cost.memory(trace)

@@ -30,7 +30,8 @@ class TilePanel:
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
         self.name = name
-        self.heatmap = Heatmap(layout, opts, trace.stage(name).op != "attn.tiled.skipped", row, col)
+        signed = trace.stage(name).op not in ("attn.tiled.l", "attn.tiled.skipped")  # ℓ and a mask are ≥ 0
+        self.heatmap = Heatmap(layout, opts, signed, row, col)
 
     def update(self, trace, opts: PlotOptions) -> None:
         st = trace.stage(self.name)
