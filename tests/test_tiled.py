@@ -139,3 +139,13 @@ def test_tile_provenance_matches_autograd():
             for inp, needed in dependency_masks(trace, name, index, gen).items():
                 selected = selection_mask(needed.shape, found[inp]) if inp in found else torch.zeros_like(needed)
                 assert torch.equal(needed, selected), f"{name}{index}: provenance of {inp} differs from autograd"
+
+
+def test_a_tiled_lesson_saves_and_opens_with_its_tiles(tmp_path):
+    from engine.lesson import open_lesson, save_lesson
+
+    lesson = open_lesson("flash-attention")
+    assert lesson.config.tiled == (2, 2)
+    save_lesson(lesson, tmp_path / "f.stepformer")
+    again = open_lesson(tmp_path / "f.stepformer")
+    assert again.config == lesson.config and again.trace().stage_names == lesson.trace().stage_names
