@@ -1,10 +1,13 @@
 """CLI: `trace --tiled` writes the tile stages; `cost` prints multiply-adds and bytes per stage."""
 
+import argparse
 import json
 
 import numpy as np
+import pytest
 
 from engine import cost
+from engine.cli import block_sizes
 from engine.config import ModelConfig
 from engine.model import Model
 from tests.test_cli import run, write_config
@@ -27,12 +30,18 @@ def test_trace_tiled_writes_tile_stages_equal_to_z(tmp_path):
     assert plain.returncode == 0 and not any(".tiled." in n for n in np.load(tmp_path / "p.npz").files)
 
 
+@pytest.mark.parametrize("bad", ["2", "0,2", "a,b", "2,2,2", "-1,2"])
+def test_bad_block_sizes_are_refused(bad):
+    with pytest.raises(argparse.ArgumentTypeError, match="BLOCK_Q,BLOCK_K"):
+        block_sizes(bad)
+    assert block_sizes("3,2") == (3, 2)
+
+
 def test_trace_refuses_bad_block_sizes_in_one_line(tmp_path):
     config = write_config(tmp_path, d_model=8, n_heads=2)
-    for bad in ("2", "0,2", "a,b", "2,2,2"):
-        result = run("trace", "--config", config, "--text", "a b", "--tiled", bad, "--out", str(tmp_path / "t.npz"))
-        assert result.returncode == 2 and result.stderr.count("\n") == 1 and "BLOCK_Q,BLOCK_K" in result.stderr
-        assert not (tmp_path / "t.npz").exists()
+    result = run("trace", "--config", config, "--text", "a b", "--tiled", "0,2", "--out", str(tmp_path / "t.npz"))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "BLOCK_Q,BLOCK_K" in result.stderr
+    assert not (tmp_path / "t.npz").exists()
 
 
 def test_cost_json_counts_every_stage(tmp_path):
