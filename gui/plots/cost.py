@@ -157,7 +157,7 @@ def cost_panels(layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, 
     panels = [*first, StageCostPanel(*args, top, 1)]
     if op in ("attn.scores", "attn.weights"):
         return panels + [SharePanel(*args, top + 1, 0), TimePanel(*args, top + 1, 1)]
-    if op in ("attn.k", "attn.v") and "dec" in trace.config.stacks and name.startswith("dec."):
+    if op in ("attn.k", "attn.v") and trace.stage(name).rows == "dec":  # the decoder's own K, V: the cached ones
         return panels + [KVPanel(*args, top + 1, 0)]
     if name == trace.stage_names[-1]:
         return panels + [MemoryPanel(*args, top + 1, 0)]
