@@ -149,3 +149,9 @@ def test_a_tiled_lesson_saves_and_opens_with_its_tiles(tmp_path):
     save_lesson(lesson, tmp_path / "f.stepformer")
     again = open_lesson(tmp_path / "f.stepformer")
     assert again.config == lesson.config and again.trace().stage_names == lesson.trace().stage_names
+
+
+def test_too_many_tiles_are_refused_with_one_message():
+    with pytest.raises(EngineError, match="too many"):
+        plan(100, 100, 1, 1, causal=False)
+    assert len(plan(64, 64, 1, 1, causal=False)) == 64  # 4096 tiles: still allowed
