@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QPen
+from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from engine import tiled
@@ -14,7 +14,7 @@ from engine import tiled
 from .bars import Bars
 from .heatmap import Heatmap, axis_labels
 from .matrix import MatrixPanel, head_of, stage_caption
-from .style import PlotOptions, color
+from .style import HIDDEN_COLOR, PlotOptions, color
 from .text import caption
 
 
@@ -30,8 +30,12 @@ class TilePanel:
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
         self.name = name
-        signed = trace.stage(name).op not in ("attn.tiled.l", "attn.tiled.skipped")  # ℓ and a mask are ≥ 0
-        self.heatmap = Heatmap(layout, opts, signed, row, col)
+        op = trace.stage(name).op
+        if op == "attn.tiled.skipped":  # drawn like the mask panel: grey = hidden
+            pattern = pg.ColorMap([0.0, 1.0], [QColor("#cfe8cf"), HIDDEN_COLOR])
+            self.heatmap = Heatmap(layout, opts, False, row, col, cmap=pattern, colorbar=False)
+        else:
+            self.heatmap = Heatmap(layout, opts, op != "attn.tiled.l", row, col)  # ℓ ≥ 0: a sequential map
 
     def update(self, trace, opts: PlotOptions) -> None:
         st = trace.stage(self.name)
