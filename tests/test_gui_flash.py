@@ -58,3 +58,16 @@ def test_cost_of_context_lesson_draws_the_cost_view_on_every_stage(qtbot, start_
     assert all(StageCostPanel in panels for panels in drawn.values())
     assert drawn["dec.0.self_attn.scores"][2:] == [SharePanel, TimePanel]
     assert KVPanel in drawn["dec.0.self_attn.k"] and MemoryPanel in drawn["probs"]
+
+
+def test_a_new_sentence_gets_its_own_tiles(qtbot, start_window):
+    window = start_window("flash-attention", "en").window
+    window.source.setText("the cat sat on the mat today")
+    window.source.returnPressed.emit()
+    state = window.state
+    qtbot.waitUntil(lambda: len(state.trace.tokens["dec"]) == 8)
+    names = state.stage_names
+    assert "dec.0.self_attn.tiled.r3c3.o" in names and "dec.0.self_attn.tiled.r0c3.skipped" in names
+    assert len(window.stage_list.leaves) == len(names)
+    z, tiled_z = state.trace["dec.0.self_attn.z"], state.trace["dec.0.self_attn.tiled.z"]
+    assert (z - tiled_z).abs().max() < 1e-6
