@@ -1,4 +1,4 @@
-"""Command-line verbs that need only the engine: `trace` and `stages`."""
+"""Command-line verbs that need only the engine: `trace`, `stages` and `cost`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import cost
 from .config import ModelConfig
 from .files import check_target, write_atomic
 from .model import Model
@@ -16,9 +17,20 @@ from .trace import Trace
 from .weights import load_weights, save_weights
 
 
-def load_model(config_path: str, weights_path: str | None) -> Model:
+def load_model(config_path: str, weights_path: str | None, tiled: tuple[int, int] | None = None) -> Model:
     config = ModelConfig.from_json_file(config_path)
+    if tiled is not None:  # also step every attention in tiles of BLOCK_Q × BLOCK_K (engine/tiled.py)
+        config = config.replace(tiled=list(tiled))
     return load_weights(config, weights_path) if weights_path else Model.create(config)
+
+
+def block_sizes(text: str) -> tuple[int, int]:
+    """"2,3" → (2, 3): the --tiled option's BLOCK_Q,BLOCK_K."""
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() and int(p) >= 1 for p in parts):
+        raise argparse.ArgumentTypeError(
+            f"--tiled takes BLOCK_Q,BLOCK_K, two whole numbers ≥ 1 such as 2,2; got {text!r}")
+    return int(parts[0]), int(parts[1])
 
 
 def write_npz(trace: Trace, out: str | Path) -> None:
@@ -31,7 +43,7 @@ def write_npz(trace: Trace, out: str | Path) -> None:
 
 
 def cmd_trace(args: argparse.Namespace) -> None:
-    model = load_model(args.config, args.weights)
+    model = load_model(args.config, args.weights, args.tiled)
     if args.save_weights:
         check_target(Path(args.save_weights))  # refused before anything is written
     trace = model.trace(args.text, args.target)
@@ -76,6 +88,50 @@ def cmd_stages(args: argparse.Namespace) -> None:
         print(f"{name:<{width}}  {shape}")
 
 
+def _size(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return ""
+
+
+def print_cost(rep: dict) -> None:
+    """The cost report as readable tables."""
+    stages = rep["stages"]
+    width = max(map(len, stages))
+    print(f"{'stage':<{width}}  {'multiply-adds':>14}  {'bytes':>10}")
+    for name, c in stages.items():
+        print(f"{name:<{width}}  {c['macs']:>14,}  {c['bytes']:>10,}")
+    print(f"{'total':<{width}}  {rep['totals']['macs']:>14,}  {rep['totals']['bytes']:>10,}")
+    share = rep["attention_share"]
+    print(f"\nattention's share (Q·Kᵀ and weights·V) of all multiply-adds: {share['counted']:.1%} counted here")
+    print("by the formulas, every sentence n tokens long:")
+    for row in share["curve"]:
+        print(f"  n = {row['n']:>5}: {row['share']:6.1%} of {row['total_macs']:,}")
+    mem = rep["memory"]
+    print("\nmemory (float32):")
+    for key in ("weights", "gradients", "adam_moments", "activations", "kv_cache", "inference", "training"):
+        print(f"  {key.replace('_', ' '):<13} {_size(mem[key]):>10}")
+    print(f"  Adam's moments / weights = {mem['adam_moments'] / mem['weights']:.1f}")
+    kv = rep["kv_cache"]
+    print(f"\nKV cache: {kv['per_token_bytes']:,} bytes per token" + (f" ({kv['formula']})" if "formula" in kv
+                                                                       else f" ({kv['note']})"))
+    if "measured" in rep:
+        print(f"\nattention time, {rep['measured']['label']}:")
+        for row in rep["measured"]["attention"]:
+            print(f"  n = {row['n']:>5}: {row['seconds'] * 1e3:8.2f} ms for {row['formula_macs']:,} multiply-adds")
+
+
+def cmd_cost(args: argparse.Namespace) -> None:
+    model = load_model(args.config, args.weights)
+    rep = cost.report(model.trace(args.text, args.target), measure=args.measure)
+    if args.json:
+        print(json.dumps(rep, ensure_ascii=False, indent=1))
+    else:
+        print_cost(rep)
+
+
 def add_verbs(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("trace", help="run a model on a sentence and write every stage to an .npz file")
     p.add_argument("--config", required=True, help="model config JSON file")
@@ -84,6 +140,8 @@ def add_verbs(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text", required=True, help="source sentence (decoder-only: the decoder's input)")
     p.add_argument("--target", help="target sentence for an encoder-decoder model")
     p.add_argument("--out", required=True, help="output .npz file")
+    p.add_argument("--tiled", type=block_sizes, metavar="BLOCK_Q,BLOCK_K",
+                   help="also write every attention computed in tiles, the FlashAttention way (e.g. 2,2)")
     p.set_defaults(func=cmd_trace)
 
     p = sub.add_parser("stages", help="list the stage names in order with their shapes")
@@ -92,3 +150,12 @@ def add_verbs(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text", help="a sentence, to print concrete shapes")
     p.add_argument("--target", help="target sentence for an encoder-decoder model")
     p.set_defaults(func=cmd_stages)
+
+    p = sub.add_parser("cost", help="multiply-adds and bytes of every stage, attention's share, memory, KV cache")
+    p.add_argument("--config", required=True, help="model config JSON file")
+    p.add_argument("--weights", help="safetensors weights")
+    p.add_argument("--text", required=True, help="source sentence (decoder-only: the decoder's input)")
+    p.add_argument("--target", help="target sentence for an encoder-decoder model")
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument("--measure", action="store_true", help="also time the engine's attention at a few n here")
+    p.set_defaults(func=cmd_cost)

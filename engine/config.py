@@ -39,10 +39,14 @@ class ModelConfig:
     switches: tuple[str, ...] = ()  # a subset of SWITCHES, kept in SWITCHES order
     type_vocab: int = 0  # rows of token-type (segment) embeddings added to x0, as in BERT; 0: none
     embed_norm: bool = False  # a LayerNorm after the embeddings (BERT): blocks read S.embed_norm.out
+    tiled: tuple[int, int] | None = None  # (BLOCK_Q, BLOCK_K): also step attention in tiles (engine/tiled.py)
+    cost_view: bool = False  # figures also show what each stage costs (engine/cost.py): the cost-of-context lesson
 
     def __post_init__(self):
         if isinstance(self.switches, list):  # JSON gives a list
             object.__setattr__(self, "switches", tuple(self.switches))
+        if isinstance(self.tiled, list):
+            object.__setattr__(self, "tiled", tuple(self.tiled))
         validate(self)
         object.__setattr__(self, "switches", tuple(s for s in SWITCHES if s in self.switches))  # one order
 
@@ -75,6 +79,12 @@ class ModelConfig:
             if data[key] is not None:
                 data[key] = list(data[key])
         data["switches"] = list(data["switches"])
+        if data["tiled"] is None:  # only lessons that step tiled attention carry the field
+            del data["tiled"]
+        else:
+            data["tiled"] = list(data["tiled"])
+        if not data["cost_view"]:  # and only the cost lesson shows costs
+            del data["cost_view"]
         return data
 
     def to_json(self) -> str:
@@ -134,6 +144,13 @@ def _check_switches(switches) -> None:
         raise EngineError("config: switches lists a switch twice; list each switch once")
 
 
+def _check_tiled(tiled) -> None:
+    if not isinstance(tiled, tuple) or len(tiled) != 2:
+        raise EngineError(f"config: tiled must be two block sizes [BLOCK_Q, BLOCK_K], e.g. [2, 2], got {tiled!r}")
+    for name, value in zip(("BLOCK_Q", "BLOCK_K"), tiled):
+        _check_int(f"tiled {name}", value, 1, MAX_LEN)
+
+
 def validate(cfg: ModelConfig) -> None:
     """Refuse an inconsistent config with a message that names the field and the fix."""
     _check_choice("architecture", cfg.architecture, ARCHITECTURES)
@@ -166,8 +183,12 @@ def validate(cfg: ModelConfig) -> None:
         )
     _check_switches(cfg.switches)
     _check_int("type_vocab", cfg.type_vocab, 0, 16)
+    if cfg.tiled is not None:
+        _check_tiled(cfg.tiled)
     if not isinstance(cfg.embed_norm, bool):
         raise EngineError(f"config: embed_norm must be true or false, got {cfg.embed_norm!r}")
+    if not isinstance(cfg.cost_view, bool):
+        raise EngineError(f"config: cost_view must be true or false, got {cfg.cost_view!r}")
     if isinstance(cfg.ln_eps, bool) or not isinstance(cfg.ln_eps, (int, float)) or not 0 < cfg.ln_eps < 1:
         raise EngineError(f"config: ln_eps = {cfg.ln_eps!r} must be a small positive number such as 1e-5")
     for key in ("enc_vocab", "dec_vocab"):

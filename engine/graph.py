@@ -9,12 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 import torch
 
 from . import ops
 from .config import ModelConfig
 from .params import block_sublayers
+
+if TYPE_CHECKING:
+    from .tiled import Tile
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,7 @@ class Stage:
     fn: Callable[..., torch.Tensor]
     rows: str | None = None  # stack whose tokens label the rows (None: not token rows)
     cols: str | None = None  # stack whose tokens label the columns (None: features)
+    tile: Tile | None = None  # the block of a tiled-attention stage (engine/tiled.py); None for every other stage
 
 
 # Stages whose function takes `start`, the position of its first row (a KV cache computes new rows only).

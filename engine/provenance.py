@@ -124,6 +124,42 @@ def _affine(st: Stage, trace: Trace, i: int, c: int) -> Sources:
     return {hat: (i, c), gamma: (c,), beta: (c,)}
 
 
+# ---- tiled attention (engine/tiled.py) --------------------------------------------------------------------
+
+def _tile_scores(st: Stage, trace: Trace, h: int, i: int, j: int) -> Sources:
+    """S[h, i, j] = q[h, r0 + i, :] · k[h, c0 + j, :] (scaled); a hidden cell is −∞ whatever they are."""
+    q, k = st.inputs
+    if float(trace[st.name][h, i, j]) == float("-inf"):
+        return {}
+    return {q: (h, st.tile.rows[0] + i, ALL), k: (h, st.tile.cols[0] + j, ALL)}
+
+
+def _tile_running(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+    """m, ℓ or o of query row i: its row of the tile's scores, the running values of that row before this tile,
+    and for o the tile's value rows of column c."""
+    out: Sources = {}
+    for name in st.inputs:
+        op = trace.stage(name).op if trace.stage(name) is not None else ""
+        if op == "attn.tiled.scores":
+            out[name] = (h, i, ALL)
+        elif op in ("attn.tiled.m", "attn.tiled.l"):
+            out[name] = (h, i, 0)
+        elif op == "attn.tiled.o":
+            out[name] = (h, i, c)
+        else:  # v: the rows of this tile's keys
+            out[name] = (h, slice(*st.tile.cols), c)
+    return out
+
+
+def _tiled_z(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+    """z[h, i, c] = o[h, i − r0, c] / ℓ[h, i − r0] of the row block holding query i."""
+    for o, l_ in zip(st.inputs[0::2], st.inputs[1::2]):
+        r0, r1 = trace.stage(o).tile.rows
+        if r0 <= i < r1:
+            return {o: (h, i - r0, c), l_: (h, i - r0, 0)}
+    return {}
+
+
 _RULES = {
     "embed": _embed,
     "pos": _pos,
@@ -152,6 +188,12 @@ _RULES = {
     "ffn.down": _linear,
     "logits": _linear,
     "probs": _row_softmax,
+    "attn.tiled.scores": _tile_scores,
+    "attn.tiled.m": _tile_running,
+    "attn.tiled.l": _tile_running,
+    "attn.tiled.o": _tile_running,
+    "attn.tiled.skipped": lambda st, trace, *index: {},  # no inputs: only the tile's mask
+    "attn.tiled.z": _tiled_z,
 }
 
 

@@ -8,6 +8,7 @@ import torch
 
 from .errors import EngineError
 from .graph import Stage, build_stages
+from .tiled import add_tile_stages
 
 if TYPE_CHECKING:
     from .model import Model
@@ -21,6 +22,9 @@ class Trace:
         self.config = model.config
         self.tokens = tokens  # stack → token strings
         self.stages: list[Stage] = build_stages(self.config)
+        if self.config.tiled:  # FlashAttention's tiles, stepped after each attention's z (engine/tiled.py)
+            lengths = {s: int(ids[s].shape[0]) for s in self.config.stacks}
+            self.stages = add_tile_stages(self.stages, self.config.tiled, lengths)
         self._by_name = {st.name: st for st in self.stages}
         self.values: dict[str, torch.Tensor] = {f"{s}.tokens": ids[s] for s in self.config.stacks}
         self.overrides: dict[str, torch.Tensor] = {}

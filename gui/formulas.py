@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
+from engine import tiled
+
 from .stage_texts import stage_op
 
 GAP = "   "
@@ -20,6 +22,8 @@ PRODUCED = {
     "attn.masked": "masked", "attn.weights": "A", "attn.z": "Z", "attn.concat": "Concat", "attn.out": "O",
     "add": "x", "norm.mean": "μ", "norm.var": "σ²", "norm.hat": "x_norm", "norm.out": "y",
     "ffn.up": "H", "ffn.gate": "G", "ffn.act": "A", "ffn.down": "F", "logits": "logits", "probs": "p",
+    "attn.tiled.scores": "S", "attn.tiled.m": "m", "attn.tiled.l": "ℓ", "attn.tiled.o": "o",
+    "attn.tiled.skipped": "mask", "attn.tiled.z": "Z",
 }
 PARAMS = {"gamma": "γ", "beta": "β"}
 
@@ -202,8 +206,61 @@ def _operation(trace, name: str, head: int) -> str:
         return f"A = {rule}{GAP}{out} → {out}"
     if op == "probs":
         return f"p = softmax(logits){GAP}{out} → {out}{GAP}(" + tr("each row sums to 1") + ")"
+    if op.startswith("attn.tiled."):
+        return _tiled(trace, name, op, head)
     raise KeyError(f"no formula for operation {op!r}")
 
 
 def _sub(i: int) -> str:
     return str(i).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+# ---- tiled attention (engine/tiled.py): one tile's step, with its blocks and the shown head's numbers --------
+
+def _numbers(values) -> str:
+    """"[0.74, 1]": a short column of the shown head (one number per query row of the tile)."""
+    return "[" + ", ".join(f"{float(v):.3g}".replace("-", "−") for v in values.flatten()[:6]) + \
+        (", …]" if values.numel() > 6 else "]")
+
+
+def _tile_note(trace, name: str, head: int | None) -> str:
+    tile = trace.stage(name).tile
+    where = tr("queries {0}–{1}, keys {2}–{3}").format(tile.rows[0], tile.rows[1] - 1, tile.cols[0], tile.cols[1] - 1)
+    if head is None:
+        return f"{GAP}({where})"
+    return f"{GAP}({where}; " + tr("head {0} of {1}").format(head, trace.config.n_heads) + ")"
+
+
+def _rescale(trace, name: str, head: int) -> str:
+    """e^(m_old − m) of the shown head: how much the earlier tiles' work shrinks (1: the maximum did not grow)."""
+    factor = tiled.rescale_factor(trace, name)
+    return "" if factor is None else f"{GAP}e^(m_old − m) = {_numbers(factor[head])}"
+
+
+def _tiled(trace, name: str, op: str, head: int) -> str:
+    st = trace.stage(name)
+    out = shape_of(trace, name)
+    if op == "attn.tiled.z":
+        diff = tiled.difference(trace, name)
+        return ("Z = o / ℓ" + GAP + tr("for each block of query rows") + f" → {out}{GAP}max |Z − A·V| = {diff:.1e}"
+                + _head_note(trace, head))
+    tile = st.tile
+    (r0, r1), (c0, c1) = tile.rows, tile.cols
+    if op == "attn.tiled.skipped":
+        return (tr("skipped: every key is after every query, so nothing is computed") + f"{GAP}{out}"
+                + _tile_note(trace, name, None))
+    if op == "attn.tiled.scores":
+        q, k = st.inputs
+        letters, _ = symbols(trace, name)
+        scale = "" if "no_scale" in trace.config.switches else f" / √{trace.config.d_k}"
+        d_k = trace.config.d_k
+        return (f"S = {letters[q]}[{r0}:{r1}]·{letters[k]}[{c0}:{c1}]ᵀ{scale}{GAP}{dims(r1 - r0, d_k)}·"
+                f"{dims(d_k, c1 - c0)} → {out}" + _tile_note(trace, name, head))
+    values = f"{GAP}{PRODUCED[op]} = {_numbers(trace[name][head])}" if op != "attn.tiled.o" else ""
+    first = tile.col_block == 0  # the first tile of a row block starts m, ℓ and o; later ones update them
+    rule = {
+        "attn.tiled.m": "m = rowmax(S)" if first else "m = max(m_old, rowmax(S))",
+        "attn.tiled.l": "ℓ = Σ e^(S − m)" if first else "ℓ = ℓ_old·e^(m_old − m) + Σ e^(S − m)",
+        "attn.tiled.o": f"o = e^(S − m)·V[{c0}:{c1}]" if first else f"o = o_old·e^(m_old − m) + e^(S − m)·V[{c0}:{c1}]",
+    }[op]
+    return f"{rule}{GAP}→ {out}{values}{_rescale(trace, name, head)}" + _tile_note(trace, name, head)

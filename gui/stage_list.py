@@ -47,6 +47,15 @@ def group_path(config, name: str) -> list[str]:
     return [stack, tr("Block {0}").format(parts[1]), _sublayer(parts[2], config.norm == "pre")]
 
 
+def stage_title(trace, name: str, lang: str) -> str:
+    """The operation's title; a step of tiled attention also says which tile (block of queries, block of keys)."""
+    title = op_title(stage_op(trace, name), lang)
+    stage = trace.stage(name)
+    if stage is None or stage.tile is None:
+        return title
+    return f"{title} · " + tr("tile {0}, {1}").format(stage.tile.row_block, stage.tile.col_block)
+
+
 def depth(item: QStandardItem) -> int:
     """How many groups an item sits under."""
     levels, parent = 0, item.parent()
@@ -97,7 +106,7 @@ class StageList(QWidget):
                     groups[key] = QStandardItem(path[depth - 1])
                     parent.appendRow(groups[key])
                 parent = groups[key]
-            leaf = QStandardItem(op_title(stage_op(trace, name), self.lang))
+            leaf = QStandardItem(stage_title(trace, name, self.lang))
             leaf.setData(name, NAME_ROLE)
             parent.appendRow(leaf)
             self.leaves.append(leaf)

@@ -78,7 +78,27 @@ class Reference:
         out.update({f"{p}.scores": scores, f"{p}.scaled": scaled, f"{p}.masked": masked,
                     f"{p}.weights": weights, f"{p}.z": z, f"{p}.concat": concat})
         out[f"{p}.out"] = F.linear(concat, P[f"{p}.W_O"].T, P[f"{p}.b_O"])
+        if self.cfg.tiled:
+            self.tiles(p, masked, v, causal and "no_mask" not in self.off)
         return out[f"{p}.out"]
+
+    def tiles(self, p: str, masked: torch.Tensor, v: torch.Tensor, causal: bool) -> None:
+        """Tiled attention in closed form: after tile (I, J) the running m, ℓ and o are the row max, the sum of
+        exponentials and the weighted values over every key up to the tile's last one."""
+        (bq, bk), (n_q, n_k) = self.cfg.tiled, masked.shape[1:]
+        for i, r0 in enumerate(range(0, n_q, bq)):
+            r1 = min(r0 + bq, n_q)
+            for j, c0 in enumerate(range(0, n_k, bk)):
+                c1, name = min(c0 + bk, n_k), f"{p}.tiled.r{i}c{j}"
+                if causal and c0 >= r1:
+                    self.out[f"{name}.skipped"] = torch.ones(r1 - r0, c1 - c0)
+                    continue
+                seen = masked[:, r0:r1, :c1]
+                m = seen.amax(dim=-1, keepdim=True)
+                self.out[f"{name}.scores"] = masked[:, r0:r1, c0:c1]
+                self.out[f"{name}.m"], self.out[f"{name}.l"] = m, torch.exp(seen - m).sum(dim=-1, keepdim=True)
+                self.out[f"{name}.o"] = torch.einsum("hqk,hkd->hqd", torch.exp(seen - m), v[:, :c1])
+        self.out[f"{p}.tiled.z"] = self.out[f"{p}.z"]
 
     def ffn(self, p: str, x: torch.Tensor) -> torch.Tensor:
         P, act = self.P, self.cfg.activation

@@ -7,6 +7,7 @@ from typing import Protocol
 import pyqtgraph as pg
 
 from .attention import LinesPanel, MaskPanel, RowBarsPanel, ScalePanel, WeightedSumPanel
+from .cost import cost_panels
 from .embedding import PositionCurvesPanel
 from .ffn import ActivationPanel
 from .gate import GatePanel
@@ -16,6 +17,7 @@ from .output import TopKPanel
 from .rope import RopePanel
 from .style import PlotOptions, font, foreground
 from .text import caption
+from .tiles import tile_panels
 
 
 class Panel(Protocol):
@@ -48,6 +50,15 @@ def figure_title(trace, stage: str, opts: PlotOptions) -> str:
 
 
 def _panels(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions, top: int) -> list[Panel]:
+    """The panels that teach a stage, placed from layout row `top` down; with the config's cost view, the
+    stage's matrix and what it costs (gui/plots/cost.py)."""
+    if trace.config.cost_view:
+        first = [MatrixPanel(layout, trace, stage, opts, top, 0, select_row=is_per_head(trace, stage))]
+        return cost_panels(layout, trace, stage, opts, top, first)
+    return _teaching_panels(layout, trace, stage, opts, top)
+
+
+def _teaching_panels(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions, top: int) -> list[Panel]:
     """The panels that teach a stage, placed from layout row `top` down."""
     op, t, args = stage_op(trace, stage), top, (layout, trace, stage, opts)
     inputs = trace.stage(stage).inputs if trace.stage(stage) else ()
@@ -56,6 +67,8 @@ def _panels(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions, top
         return MatrixPanel(layout, trace, name, opts, row, col, select_row=is_per_head(trace, name), **kw)
 
     cfg = trace.config
+    if op.startswith("attn.tiled."):
+        return tile_panels(layout, trace, stage, opts, t)
     if op == "pos" and cfg.positional == "sinusoidal" and "no_pe" not in cfg.switches:
         return [matrix(), PositionCurvesPanel(*args, t, 1)]
     if op in ("x0", "add") and len(inputs) > 1:  # the sum as aligned matrices: the parts, then the sum

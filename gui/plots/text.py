@@ -74,6 +74,48 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "value": ("value", "数值"),
     "visible": ("visible", "可见"),
     "hidden": ("hidden", "不可见"),
+    # tiled (FlashAttention) stages and their panels
+    "attn.tiled.scores": ("Tile of scores S = Q_I·K_Jᵀ/√d_k", "分块分数 S = Q_I·K_Jᵀ/√d_k"),
+    "attn.tiled.m": ("Running row maximum m", "滚动行最大值 m"),
+    "attn.tiled.l": ("Running sum ℓ of e^(S − m)", "e^(S − m) 的滚动和 ℓ"),
+    "attn.tiled.o": ("Running output o (not yet ÷ ℓ)", "滚动输出 o（尚未 ÷ ℓ）"),
+    "attn.tiled.skipped": ("Skipped tile: its mask (1 = hidden)", "跳过的分块：它的掩码（1 = 不可见）"),
+    "attn.tiled.z": ("Tiled output z = o / ℓ", "分块输出 z = o / ℓ"),
+    "tile_of": ("{what}: queries {r0}–{r1}, keys {c0}–{c1}", "{what}：查询 {r0}–{r1}，键 {c0}–{c1}"),
+    "tile_map": ("This tile in the n × n scores of {head} (drawn for reference: tiling never stores them)",
+                 "本分块在 {head} 的 n × n 分数中的位置（仅作参照：分块计算从不保存它们）"),
+    "numbers_held": ("Numbers held per head: the largest tile vs the n × n scores · max |tiled − A·V| = {diff}",
+                     "每个头保存的数值个数：最大分块 vs n × n 分数 · 最大 |分块 − A·V| = {diff}"),
+    "largest_tile": ("largest tile {r}×{c}", "最大分块 {r}×{c}"),
+    "full_scores": ("n × n = {n}×{m}, never stored", "n × n = {n}×{m}，从不保存"),
+    # the cost view (cost-of-context lesson)
+    "stage_macs": ("Multiply-adds of each matrix product · this stage: {macs} multiply-adds, {size}",
+                   "每个矩阵乘法的乘加次数 · 本阶段：{macs} 次乘加，{size}"),
+    "stage_bytes": ("Bytes of each stage's tensor (float32)", "每个阶段张量的字节数（float32）"),
+    "multiply_adds": ("multiply-adds", "乘加次数"),
+    "bytes": ("bytes", "字节"),
+    "this_stage": ("this stage", "本阶段"),
+    "share": ("Attention's share (Q·Kᵀ and A·V) of all multiply-adds as n grows (log axes); ● this sentence, "
+              "counted", "随 n 增长注意力（Q·Kᵀ 和 A·V）占全部乘加的比例（对数坐标）；● 本句实际计数"),
+    "share_axis": ("share of multiply-adds", "乘加次数占比"),
+    "tokens_n": ("n (tokens)", "n（词元数）"),
+    "measured_time": ("Measured on this machine ({threads} threads): one attention's time (ms); dashed: ∝ n² "
+                      "(formula 2·n²·d)",
+                      "在本机上实测（{threads} 个线程）：一次注意力的耗时（毫秒）；虚线：∝ n²（公式 2·n²·d）"),
+    "milliseconds": ("ms", "毫秒"),
+    "kv_growth": ("KV cache: {per_token} bytes per token (2 × {layers} layers × d_model {d} × 4 B), growing by one "
+                  "row per token",
+                  "KV 缓存：每个词元 {per_token} 字节（2 × {layers} 层 × d_model {d} × 4 字节），每个词元增加一行"),
+    "memory": ("Memory: inference {inference} vs training {training} · Adam's two moments = {ratio} × the weights",
+               "显存：推理 {inference} vs 训练 {training} · Adam 的两个动量 = 权重的 {ratio} 倍"),
+    "inference": ("inference", "推理"),
+    "training": ("training", "训练"),
+    "weights": ("weights", "权重"),
+    "gradients": ("gradients", "梯度"),
+    "adam_moments": ("Adam m and v", "Adam 的 m 和 v"),
+    "activations": ("activations kept", "保存的激活值"),
+    "largest_stage": ("largest stage", "最大阶段"),
+    "kv_cache": ("KV cache", "KV 缓存"),
 }
 
 

@@ -1,0 +1,197 @@
+"""What a trace costs: multiply-adds and bytes of every stage, attention's share as n grows, the memory of
+inference and of training, and the KV cache per token.
+
+- macs: the multiply-adds of a stage's matrix products, counted from the actual shapes: the Q/K/V and W_O
+  projections, Q·Kᵀ, weights·V, the FFN's up (and gate) and down projections, the output head, and the
+  products of tiled attention. Every other stage (softmax, LayerNorm, sums) does no matrix product: 0.
+- bytes: the size of the stage's tensor (numel × bytes per element).
+
+All counts are of this engine's float32 tensors; a test checks them against torch's own operation counter
+(torch.utils.flop_counter) and against the sizes of real gradients and Adam states.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import TYPE_CHECKING
+
+import torch
+
+from . import ops
+from .params import block_sublayers
+
+if TYPE_CHECKING:
+    from .config import ModelConfig
+    from .trace import Trace
+
+LINEAR_OPS = ("attn.q", "attn.k", "attn.v", "attn.out", "ffn.up", "ffn.gate", "ffn.down", "logits")
+PRODUCT_OPS = ("attn.scores", "attn.z", "attn.tiled.scores", "attn.tiled.o")  # [h, a, b] from a·b·d_k products
+QUADRATIC_OPS = ("attn.scores", "attn.z")  # the n × n part of attention
+CURVE_N = tuple(2**k for k in range(3, 14))  # 8 … 8192
+MEASURED_N = (64, 256, 1024, 2048)
+
+
+def nbytes(t: torch.Tensor) -> int:
+    return t.numel() * t.element_size()
+
+
+def stage_macs(trace: Trace, name: str) -> int:
+    """Multiply-adds of one stage's matrix products, from the shapes of its inputs and output."""
+    st = trace.stage(name)
+    if st is None:
+        return 0
+    if st.op in LINEAR_OPS:
+        x, W = trace[st.inputs[0]], trace[st.inputs[1]]
+        return x.shape[0] * W.shape[0] * W.shape[1]  # [n, d_in] · [d_in, d_out]
+    if st.op in ("attn.scores", "attn.tiled.scores"):
+        h, a, b = trace[name].shape
+        return h * a * b * trace[st.inputs[0]].shape[-1]  # q·kᵀ over d_k
+    if st.op == "attn.z":
+        weights, v = trace[st.inputs[0]], trace[st.inputs[1]]
+        return weights.shape[0] * weights.shape[1] * weights.shape[2] * v.shape[-1]
+    if st.op == "attn.tiled.o":
+        h, a, d_k = trace[name].shape
+        return h * a * (st.tile.cols[1] - st.tile.cols[0]) * d_k  # e^(S − m) · V_J
+    return 0
+
+
+def stage_costs(trace: Trace) -> dict[str, dict[str, int]]:
+    """{stage: {"macs": int, "bytes": int}} for every stage (token ids included), in trace order."""
+    return {name: {"macs": stage_macs(trace, name), "bytes": nbytes(trace[name])} for name in trace.stage_names}
+
+
+def per_head(trace: Trace, costs: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """The per-head stages ([h, …] tensors) with macs and bytes divided by the number of heads."""
+    h = trace.config.n_heads
+    return {name: {k: v // h for k, v in c.items()} for name, c in costs.items()
+            if trace.stage(name) is not None and trace.stage(name).op.startswith("attn.") and trace[name].dim() == 3}
+
+
+def _layer_of(name: str) -> str:
+    """"enc.0" for "enc.0.attn.q"; the embeddings, final norm and output head are their own groups."""
+    parts = name.split(".")
+    if len(parts) == 1:
+        return "output"
+    return ".".join(parts[:2]) if parts[1].isdigit() else parts[0]
+
+
+def per_layer(costs: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for name, c in costs.items():
+        group = out.setdefault(_layer_of(name), {"macs": 0, "bytes": 0})
+        group["macs"] += c["macs"]
+        group["bytes"] += c["bytes"]
+    return out
+
+
+def totals(costs: dict[str, dict[str, int]]) -> dict[str, int]:
+    return {"macs": sum(c["macs"] for c in costs.values()), "bytes": sum(c["bytes"] for c in costs.values())}
+
+
+# ---- attention's share as n grows -----------------------------------------------------------------------
+
+def formula_macs(cfg: ModelConfig, n: int, vocab_out: int = 0) -> dict[str, int]:
+    """Multiply-adds of the whole model when every sentence has n tokens, by the formulas:
+    per attention 4·n·d² (Q, K, V, W_O) + 2·n²·d (Q·Kᵀ and weights·V, h heads of d_k = d/h);
+    per FFN 2·n·d·d_ff (3·n·d·d_ff with SwiGLU's gate); the output head n·d·vocab."""
+    d, ff = cfg.d_model, cfg.d_ff * (3 if cfg.activation == "swiglu" else 2)
+    attentions = sum(len(block_sublayers(cfg, s)) for s in cfg.stacks) * cfg.n_layers
+    ffns = len(cfg.stacks) * cfg.n_layers
+    quadratic = attentions * 2 * n * n * d
+    head = n * d * vocab_out if cfg.has_output_head else 0
+    total = attentions * 4 * n * d * d + quadratic + ffns * n * d * ff + head
+    return {"attention": quadratic, "total": total}
+
+
+def counted_share(costs: dict[str, dict[str, int]], trace: Trace) -> float:
+    """Attention's share (Q·Kᵀ and weights·V) of every multiply-add, counted on a trace."""
+    quadratic = sum(c["macs"] for name, c in costs.items()
+                    if trace.stage(name) is not None and trace.stage(name).op in QUADRATIC_OPS)
+    return quadratic / max(1, totals(costs)["macs"])
+
+
+def share_curve(cfg: ModelConfig, vocab_out: int, ns=CURVE_N) -> list[dict]:
+    """[{"n": n, "attention_macs": int, "total_macs": int, "share": float}] by the formulas, n = 8 … 8192."""
+    rows = []
+    for n in ns:
+        f = formula_macs(cfg, n, vocab_out)
+        rows.append({"n": n, "attention_macs": f["attention"], "total_macs": f["total"],
+                     "share": f["attention"] / f["total"]})
+    return rows
+
+
+def vocab_out(trace: Trace) -> int:
+    return int(trace.params["unembed.W_U"].shape[1]) if "unembed.W_U" in trace.params else 0
+
+
+# ---- memory -----------------------------------------------------------------------------------------------
+
+def kv_cache(trace: Trace) -> dict:
+    """Bytes the KV cache keeps per generated token: K and V rows of every decoder self-attention.
+
+    (Cross-attention's K and V are the encoder's output, computed once: they do not grow per token.)
+    """
+    cfg = trace.config
+    if "dec" not in cfg.stacks:
+        return {"per_token_bytes": 0, "layers": 0, "note": "no decoder: nothing is generated, so no KV cache"}
+    per_token = 2 * cfg.n_layers * cfg.d_model * torch.finfo(torch.float32).bits // 8
+    n = len(trace.tokens["dec"])
+    return {"per_token_bytes": per_token, "layers": cfg.n_layers, "tokens": n, "bytes_for_sentence": per_token * n,
+            "formula": "2 (K and V) × n_layers × d_model × 4 bytes"}
+
+
+def memory(trace: Trace) -> dict[str, int]:
+    """Bytes of inference and of training with Adam, from the actual tensors.
+
+    inference = weights + the largest stage tensor (the peak one step holds) + the KV cache for the sentence;
+    training  = weights + gradients (one per weight) + Adam's two moments (m and v, one each per weight)
+                + the activations kept for the backward pass (every stage tensor of the trace).
+    """
+    weights = sum(nbytes(p) for p in trace.params.values())
+    activations = sum(nbytes(trace[name]) for name in trace.stage_names)
+    largest = max(nbytes(trace[name]) for name in trace.stage_names)
+    kv = kv_cache(trace).get("bytes_for_sentence", 0)
+    return {
+        "weights": weights, "gradients": weights, "adam_moments": 2 * weights, "activations": activations,
+        "largest_stage": largest, "kv_cache": kv,
+        "inference": weights + largest + kv,
+        "training": weights + weights + 2 * weights + activations,
+        "optimizer_over_weights": 2.0,
+    }
+
+
+# ---- measured time ---------------------------------------------------------------------------------------
+
+def attention_seconds(cfg: ModelConfig, n: int, repeats: int = 5) -> float:
+    """Median wall time of this engine's attention (scores, scale, mask, softmax, weights·V) for n tokens,
+    one self-attention with the config's heads, on random q, k, v. Measured on this machine."""
+    gen = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(cfg.n_heads, n, cfg.d_k, generator=gen) for _ in range(3))
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        ops.weighted_sum(ops.softmax(ops.mask(ops.scale(ops.scores(q, k), cfg.d_k), causal=True)), v)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def measured_times(cfg: ModelConfig, ns=MEASURED_N) -> list[dict]:
+    """Seconds of one attention at each n, beside its formula count 2·n²·d of multiply-adds."""
+    return [{"n": n, "seconds": attention_seconds(cfg, n), "formula_macs": 2 * n * n * cfg.d_model} for n in ns]
+
+
+def report(trace: Trace, measure: bool = False) -> dict:
+    """Everything the cost view and `main.py cost --json` show."""
+    costs = stage_costs(trace)
+    cfg = trace.config
+    out = {
+        "stages": costs, "per_head": per_head(trace, costs), "per_layer": per_layer(costs),
+        "totals": totals(costs), "memory": memory(trace), "kv_cache": kv_cache(trace),
+        "attention_share": {"counted": counted_share(costs, trace),
+                            "curve": share_curve(cfg, vocab_out(trace))},
+    }
+    if measure:
+        out["measured"] = {"label": f"measured on this machine (CPU, {torch.get_num_threads()} torch threads)",
+                           "attention": measured_times(cfg)}
+    return out

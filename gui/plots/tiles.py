@@ -1,0 +1,101 @@
+"""Panels of tiled (FlashAttention) attention: the tile with its tokens, where it sits in the n × n scores,
+and at the end how little was held beside the matrix the normal path stores."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPen
+from PySide6.QtWidgets import QGraphicsRectItem
+
+from engine import tiled
+
+from .bars import Bars
+from .heatmap import Heatmap, axis_labels
+from .matrix import MatrixPanel, head_of, stage_caption
+from .style import HIDDEN_COLOR, PlotOptions, color
+from .text import caption
+
+
+def _tokens(trace, name: str) -> tuple[list[str], list[str]]:
+    """Query and key tokens of the attention a tile stage explains."""
+    scores = trace.stage(f"{tiled.attention_of(name)}.scores")
+    n_q, n_k = trace[scores.name].shape[1:]
+    return axis_labels(trace, scores.rows, n_q), axis_labels(trace, scores.cols, n_k)
+
+
+class TilePanel:
+    """The tile stage's own numbers for the shown head, its rows and columns named by their tokens."""
+
+    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
+        self.name = name
+        op = trace.stage(name).op
+        if op == "attn.tiled.skipped":  # drawn like the mask panel: grey = hidden
+            pattern = pg.ColorMap([0.0, 1.0], [QColor("#cfe8cf"), HIDDEN_COLOR])
+            self.heatmap = Heatmap(layout, opts, False, row, col, cmap=pattern, colorbar=False)
+        else:
+            self.heatmap = Heatmap(layout, opts, op != "attn.tiled.l", row, col)  # ℓ ≥ 0: a sequential map
+
+    def update(self, trace, opts: PlotOptions) -> None:
+        st = trace.stage(self.name)
+        (r0, r1), (c0, c1) = st.tile.rows, st.tile.cols
+        value = trace[self.name]
+        m = (value if value.dim() == 2 else value[head_of(trace, opts)]).numpy().astype(np.float64)
+        queries, keys = _tokens(trace, self.name)
+        features = [str(c) for c in range(m.shape[1])]
+        cols = {"attn.tiled.m": ["m"], "attn.tiled.l": ["ℓ"], "attn.tiled.o": features}.get(st.op, keys[c0:c1])
+        text = caption("tile_of", opts.lang, what=stage_caption(trace, self.name, opts), r0=r0, r1=r1 - 1, c0=c0,
+                       c1=c1 - 1)
+        levels = (0.0, 1.0) if st.op == "attn.tiled.skipped" else None
+        self.heatmap.set(m, queries[r0:r1], cols, opts, text, levels=levels)
+
+
+class TileMapPanel:
+    """The attention's full masked scores for the shown head, the tile outlined: where this step works."""
+
+    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
+        self.name = name
+        self.heatmap = Heatmap(layout, opts, True, row, col)
+        self.frame = QGraphicsRectItem()
+        pen = QPen(color(4), 4)
+        pen.setCosmetic(True)
+        self.frame.setPen(pen)
+        self.frame.setBrush(QBrush(Qt.BrushStyle.NoBrush))
+        self.frame.setZValue(10)
+        self.heatmap.plot.addItem(self.frame)
+
+    def update(self, trace, opts: PlotOptions) -> None:
+        h = head_of(trace, opts)
+        masked = trace[f"{tiled.attention_of(self.name)}.masked"][h].numpy().astype(np.float64)
+        queries, keys = _tokens(trace, self.name)
+        head = caption("head", opts.lang, head=h)
+        self.heatmap.set(masked, queries, keys, opts, caption("tile_map", opts.lang, head=head))
+        (r0, r1), (c0, c1) = trace.stage(self.name).tile.rows, trace.stage(self.name).tile.cols
+        self.frame.setRect(QRectF(c0, r0, c1 - c0, r1 - r0))
+
+
+class HeldPanel:
+    """The most numbers a tile held per head beside the n × n scores the normal path stores, and the largest
+    difference between the tiled output and A·V."""
+
+    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
+        self.name = name
+        self.bars = Bars(layout, opts, row, col, [(caption("value", opts.lang), color(0))])
+
+    def update(self, trace, opts: PlotOptions) -> None:
+        p = tiled.attention_of(self.name)
+        r, c = tiled.largest_tile(trace, p)
+        n, m = trace[f"{p}.scores"].shape[1:]
+        labels = [caption("largest_tile", opts.lang, r=r, c=c), caption("full_scores", opts.lang, n=n, m=m)]
+        diff = f"{tiled.difference(trace, self.name):.1e}"
+        self.bars.set(labels, [np.array([r * c, n * m], dtype=float)], opts,
+                      caption("numbers_held", opts.lang, diff=diff))
+
+
+def tile_panels(layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, top: int) -> list:
+    """The tile beside its place in the n × n scores; for the output, the output beside what was held."""
+    args = (layout, trace, name, opts)
+    if trace.stage(name).op == "attn.tiled.z":
+        return [MatrixPanel(layout, trace, name, opts, top, 0, select_row=True), HeldPanel(*args, top, 1)]
+    return [TilePanel(*args, top, 0), TileMapPanel(*args, top, 1)]
