@@ -162,7 +162,7 @@ def copy_folder(src, dst, skip=()):
 
 @pytest.mark.parametrize("damage, message", [
     (lambda d: (d / "config.json").unlink(), "no config.json"),
-    (lambda d: (d / "config.json").write_text("{", encoding="utf-8"), "cannot read"),
+    (lambda d: (d / "config.json").write_text("{", encoding="utf-8"), "not valid JSON"),
     (lambda d: (d / "config.json").write_text(json.dumps({"model_type": "t5"}), encoding="utf-8"), "not supported"),
     (lambda d: (d / "model.safetensors").write_bytes(b"not weights"), "not a readable safetensors"),
     (lambda d: (d / "model.safetensors").rename(d / "pytorch_model.bin"), "never opens"),
