@@ -18,7 +18,7 @@ from .reading import read_json, regular_file
 
 class HFTokenizer:
     def __init__(self, tokenizer: Tokenizer | BaseTokenizer, kind: str):
-        if tokenizer.get_vocab_size(with_added_tokens=True) == 0:
+        if tokenizer.get_vocab_size(with_added_tokens=False) == 0:  # special tokens alone cannot spell a sentence
             raise EngineError("checkpoint: the tokenizer's vocabulary is empty, so it cannot read any sentence")
         tokenizer.no_padding()  # one sentence at a time: no [PAD] rows, and never cut short silently
         tokenizer.no_truncation()
