@@ -7,6 +7,7 @@ sentence in the window) passes through `check_parameters` and `check_trace`.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from .errors import EngineError
@@ -29,13 +30,7 @@ def _gib(n_bytes: float) -> str:
 
 
 def parameter_count(cfg: ModelConfig, vocab_sizes: dict[str, int]) -> int:
-    count = 0
-    for shape in param_shapes(cfg, vocab_sizes).values():
-        size = 1
-        for n in shape:
-            size *= n
-        count += size
-    return count
+    return sum(math.prod(shape) for shape in param_shapes(cfg, vocab_sizes).values())
 
 
 def _norm_floats(cfg: ModelConfig, n: int) -> int:
@@ -44,7 +39,7 @@ def _norm_floats(cfg: ModelConfig, n: int) -> int:
 
 def _attention_floats(cfg: ModelConfig, n_q: int, n_k: int) -> int:
     d, h = cfg.d_model, cfg.n_heads
-    rows = 2 * (n_q + n_k) if cfg.positional == "rope" else n_q + 2 * n_k  # q, k, v (and q_rot, k_rot)
+    rows = 2 * n_q + 3 * n_k if cfg.positional == "rope" else n_q + 2 * n_k  # q, k, v (and q_rot, k_rot)
     return (rows + 3 * n_q) * d + 4 * h * n_q * n_k  # … z, concat, out; scores, scaled, masked, weights
 
 
