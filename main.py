@@ -57,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"stepformer: {exc.strerror or exc}: {getattr(exc, 'filename', '') or ''}".rstrip(": "), file=sys.stderr)
         return 1
+    except UnicodeEncodeError as exc:  # printing Chinese to an ASCII terminal or pipe
+        print(f"stepformer: cannot print {exc.object[exc.start:exc.end]!r}: the output's encoding is {exc.encoding}; "
+              "set PYTHONIOENCODING=utf-8 or use a UTF-8 locale (e.g. LANG=C.UTF-8)", file=sys.stderr)
+        return 1
     return 0
 
 

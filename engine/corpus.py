@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .errors import EngineError
 from .files import write_atomic
+from .reading import read_text
 
 
 @dataclass(frozen=True)
@@ -207,10 +208,7 @@ def _bad(path: Path, line_no: int, why: str) -> EngineError:
 
 def read_pairs(path: str | Path) -> tuple[list[Pair], list[Pair]]:
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise EngineError(f"corpus: cannot read {path}: {exc.strerror or exc}") from None
+    lines = read_text(path, "corpus").splitlines()
     if not lines or lines[0] != "split\ten\tzh\talign":
         raise EngineError(f"corpus: {path.name} must start with the header line split, en, zh, align (tab-separated)")
     out: dict[str, list[Pair]] = {"train": [], "test": []}
@@ -238,10 +236,7 @@ def write_sentences(path: str | Path, train: list[str], test: list[str]) -> None
 
 def read_sentences(path: str | Path) -> tuple[list[str], list[str]]:
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise EngineError(f"corpus: cannot read {path}: {exc.strerror or exc}") from None
+    lines = read_text(path, "corpus").splitlines()
     if not lines or lines[0] != "split\ttext":
         raise EngineError(f"corpus: {path.name} must start with the header line split, text (tab-separated)")
     out: dict[str, list[str]] = {"train": [], "test": []}

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
+from .budget import check_trace
 from .config import ModelConfig
 from .errors import EngineError
 from .kv_cache import KVCache, matmul_macs, trace_keys_values
@@ -57,9 +58,14 @@ def _check_whole(name: str, value, low: int) -> int:
     return value
 
 
+def check_temperature(temperature) -> float:
+    """A softmax temperature within MIN_TEMPERATURE … MAX_TEMPERATURE (the window's spin box has the same range)."""
+    return _check_number("temperature", temperature, MIN_TEMPERATURE, MAX_TEMPERATURE)
+
+
 def distribution(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None) -> torch.Tensor:
     """softmax(logits / T) over the top_k largest logits, 0 for the others: logits [vocab] → probs [vocab]."""
-    s = logits / _check_number("temperature", temperature, MIN_TEMPERATURE, MAX_TEMPERATURE)
+    s = logits / check_temperature(temperature)
     if top_k is not None and _check_whole("top_k", top_k, 1) < s.shape[-1]:
         kept = torch.topk(s, top_k).indices
         s = torch.full_like(s, float("-inf")).index_copy(0, kept, s[kept])
@@ -92,7 +98,7 @@ def generate(model: Model, text: str, target: str | None = None, steps: int = 1,
     if not cfg.has_output_head:
         raise EngineError("generation needs a decoder: choose a decoder or encoder-decoder model")
     steps, seed = _check_whole("steps", steps, 1), _check_whole("seed", seed, 0)
-    _check_number("temperature", temperature, MIN_TEMPERATURE, MAX_TEMPERATURE)
+    check_temperature(temperature)
     if top_k is not None:
         _check_whole("top_k", top_k, 1)
     if cfg.architecture == "decoder" and target:
@@ -103,6 +109,8 @@ def generate(model: Model, text: str, target: str | None = None, steps: int = 1,
     if len(tokens["dec"]) >= cfg.max_len:
         raise EngineError(f"the sentence already has max_len = {cfg.max_len} tokens; there is no room for one more")
     n_src, vocab = len(tokens.get("enc", [])), model.vocabs["dec"]
+    longest = {s: len(t) for s, t in tokens.items()} | {"dec": min(cfg.max_len, len(tokens["dec"]) + steps)}
+    check_trace(cfg, longest, {s: len(v) for s, v in model.vocabs.items()})
     cache = KVCache(model, ids.get("enc")) if use_cache else None
     new, done, stopped = ids["dec"], [], "steps"
     while len(done) < steps:

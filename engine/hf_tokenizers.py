@@ -6,17 +6,20 @@ was trained on, its special tokens included ([CLS] … [SEP] for BERT, none for 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tokenizers import Tokenizer
 from tokenizers.implementations import BaseTokenizer, BertWordPieceTokenizer, ByteLevelBPETokenizer
 
+from .config import MAX_CONFIG_BYTES
 from .errors import EngineError
+from .reading import read_json, regular_file
 
 
 class HFTokenizer:
     def __init__(self, tokenizer: Tokenizer | BaseTokenizer, kind: str):
+        if tokenizer.get_vocab_size(with_added_tokens=False) == 0:  # special tokens alone cannot spell a sentence
+            raise EngineError("checkpoint: the tokenizer's vocabulary is empty, so it cannot read any sentence")
         tokenizer.no_padding()  # one sentence at a time: no [PAD] rows, and never cut short silently
         tokenizer.no_truncation()
         self.tokenizer = tokenizer
@@ -39,34 +42,45 @@ class HFTokenizer:
 
 def _tokenizer_config(folder: Path) -> dict:
     path = folder / "tokenizer_config.json"
-    if not path.is_file():
+    if not path.exists():
         return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise EngineError(f"checkpoint: cannot read {path.name}: {exc}") from None
+    data = read_json(path, "checkpoint", MAX_CONFIG_BYTES)
     return data if isinstance(data, dict) else {}
 
 
-def load_tokenizer(folder: str | Path, family: str) -> HFTokenizer:
+def _file(folder: Path, name: str) -> str | None:
+    """The path of a tokenizer file when the folder has it (a regular file of bounded size: the tokenizers
+    library would wait forever on a pipe), else None."""
+    path = folder / name
+    return str(regular_file(path, "checkpoint")) if path.exists() else None
+
+
+def _read(folder: Path, family: str) -> Tokenizer | BaseTokenizer | None:
     """tokenizer.json when the folder has it; else vocab.txt (BERT) or vocab.json + merges.txt (GPT-2)."""
+    whole = _file(folder, "tokenizer.json")
+    if whole:
+        return Tokenizer.from_file(whole)
+    if family == "bert" and (wordpiece := _file(folder, "vocab.txt")):
+        cfg = _tokenizer_config(folder)
+        return BertWordPieceTokenizer(
+            wordpiece, lowercase=bool(cfg.get("do_lower_case", True)),
+            handle_chinese_chars=bool(cfg.get("tokenize_chinese_chars", True)), strip_accents=cfg.get("strip_accents"),
+        )
+    if family == "gpt2" and (vocab := _file(folder, "vocab.json")) and (merges := _file(folder, "merges.txt")):
+        return ByteLevelBPETokenizer(vocab, merges)
+    return None
+
+
+def load_tokenizer(folder: str | Path, family: str) -> HFTokenizer:
+    """The folder's tokenizer (see _read); EngineError when it has none or it cannot be read."""
     folder = Path(folder)
-    kind = "WordPiece" if family == "bert" else "byte-level BPE"
     try:
-        if (folder / "tokenizer.json").is_file():
-            return HFTokenizer(Tokenizer.from_file(str(folder / "tokenizer.json")), kind)
-        if family == "bert" and (folder / "vocab.txt").is_file():
-            cfg = _tokenizer_config(folder)
-            tok = BertWordPieceTokenizer(
-                str(folder / "vocab.txt"), lowercase=bool(cfg.get("do_lower_case", True)),
-                handle_chinese_chars=bool(cfg.get("tokenize_chinese_chars", True)),
-                strip_accents=cfg.get("strip_accents"),
-            )
-            return HFTokenizer(tok, kind)
-        if family == "gpt2" and (folder / "vocab.json").is_file() and (folder / "merges.txt").is_file():
-            tok = ByteLevelBPETokenizer(str(folder / "vocab.json"), str(folder / "merges.txt"))
-            return HFTokenizer(tok, kind)
+        tokenizer = _read(folder, family)
+    except EngineError:
+        raise
     except Exception as exc:  # the library raises plain Exceptions for damaged files
         raise EngineError(f"checkpoint: the tokenizer files in {folder} cannot be read ({exc})") from None
-    wanted = "tokenizer.json or vocab.txt" if family == "bert" else "tokenizer.json or vocab.json + merges.txt"
-    raise EngineError(f"checkpoint: {folder} has no tokenizer; it needs {wanted}")
+    if tokenizer is None:
+        wanted = "tokenizer.json or vocab.txt" if family == "bert" else "tokenizer.json or vocab.json + merges.txt"
+        raise EngineError(f"checkpoint: {folder} has no tokenizer; it needs {wanted}")
+    return HFTokenizer(tokenizer, "WordPiece" if family == "bert" else "byte-level BPE")

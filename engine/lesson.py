@@ -24,9 +24,10 @@ from .files import write_atomic
 from .lessonfile import LESSON_JSON, OVERRIDES, WEIGHTS, archive_bytes, read_archive
 from .model import Model
 from .params import init_params
-from .tokenizer import SPECIALS, Vocab
+from .reading import check_text, decode_text, parse_json
+from .tokenizer import Vocab
 from .trace import Trace
-from .weights import check_params, check_tensor, tensors_from_bytes
+from .weights import check_params, check_tensor, stored_vocab, tensors_from_bytes
 
 FORMAT = "stepformer.lesson"
 VERSION = 1
@@ -59,21 +60,10 @@ class Lesson:
         """The config's "what if" switches (e.g. no_scale); they travel inside the config."""
         return self.config.switches
 
-    def _vocab(self, stack: str) -> Vocab:
-        fixed = self.config.vocab_for(stack)
-        tokens = (self.vocabularies or {}).get(stack)
-        vocab = Vocab((fixed or []) if tokens is None else tokens, free=fixed is None)
-        if len(set(vocab.tokens)) != len(vocab.tokens):
-            raise EngineError(f"lesson: the {stack} vocabulary lists a token twice")
-        if tokens is not None and vocab.tokens != list(tokens):
-            raise EngineError(f"lesson: the {stack} vocabulary must start with {', '.join(SPECIALS)}")
-        if fixed is not None and vocab.tokens != Vocab(fixed, free=False).tokens:
-            raise EngineError(f"lesson: the {stack} vocabulary differs from the config's {stack}_vocab")
-        return vocab
-
     def build_model(self) -> Model:
         """A model with this lesson's config, vocabularies and weights (each weight checked)."""
-        vocabs = {s: self._vocab(s) for s in self.config.stacks}
+        vocabs = {s: stored_vocab(self.config, s, (self.vocabularies or {}).get(s), "lesson")
+                  for s in self.config.stacks}
         if self.params is None:
             params = init_params(self.config, vocabs)
         else:
@@ -122,6 +112,8 @@ class Lesson:
 def _check_texts(texts, key: str) -> None:
     if not isinstance(texts, dict) or set(texts) != set(LANGS) or not all(isinstance(t, str) for t in texts.values()):
         raise EngineError(f'lesson: {key} must give a text for each language, e.g. {{"en": "…", "zh": "…"}}')
+    for lang, text in texts.items():
+        check_text(text, f"lesson: the {lang} {key}")
 
 
 def _lesson_json(lesson: Lesson, vocabularies: dict[str, list[str]]) -> dict:
@@ -133,14 +125,7 @@ def _lesson_json(lesson: Lesson, vocabularies: dict[str, list[str]]) -> dict:
 
 
 def _parse_json(raw: bytes, label: str) -> dict:
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise EngineError(f"{label} is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise EngineError(f"{label} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except RecursionError:
-        raise EngineError(f"{label} is nested too deeply") from None
+    data = parse_json(decode_text(raw, label), label)
     if not isinstance(data, dict):
         raise EngineError(f"{label} must be a JSON object")
     if data.get("format") != FORMAT:

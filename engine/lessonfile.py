@@ -1,7 +1,9 @@
 """The `.stepformer` archive: a zip of lesson.json, weights.safetensors and (optionally) overrides.safetensors.
 
 Reading trusts nothing: only those member names, no paths that climb out, no encryption, no odd
-compression, a cap on every declared size (and decompression stops at the declared size). Nothing is ever unpickled.
+compression, a cap on every declared size, on their total and on how far a member inflates, all checked before
+anything is inflated; each member is then read with a bounded reader that stops at its declared size, so a header
+that lies cannot inflate more. Nothing is ever unpickled.
 Writing goes through files.write_atomic: a crash or a full disk at any moment leaves the old file or the new one.
 """
 
@@ -24,6 +26,9 @@ REQUIRED = (LESSON_JSON, WEIGHTS)
 MAX_MEMBERS = 16
 MAX_JSON_BYTES = 4 * 2**20
 MAX_TENSOR_BYTES = 1 * 2**30
+MAX_TOTAL_BYTES = MAX_TENSOR_BYTES  # all members together
+MAX_RATIO = 100  # inflated / compressed: JSON deflates some 5×, stored tensors 1×; zip bombs a thousandfold
+RATIO_FREE_BYTES = 2**20  # a member this small may compress as well as it likes
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # the same lesson always gives the same bytes
 
 
@@ -60,13 +65,27 @@ def _check_members(infos: list[zipfile.ZipInfo], label: str) -> None:
             raise EngineError(f"{label}: {info.filename} uses an unsupported compression; use stored or deflate")
         if info.file_size > _limit(info.filename):
             raise EngineError(f"{label}: {info.filename} declares {info.file_size} bytes, more than a lesson may hold")
+        if info.file_size > RATIO_FREE_BYTES and info.file_size > MAX_RATIO * info.compress_size:
+            raise EngineError(
+                f"{label}: {info.filename} would inflate {info.compress_size} bytes to {info.file_size}, more than "
+                f"{MAX_RATIO} times; refused as a zip bomb"
+            )
+    total = sum(info.file_size for info in infos)
+    if total > MAX_TOTAL_BYTES:
+        raise EngineError(f"{label}: the members declare {total} bytes in all, more than a lesson may hold "
+                          f"({MAX_TOTAL_BYTES})")
 
 
 def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, label: str) -> bytes:
-    """The member's bytes. zipfile stops decompressing at the declared size (checked above) and then
-    refuses a CRC mismatch, so a member that lies about its size never unpacks past the limit."""
+    """The member's bytes, read no further than its declared size (checked above); zipfile refuses a CRC
+    mismatch at that point, so a member that lies about its size never unpacks past the limit."""
     try:
-        return archive.read(info)
+        with archive.open(info) as member:
+            data = member.read(info.file_size + 1)
+        if len(data) != info.file_size:
+            raise EngineError(f"{label}: {info.filename} is damaged (it does not hold the {info.file_size} bytes it "
+                              "declares)")
+        return data
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
         raise EngineError(f"{label}: {info.filename} is damaged ({exc})") from None
 

@@ -6,9 +6,11 @@ import math
 
 import torch
 
+from .budget import check_trace
 from .config import ModelConfig
 from .errors import EngineError
 from .params import Params, grow_vocab, init_params, param_shapes
+from .reading import check_text
 from .tokenizer import START, Vocab, tokenize
 from .trace import Trace
 
@@ -46,6 +48,7 @@ class Model:
 
     def encode(self, stack: str, text: str) -> tuple[list[str], torch.Tensor]:
         """Tokens and ids of `text` for one stack; a free vocabulary grows for new words."""
+        check_text(text, "the sentence")
         if self.tokenizer is not None:  # a checkpoint's own tokenizer, with its own special tokens
             tokens, ids = self.tokenizer.encode(text) if text.strip() else ([], [])
         else:
@@ -73,6 +76,7 @@ class Model:
         texts = {"encoder": {"enc": text}, "decoder": {"dec": text},
                  "encoder-decoder": {"enc": text, "dec": target or ""}}[cfg.architecture]
         encoded = {s: self.encode(s, t) for s, t in texts.items()}
+        check_trace(cfg, {s: len(e[0]) for s, e in encoded.items()}, {s: len(v) for s, v in self.vocabs.items()})
         return Trace(self, {s: e[0] for s, e in encoded.items()}, {s: e[1] for s, e in encoded.items()})
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import zlib
+from typing import TYPE_CHECKING
 
 import torch
 
-from .config import ModelConfig
-from .tokenizer import Vocab
+if TYPE_CHECKING:  # annotations only: engine/config.py checks sizes with engine/budget.py, which reads this
+    from .config import ModelConfig
+    from .tokenizer import Vocab
 
 Params = dict[str, torch.Tensor]
 

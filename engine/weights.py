@@ -11,12 +11,14 @@ from safetensors.torch import load as load_bytes
 from safetensors.torch import load_file
 from safetensors.torch import save as tensors_to_bytes
 
+from .budget import MAX_MODEL_BYTES, check_vocab_size
 from .config import ModelConfig
 from .errors import EngineError
 from .files import write_atomic
 from .model import MAX_ABS_VALUE, Model
 from .params import param_shapes
-from .tokenizer import Vocab
+from .reading import check_text, parse_json
+from .tokenizer import SPECIALS, Vocab
 
 _VOCAB_KEY = "stepformer.{}_vocab"
 
@@ -35,27 +37,44 @@ def _read_metadata(path: Path) -> dict[str, str]:
         return f.metadata() or {}
 
 
+def stored_vocab(config: ModelConfig, stack: str, tokens: list[str] | None, label: str) -> Vocab:
+    """One stack's vocabulary from the tokens a file stores in id order (None: the config's fixed one). The ids
+    must stay the stored ones, so the special tokens must come first, each token once, and a fixed vocabulary
+    must be the config's."""
+    fixed = config.vocab_for(stack)
+    if tokens is not None:
+        check_text(" ".join(tokens), f"{label}: the {stack} vocabulary")
+    if tokens is not None:
+        _check_unique(tokens, f"{label}: the {stack} vocabulary")
+    vocab = Vocab((fixed or []) if tokens is None else tokens, free=fixed is None)
+    if tokens is not None and vocab.tokens != list(tokens):
+        raise EngineError(f"{label}: the {stack} vocabulary must start with {', '.join(SPECIALS)}")
+    if fixed is not None and vocab.tokens != Vocab(fixed, free=False).tokens:
+        raise EngineError(f"{label}: the {stack} vocabulary differs from the config's {stack}_vocab")
+    check_vocab_size(len(vocab), f"{label}: the {stack} vocabulary")
+    return vocab
+
+
+def _stored_tokens(meta: dict[str, str], stack: str, label: str) -> list[str] | None:
+    stored = meta.get(_VOCAB_KEY.format(stack))
+    if stored is None:
+        return None
+    tokens = parse_json(stored, f"{label}: the {stack} vocabulary")
+    if not isinstance(tokens, list) or not all(isinstance(t, str) and t for t in tokens):
+        raise EngineError(f"{label} has a damaged {stack} vocabulary")
+    return tokens
+
+
 def _vocabs(config: ModelConfig, meta: dict[str, str], path: Path) -> dict[str, Vocab]:
+    label = f"weights: {path.name}"
     vocabs = {}
     for s in config.stacks:
-        free = config.vocab_for(s) is None
-        stored = meta.get(_VOCAB_KEY.format(s))
-        if stored is not None:
-            try:
-                tokens = json.loads(stored)
-            except json.JSONDecodeError:
-                raise EngineError(f"weights: {path.name} has a damaged {s} vocabulary") from None
-            if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
-                raise EngineError(f"weights: {path.name} has a damaged {s} vocabulary")
-            _check_unique(tokens, f"weights: {path.name}: the {s} vocabulary")
-            vocabs[s] = Vocab(tokens, free=free)
-        elif not free:
-            vocabs[s] = Vocab(config.vocab_for(s), free=False)
-        else:
+        tokens = _stored_tokens(meta, s, label)
+        if tokens is None and config.vocab_for(s) is None:
             raise EngineError(
-                f"weights: {path.name} carries no {s} vocabulary and the config names none; "
-                f"add {s}_vocab to the config"
+                f"{label} carries no {s} vocabulary and the config names none; add {s}_vocab to the config"
             )
+        vocabs[s] = stored_vocab(config, s, tokens, label)
     return vocabs
 
 
@@ -73,6 +92,9 @@ def load_weights(config: ModelConfig, path: str | Path) -> Model:
     path = Path(path)
     if not path.is_file():
         raise EngineError(f"weights: no file {path}")
+    if path.stat().st_size > MAX_MODEL_BYTES:
+        raise EngineError(f"weights: {path.name} has {path.stat().st_size} bytes; Stepformer opens models of at "
+                          f"most {MAX_MODEL_BYTES} bytes")
     try:
         tensors = load_file(str(path))
         meta = _read_metadata(path)
@@ -96,11 +118,12 @@ def check_tensor(name: str, t: torch.Tensor, shape: tuple[int, ...]) -> torch.Te
         raise EngineError(f"weights: {name} has dtype {t.dtype}; expected floating point numbers")
     if tuple(t.shape) != shape:
         raise EngineError(f"weights: {name} has shape {list(t.shape)}; expected {list(shape)}")
+    t = t.to(torch.float32)  # float8 and others have no isfinite; float64 beyond float32's range becomes inf
     if not torch.isfinite(t).all():
         raise EngineError(f"weights: {name} contains NaN or infinity")
     if t.numel() and t.abs().max() > MAX_ABS_VALUE:
         raise EngineError(f"weights: {name} has values beyond ±{MAX_ABS_VALUE:g}")
-    return t.to(torch.float32)
+    return t
 
 
 def check_params(config: ModelConfig, vocabs: dict[str, Vocab], tensors: dict[str, torch.Tensor],

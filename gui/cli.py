@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from engine import EngineError, Model, ModelConfig
+from engine.generate import check_temperature
 
 DEFAULT_TEXT = "I love AI"
 DEFAULT_CONFIG = ModelConfig(d_model=4, n_heads=2, decimals=1)  # the first lesson's hand-sized encoder
@@ -29,14 +30,15 @@ def load_trace(args: argparse.Namespace):
         if args.text is None and args.target is None:
             return lesson.trace(), lang  # the lesson exactly, edited stages included
         target = args.target if args.target is not None else (lesson.target if args.text is None else "")
-        return lesson.build_model().trace(args.text or lesson.text, target or None), lang
+        text = args.text if args.text is not None else lesson.text
+        return lesson.build_model().trace(text, target or None), lang
     if args.config:
         from engine.cli import load_model
 
         model = load_model(args.config, args.weights)
     else:
         model = Model.create(DEFAULT_CONFIG)
-    return model.trace(args.text or DEFAULT_TEXT, args.target or None), args.lang or "en"
+    return model.trace(DEFAULT_TEXT if args.text is None else args.text, args.target or None), args.lang or "en"
 
 
 def plot_options(args: argparse.Namespace, trace, lang: str):
@@ -48,9 +50,11 @@ def plot_options(args: argparse.Namespace, trace, lang: str):
     n_rows = max(len(tokens) for tokens in trace.tokens.values())
     if not 0 <= args.row < n_rows:
         raise EngineError(f"--row {args.row} is out of range: the sentence has {n_rows} tokens (0 to {n_rows - 1})")
-    if not args.temperature > 0:
-        raise EngineError(f"--temperature must be positive, got {args.temperature:g}")
-    return PlotOptions(head=args.head, row=args.row, temperature=args.temperature, lang=lang,
+    try:
+        temperature = check_temperature(args.temperature)
+    except EngineError as exc:
+        raise EngineError(f"--{exc}") from None
+    return PlotOptions(head=args.head, row=args.row, temperature=temperature, lang=lang,
                        colormap=args.colormap, slide=True)
 
 

@@ -17,7 +17,6 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QApplication,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -33,6 +32,7 @@ from PySide6.QtWidgets import (
 from engine import EngineError
 
 from . import model_sources, preferences
+from .busy_cursor import busy_cursor
 from .model_sources import Opened
 
 RANDOM_SIZES = ("classroom", "large")
@@ -142,14 +142,12 @@ class ModelPicker(QObject):
 
     def open_model(self, make: Callable[[], Opened], what: str) -> bool:
         """Build the model, then (unsaved edits asked about) show it; a refusal is explained and changes nothing."""
-        QApplication.setOverrideCursor(Qt.WaitCursor)
         try:
-            opened = make()
+            with busy_cursor():
+                opened = make()
         except EngineError as exc:
-            QApplication.restoreOverrideCursor()
             self._refused(what, exc)
             return False
-        QApplication.restoreOverrideCursor()
         if not self.controller.maybe_save():
             return False
         try:

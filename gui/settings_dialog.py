@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine import EngineError, ModelConfig
+from engine.budget import check_for_sentences
 from engine.config import MAX_D_MODEL, MAX_LAYERS
 
 from .state import AppState
@@ -107,7 +108,9 @@ class SettingsDialog(QDialog):
     def config(self) -> ModelConfig | None:
         """The config the form describes, or None (with the reason shown) when it is not valid."""
         try:
-            cfg = self.state.config.replace(**self.values())
+            values = self.values()
+            cfg = self.state.config.with_architecture(values["architecture"]).replace(**values)
+            check_for_sentences(cfg, self.state.trace.tokens)
         except EngineError as exc:
             self.error.setText(str(exc))
             return None

@@ -36,9 +36,8 @@ def randomize(model: torch.nn.Module, seed: int) -> None:
                 p.copy_(noise * (p.shape[-1] ** -0.5 if p.dim() == 2 else 1.0))
 
 
-@pytest.fixture(scope="module")
-def bert_folder(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("bert")
+def make_bert_folder(folder):
+    """A random 2-layer BERT saved by transformers into `folder` (its weights and its tokenizer)."""
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]
     (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     tok = transformers.BertTokenizerFast(vocab={t: i for i, t in enumerate(vocab)}, do_lower_case=True)
@@ -53,11 +52,10 @@ def bert_folder(tmp_path_factory):
     return folder
 
 
-@pytest.fixture(scope="module")
-def gpt2_folder(tmp_path_factory):
+def make_gpt2_folder(folder):
+    """A random 2-layer GPT-2 (d_model 16) saved by transformers into `folder`, with a byte-level BPE tokenizer."""
     from tokenizers import ByteLevelBPETokenizer
 
-    folder = tmp_path_factory.mktemp("gpt2")
     bpe = ByteLevelBPETokenizer()
     bpe.train_from_iterator(SENTENCES * 3 + ["the cat ate the fish"], vocab_size=300, min_frequency=1,
                             special_tokens=["<|endoftext|>"], show_progress=False)
@@ -72,6 +70,16 @@ def gpt2_folder(tmp_path_factory):
     model.save_pretrained(folder)
     tok.save_pretrained(folder)
     return folder
+
+
+@pytest.fixture(scope="module")
+def bert_folder(tmp_path_factory):
+    return make_bert_folder(tmp_path_factory.mktemp("bert"))
+
+
+@pytest.fixture(scope="module")
+def gpt2_folder(tmp_path_factory):
+    return make_gpt2_folder(tmp_path_factory.mktemp("gpt2"))
 
 
 def hf_outputs(folder, model_class, sentence):
@@ -162,7 +170,7 @@ def copy_folder(src, dst, skip=()):
 
 @pytest.mark.parametrize("damage, message", [
     (lambda d: (d / "config.json").unlink(), "no config.json"),
-    (lambda d: (d / "config.json").write_text("{", encoding="utf-8"), "cannot read"),
+    (lambda d: (d / "config.json").write_text("{", encoding="utf-8"), "not valid JSON"),
     (lambda d: (d / "config.json").write_text(json.dumps({"model_type": "t5"}), encoding="utf-8"), "not supported"),
     (lambda d: (d / "model.safetensors").write_bytes(b"not weights"), "not a readable safetensors"),
     (lambda d: (d / "model.safetensors").rename(d / "pytorch_model.bin"), "never opens"),

@@ -154,7 +154,7 @@ def broken_folders(tmp_path) -> dict[str, tuple]:
             "num_hidden_layers": 1, "max_position_embeddings": 16}
     cases = {  # name: (files, words the message must contain)
         "empty": ({}, "no config.json"),
-        "not_json": ({"config.json": "{oops"}, "cannot read"),
+        "not_json": ({"config.json": "{oops"}, "not valid JSON"),
         "llama": ({"config.json": json.dumps({"model_type": "llama"})}, "not supported"),
         "pickle_only": ({"config.json": json.dumps(bert), "pytorch_model.bin": "x"}, "pickle"),
         "bad_weights": ({"config.json": json.dumps(bert), "model.safetensors": "not a tensor file"},

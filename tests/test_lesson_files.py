@@ -86,7 +86,9 @@ def test_shipped_lesson_round_trips_exactly(tmp_path, name):
 @given(seed=st.integers(0, 10**6))
 def test_any_model_with_any_edits_round_trips(tmp_path, seed):
     rng = random.Random(seed)
-    cfg = random_config(rng).replace(switches=tuple(rng.sample(["no_pe", "no_scale", "no_mask"], rng.randint(0, 2))))
+    cfg = random_config(rng)
+    switches = ["no_pe", "no_scale"] + (["no_mask"] if "dec" in cfg.stacks else [])
+    cfg = cfg.replace(switches=tuple(rng.sample(switches, rng.randint(0, 2))))
     model = Model.create(cfg)
     target = random_text(rng, 0, 5) if cfg.architecture == "encoder-decoder" else ""
     text = random_text(rng)
@@ -404,7 +406,7 @@ def test_vocabularies_must_match_the_weights(tmp_path, good):
     reordered = {**vocabs, "enc": vocabs["enc"][3:] + vocabs["enc"][:3]}
     refused(tmp_path, with_json(good, vocabularies=reordered), "must start with <unk>, <start>, <end>")
     twice = {**vocabs, "enc": vocabs["enc"] + ["I"]}
-    refused(tmp_path, with_json(good, vocabularies=twice), "lists a token twice")
+    refused(tmp_path, with_json(good, vocabularies=twice), "lists the token .* twice")
 
 
 @pytest.mark.parametrize(("name", "tensor", "match"), [

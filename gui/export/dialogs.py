@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox, QProgressDialog, QWidget
 
 from engine import EngineError
+from gui.busy_cursor import busy_cursor
 from gui.plots import PlotOptions
 
 from .deck import export_deck
@@ -39,14 +40,12 @@ def _with_suffix(path: str, allowed: tuple[str, ...], default: str) -> str:
 
 def _report(parent: QWidget, state, run) -> bool:
     """Run an export; a refusal is shown in a message box, success in the status bar."""
-    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
     try:
-        done = run()
+        with busy_cursor():
+            done = run()
     except EngineError as exc:
-        QApplication.restoreOverrideCursor()
         QMessageBox.warning(parent, tr("Export"), str(exc))
         return False
-    QApplication.restoreOverrideCursor()
     state.message.emit(done)
     return True
 

@@ -1,0 +1,131 @@
+"""What a model and a sentence will cost, estimated from the config and the sentence lengths before anything is
+built: memory (the parameters plus the whole trace, every intermediate stage kept) and work (multiply-adds of
+one trace). What does not fit is refused with the figure, so a valid-looking config or lesson file can never
+ask for gigabytes: every way in (settings, configs, lesson files, checkpoints, the command line, a new
+sentence in the window) passes through `check_parameters` and `check_trace`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from .errors import EngineError
+from .params import block_sublayers, param_shapes
+from .tokenizer import SPECIALS
+
+if TYPE_CHECKING:  # engine/config.py calls check_parameters while validating
+    from .config import ModelConfig
+
+# Fits every shipped lesson and model, all-MiniLM-L6-v2 at its 512 tokens, the picker's large random model
+# (d_model 384, 6 layers, 12 heads) on 256 tokens, and a 300-token sentence on a classroom model, on a laptop.
+MAX_MODEL_BYTES = 2 * 2**30
+MAX_TRACE_MACS = 50 * 10**9  # about 3 s of one CPU core (17 GMAC/s measured): longer would freeze the window
+MAX_VOCAB = 65_536  # an output stage shows a row per token: GPT-2's 50,257 and BERT's 30,522 fit
+FLOAT_BYTES = 4  # every tensor is float32
+
+
+def _gib(n_bytes: float) -> str:
+    return f"{n_bytes / 2**30:.1f} GiB"
+
+
+def parameter_count(cfg: ModelConfig, vocab_sizes: dict[str, int]) -> int:
+    return sum(math.prod(shape) for shape in param_shapes(cfg, vocab_sizes).values())
+
+
+def _norm_floats(cfg: ModelConfig, n: int) -> int:
+    return 2 * n + 2 * n * cfg.d_model  # mean, var [n, 1]; hat, out [n, d]
+
+
+def _attention_floats(cfg: ModelConfig, n_q: int, n_k: int) -> int:
+    d, h = cfg.d_model, cfg.n_heads
+    rows = 2 * n_q + 3 * n_k if cfg.positional == "rope" else n_q + 2 * n_k  # q, k, v (and q_rot, k_rot)
+    return (rows + 3 * n_q) * d + 4 * h * n_q * n_k  # … z, concat, out; scores, scaled, masked, weights
+
+
+def _stack_floats(cfg: ModelConfig, stack: str, lengths: dict[str, int]) -> int:
+    n, d, f = lengths[stack], cfg.d_model, cfg.d_ff
+    floats = n + 4 * n * d + (_norm_floats(cfg, n) if cfg.embed_norm else 0)  # tokens, embed, pos, x0, type
+    for sub in block_sublayers(cfg, stack):
+        n_k = lengths["enc"] if sub == "cross_attn" else n
+        floats += cfg.n_layers * (_attention_floats(cfg, n, n_k) + n * d + _norm_floats(cfg, n))
+    ffn = (4 if cfg.activation == "swiglu" else 2) * n * f + 2 * n * d + _norm_floats(cfg, n)
+    floats += cfg.n_layers * ffn
+    return floats + (_norm_floats(cfg, n) if cfg.norm == "pre" else 0)
+
+
+def trace_floats(cfg: ModelConfig, lengths: dict[str, int], vocab_sizes: dict[str, int]) -> int:
+    """An upper estimate of the floats a whole trace keeps, for `lengths[stack]` tokens in each stack."""
+    floats = sum(_stack_floats(cfg, s, lengths) for s in cfg.stacks)
+    if cfg.has_output_head:
+        floats += 2 * lengths["dec"] * vocab_sizes["dec"]  # logits, probs
+    return floats
+
+
+def trace_macs(cfg: ModelConfig, lengths: dict[str, int], vocab_sizes: dict[str, int]) -> int:
+    """Multiply-adds of one whole trace: projections, attention products, feed-forward and the output head."""
+    d, f = cfg.d_model, cfg.d_ff
+    macs = 0
+    for s in cfg.stacks:
+        n = lengths[s]
+        for sub in block_sublayers(cfg, s):
+            n_k = lengths["enc"] if sub == "cross_attn" else n
+            macs += cfg.n_layers * (2 * n * d * d + 2 * n_k * d * d + 2 * n * n_k * d)  # W_Q, W_O; W_K, W_V; q·kᵀ, w·v
+        macs += cfg.n_layers * (3 if cfg.activation == "swiglu" else 2) * n * d * f
+    if cfg.has_output_head:
+        macs += lengths["dec"] * d * vocab_sizes["dec"]
+    return macs
+
+
+def _shape_text(cfg: ModelConfig) -> str:
+    return f"d_model {cfg.d_model}, d_ff {cfg.d_ff}, {cfg.n_heads} heads, {cfg.n_layers} layers"
+
+
+def check_vocab_size(size: int, what: str) -> None:
+    if size > MAX_VOCAB:
+        raise EngineError(
+            f"{what} has {size} tokens; Stepformer shows at most {MAX_VOCAB} (each output stage has a column "
+            "per token), so it is refused"
+        )
+
+
+def check_parameters(cfg: ModelConfig, vocab_sizes: dict[str, int]) -> None:
+    """Refuse a model whose parameters alone do not fit, before any of them is allocated."""
+    for stack, size in vocab_sizes.items():
+        check_vocab_size(size, f"the {stack} vocabulary")
+    count = parameter_count(cfg, vocab_sizes)
+    need = count * FLOAT_BYTES
+    if need > MAX_MODEL_BYTES:
+        raise EngineError(
+            f"this model would need {_gib(need)} of memory (limit {_gib(MAX_MODEL_BYTES)}): {count:,} parameters "
+            f"({_shape_text(cfg)}); choose a smaller d_model or d_ff, or fewer layers"
+        )
+
+
+def check_trace(cfg: ModelConfig, lengths: dict[str, int], vocab_sizes: dict[str, int]) -> None:
+    """Refuse a model and sentence whose trace (with the parameters) would not fit in memory or time."""
+    check_parameters(cfg, vocab_sizes)
+    words = ", ".join(f"{lengths[s]} {s} tokens" for s in cfg.stacks)
+    need = (parameter_count(cfg, vocab_sizes) + trace_floats(cfg, lengths, vocab_sizes)) * FLOAT_BYTES
+    if need > MAX_MODEL_BYTES:
+        longest = max(lengths[s] for s in cfg.stacks)
+        raise EngineError(
+            f"this model and sentence would need {_gib(need)} of memory (limit {_gib(MAX_MODEL_BYTES)}): "
+            f"{words}, {_shape_text(cfg)}; every attention stage alone keeps heads × tokens × tokens = "
+            f"{cfg.n_heads} × {longest} × {longest} numbers; use a shorter sentence or a smaller model"
+        )
+    macs = trace_macs(cfg, lengths, vocab_sizes)
+    if macs > MAX_TRACE_MACS:
+        raise EngineError(
+            f"this model and sentence would take {macs / 1e9:.1f} billion multiply-adds per trace "
+            f"(limit {MAX_TRACE_MACS / 1e9:.0f} billion, a few seconds): {words}, {_shape_text(cfg)}; "
+            "use a shorter sentence or a smaller model"
+        )
+
+
+def check_for_sentences(cfg: ModelConfig, tokens: dict[str, list[str]]) -> None:
+    """New settings for a lesson, checked on its current sentences before the model is built: a stack the old
+    model lacked reads the longest sentence; a vocabulary is the config's (or the specials) plus every word."""
+    longest = max(map(len, tokens.values()))
+    lengths = {s: len(tokens.get(s, ())) or longest for s in cfg.stacks}
+    check_trace(cfg, lengths, {s: len(cfg.vocab_for(s) or ()) + len(SPECIALS) + lengths[s] for s in cfg.stacks})
