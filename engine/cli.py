@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .backward import backward
 from .config import ModelConfig
 from .errors import EngineError
 from .model import Model
@@ -20,9 +21,11 @@ def load_model(config_path: str, weights_path: str | None) -> Model:
     return load_weights(config, weights_path) if weights_path else Model.create(config)
 
 
-def write_npz(trace: Trace, out: str | Path) -> None:
-    """Every stage under its name, plus `meta` (a JSON string); loads with allow_pickle=False."""
+def write_npz(trace: Trace, out: str | Path, extra: dict | None = None) -> None:
+    """Every stage under its name (then `extra` tensors, e.g. the gradients), plus `meta` (a JSON string);
+    loads with allow_pickle=False."""
     arrays = {name: trace.values[name].numpy() for name in trace.stage_names}
+    arrays.update({name: t.numpy() for name, t in (extra or {}).items()})
     arrays["meta"] = np.array(json.dumps(trace.meta(), ensure_ascii=False))
     try:
         with open(out, "wb") as f:
@@ -34,10 +37,12 @@ def write_npz(trace: Trace, out: str | Path) -> None:
 def cmd_trace(args: argparse.Namespace) -> None:
     model = load_model(args.config, args.weights)
     trace = model.trace(args.text, args.target)
-    write_npz(trace, args.out)
+    grads = backward(trace) if args.grads else {}
+    write_npz(trace, args.out, grads)
     if args.save_weights:
         save_weights(model, args.save_weights)
-    print(f"wrote {len(trace.stage_names)} stages to {args.out}")
+    print(f"wrote {len(trace.stage_names)} stages to {args.out}" + (f", loss {float(grads['loss']):.4f} and "
+          f"{sum(k.startswith('grad.') for k in grads)} gradients" if grads else ""))
 
 
 def _shape(t) -> list[int]:
@@ -83,6 +88,8 @@ def add_verbs(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text", required=True, help="source sentence (decoder-only: the decoder's input)")
     p.add_argument("--target", help="target sentence for an encoder-decoder model")
     p.add_argument("--out", required=True, help="output .npz file")
+    p.add_argument("--grads", action="store_true",
+                   help="also write dec.labels, loss.per_position, loss and every grad.<stage> / grad.<param>")
     p.set_defaults(func=cmd_trace)
 
     p = sub.add_parser("stages", help="list the stage names in order with their shapes")

@@ -71,9 +71,16 @@ def make_example(model: Model, target: str, source: str | None = None) -> Exampl
     if (source is not None) != (cfg.architecture == "encoder-decoder"):
         raise EngineError("an encoder-decoder model trains on (source, target) pairs, a decoder on sentences")
     _, dec = model.encode("dec", f"{START} {target}")
-    end = torch.tensor([model.vocabs["dec"].id_of(END)])
     ids = (model.encode("enc", source)[1], dec) if source is not None else (dec,)
-    return Example(ids, torch.cat([dec[1:], end]))
+    return Example(ids, next_token_labels(model, dec))
+
+
+def next_token_labels(model: Model, dec_ids: Tensor) -> Tensor:
+    """The token each decoder position must predict: the next one, and <end> after the last → [m]."""
+    vocab = model.vocabs["dec"]
+    if END not in vocab:
+        raise EngineError("the loss needs an <end> token in the decoder's vocabulary; this checkpoint has none")
+    return torch.cat([dec_ids[1:], torch.tensor([vocab.id_of(END)])])
 
 
 def forward(stages: list[Stage], stacks: tuple[str, ...], params: dict[str, Tensor], *ids: Tensor) -> Tensor:
