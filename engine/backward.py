@@ -84,15 +84,17 @@ def labels(trace: Trace) -> Tensor:
     return next_token_labels(trace.model, trace.values["dec.tokens"])
 
 
-def _run(trace: Trace, params: dict[str, Tensor], dtype, probes: dict[str, Tensor] | None) -> dict[str, Tensor]:
-    """Every stage and the loss, as the trace computes them (overrides kept) from `params`, in `dtype`
-    (None: as they come). With `probes`, every stage's value gets a zero leaf added (x + 0 = x exactly),
+def _run(trace: Trace, params: dict[str, Tensor], dtype, probes: dict[str, Tensor] | None,
+         overrides: dict[str, Tensor] | None = None) -> dict[str, Tensor]:
+    """Every stage and the loss, as the trace computes them (its overrides, then `overrides`) from `params`,
+    in `dtype` (None: as they come). With `probes`, every stage's value gets a zero leaf added (x + 0 = x exactly),
     whose gradient is ∂loss/∂(that stage): distinct even where a switch makes a stage equal its input."""
     values = {f"{s}.tokens": trace.values[f"{s}.tokens"] for s in trace.config.stacks}
     values[LABELS] = labels(trace)
+    pinned = trace.overrides | (overrides or {})
     for st in trace.stages + list(LOSS_STAGES):
-        if st.name in trace.overrides:
-            out = trace.overrides[st.name]
+        if st.name in pinned:
+            out = pinned[st.name]
         else:
             out = st.fn(*[values[i] if i in values else params[i] for i in st.inputs])
         out = out if dtype is None else out.to(dtype)
@@ -107,11 +109,13 @@ def _params(trace: Trace, dtype, grad: bool) -> dict[str, Tensor]:
     return {k: (v if dtype is None else v.to(dtype)).detach().requires_grad_(grad) for k, v in trace.params.items()}
 
 
-def loss_values(trace: Trace, params: dict[str, Tensor] | None = None, dtype=None) -> dict[str, Tensor]:
-    """`dec.labels`, `loss.per_position` and `loss` of the trace (with other parameters if given)."""
+def loss_values(trace: Trace, params: dict[str, Tensor] | None = None, dtype=None,
+                overrides: dict[str, Tensor] | None = None) -> dict[str, Tensor]:
+    """`dec.labels`, `loss.per_position` and `loss` of the trace, or of what it would be with other
+    parameters or more stages pinned (`overrides`, as Trace.set_override does); the trace is not changed."""
     params = {k: v if dtype is None else v.to(dtype) for k, v in (params or trace.params).items()}
     with torch.no_grad():
-        values = _run(trace, params, dtype, None)
+        values = _run(trace, params, dtype, None, overrides)
     return {name: values[name] for name in (LABELS, "loss.per_position", "loss")}
 
 
