@@ -122,8 +122,18 @@ def _lr_factor(step: int, total: int, warmup: float) -> float:
     return 0.1 + 0.45 * (1 + math.cos(math.pi * progress))
 
 
-def train(model: Model, examples: list[Example], settings: Settings, log: Callable[[str], None] = print) -> float:
-    """Train the model's weights in place with Adam; returns the last epoch's mean loss.
+@dataclass(frozen=True)
+class Step:
+    epoch: int  # from 1
+    index: int  # from 0, counted over all epochs
+    loss: float  # the batch's mean loss before this step's update
+    size: int  # examples in the batch
+    end_of_epoch: bool
+
+
+def training_steps(model: Model, examples: list[Example], settings: Settings) -> Iterator[Step]:
+    """Train the model's weights with Adam one batch at a time, yielding after every step; the model holds
+    the weights of the last step done, so a caller may pause (stop asking) or stop (close) at any step.
 
     Deterministic for a given model seed and settings: one thread, a seeded batch order.
     """
@@ -142,19 +152,29 @@ def train(model: Model, examples: list[Example], settings: Settings, log: Callab
     total = settings.epochs * n_batches
     opt = torch.optim.Adam(params.values(), lr=settings.lr, betas=(0.9, 0.98))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: _lr_factor(step, total, settings.warmup))
-    start, loss_avg = time.monotonic(), float("nan")
-    with one_thread():
-        for epoch in range(1, settings.epochs + 1):
-            losses = []
-            for batch in batches(list(examples), settings.batch_size, rng):
+    index = 0
+    for epoch in range(1, settings.epochs + 1):
+        epoch_batches = batches(list(examples), settings.batch_size, rng)
+        for k, batch in enumerate(epoch_batches):
+            with one_thread():
                 loss = batch_loss(run, batch)
                 opt.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(params.values(), settings.clip)
                 opt.step()
                 sched.step()
-                losses.append((loss.item(), len(batch)))
+                model.params.update({name: v.detach().clone() for name, v in params.items()})
+            yield Step(epoch, index, loss.item(), len(batch), k == len(epoch_batches) - 1)
+            index += 1
+
+
+def train(model: Model, examples: list[Example], settings: Settings, log: Callable[[str], None] = print) -> float:
+    """Train the model's weights in place with Adam; returns the last epoch's mean loss."""
+    start, loss_avg, losses = time.monotonic(), float("nan"), []
+    for step in training_steps(model, examples, settings):
+        losses.append((step.loss, step.size))
+        if step.end_of_epoch:
             loss_avg = sum(v * n for v, n in losses) / sum(n for _, n in losses)
-            log(f"epoch {epoch:3d}/{settings.epochs}  loss {loss_avg:.4f}  {time.monotonic() - start:6.1f} s")
-    model.params.update({k: v.detach().clone() for k, v in params.items()})
+            log(f"epoch {step.epoch:3d}/{settings.epochs}  loss {loss_avg:.4f}  {time.monotonic() - start:6.1f} s")
+            losses = []
     return loss_avg
