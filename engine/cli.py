@@ -80,6 +80,27 @@ def cmd_stages(args: argparse.Namespace) -> None:
         print(f"{name:<{width}}  {shape}")
 
 
+def cmd_lab(args: argparse.Namespace) -> None:
+    from .lab import run_experiment
+    from .lessonfile import write_atomic
+
+    result = run_experiment(args.experiment, args.seeds, args.steps)
+    if args.out:
+        write_atomic(args.out, (json.dumps(result, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
+    print(f"{args.experiment} ({result['seconds']:.1f} s): {result['verdict']}")
+
+
+def add_lab_verb(sub: argparse._SubParsersAction) -> None:
+    from .lab import EXPERIMENTS
+
+    p = sub.add_parser("lab", help="run a training-lab experiment that tests a claim of the tutorials")
+    p.add_argument("experiment", choices=list(EXPERIMENTS), help="the experiment")
+    p.add_argument("--out", help="write the series and the verdict to this JSON file")
+    p.add_argument("--seeds", type=int, help="runs per arm, seeds 0 … N−1 (default 3 for training, else 5)")
+    p.add_argument("--steps", type=int, help="training steps per run (post-vs-pre-ln, no-layernorm)")
+    p.set_defaults(func=cmd_lab)
+
+
 def add_verbs(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("trace", help="run a model on a sentence and write every stage to an .npz file")
     p.add_argument("--config", required=True, help="model config JSON file")
@@ -98,3 +119,4 @@ def add_verbs(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text", help="a sentence, to print concrete shapes")
     p.add_argument("--target", help="target sentence for an encoder-decoder model")
     p.set_defaults(func=cmd_stages)
+    add_lab_verb(sub)
