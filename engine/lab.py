@@ -62,8 +62,8 @@ def _loss_curve(name: str, arm: str, cfg: ModelConfig, steps: int, lr: float, wa
     examples = [make_example(model, s) for s in corpus.lm_sentences()[0]]
     per_epoch = len(batches(list(examples), BATCH, random.Random(0)))
     epochs = math.ceil(steps / per_epoch)
-    settings = Settings(epochs=epochs, batch_size=BATCH, lr=lr, warmup=warmup_steps / (epochs * per_epoch),
-                        clip=math.inf, seed=cfg.seed)
+    share = (warmup_steps + 0.5) / (epochs * per_epoch)  # Settings.warmup is a share; + 0.5: no rounding down
+    settings = Settings(epochs=epochs, batch_size=BATCH, lr=lr, warmup=share, clip=math.inf, seed=cfg.seed)
     losses: list[float] = []
     run = training_steps(model, examples, settings)
     for step in run:
@@ -112,7 +112,7 @@ def _wins(summary: dict, better: str, worse: str, key: str = "final_loss") -> in
 # ---- the experiments ---------------------------------------------------------------------------------------
 
 def post_vs_pre_ln(seeds: int, steps: int) -> Generator:
-    layers, lr, warmup = 6, 1e-2, steps // 4
+    layers, lr, warmup = 6, 1e-2, max(2, steps // 4)
     arms = {f"{norm}-LN{' + warmup' if w else ''}": (_lm_config(layers, norm, 0), w)
             for norm in ("post", "pre") for w in (0, warmup)}
     result = yield from _training_experiment("post-vs-pre-ln", arms, seeds, steps, lr)
@@ -131,11 +131,11 @@ def post_vs_pre_ln(seeds: int, steps: int) -> Generator:
 
 def no_layernorm(seeds: int, steps: int) -> Generator:
     layers, lr = 4, 1e-2
-    arms = {"LayerNorm": (_lm_config(layers, "post", 0), 0),
-            "no LayerNorm": (_lm_config(layers, "post", 0, ("no_layernorm",)), 0)}
+    arms = {"LayerNorm": (_lm_config(layers, "pre", 0), 0),
+            "no LayerNorm": (_lm_config(layers, "pre", 0, ("no_layernorm",)), 0)}
     result = yield from _training_experiment("no-layernorm", arms, seeds, steps, lr)
     s = result["summary"]
-    result["settings"] = dict(layers=layers, d_model=32, norm="post", lr=lr, warmup_steps=0, steps=steps,
+    result["settings"] = dict(layers=layers, d_model=32, norm="pre", lr=lr, warmup_steps=0, steps=steps,
                               batch=BATCH, optimizer="Adam, no clipping", corpus="engine/corpus.py lm_sentences")
     result["verdict"] = (
         f"final loss {_mean(s['LayerNorm']['final_loss']):.2f} with LayerNorm vs "
