@@ -87,7 +87,7 @@ def cmd_lab(args: argparse.Namespace) -> None:
     result = run_experiment(args.experiment, args.seeds, args.steps)
     if args.out:
         write_atomic(args.out, (json.dumps(result, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
-    print(f"{args.experiment} ({result['seconds']:.1f} s): {result['verdict']}")
+    print(f"{args.experiment} ({result['seconds']:.1f} s, {result['cpu_seconds']:.1f} s of CPU): {result['verdict']}")
 
 
 def add_lab_verb(sub: argparse._SubParsersAction) -> None:

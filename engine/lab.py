@@ -301,10 +301,10 @@ def experiment(name: str, seeds: int | None = None, steps: int | None = None) ->
 
 
 def _timed(name: str, claim: str, seeds: int, run: Generator) -> Run:
-    start = time.monotonic()
+    start, cpu = time.monotonic(), time.process_time()
     result = yield from run
     return {"experiment": name, "claim": claim, "seeds": seeds, **result,
-            "seconds": round(time.monotonic() - start, 2)}
+            "seconds": round(time.monotonic() - start, 2), "cpu_seconds": round(time.process_time() - cpu, 2)}
 
 
 def run_experiment(name: str, seeds: int | None = None, steps: int | None = None,
