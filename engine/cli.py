@@ -84,6 +84,8 @@ def cmd_lab(args: argparse.Namespace) -> None:
     from .lab import run_experiment
     from .lessonfile import write_atomic
 
+    if args.out and not Path(args.out).resolve().parent.is_dir():
+        raise EngineError(f"cannot write {args.out}: its folder does not exist")
     result = run_experiment(args.experiment, args.seeds, args.steps)
     if args.out:
         write_atomic(args.out, (json.dumps(result, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))

@@ -67,3 +67,5 @@ def test_lab_verb_writes_the_results(tmp_path):
     assert data["experiment"] == "scale-saturation" and data["verdict"] in result.stdout
     bad = run("lab", "gradient-highway", "--steps", "4")
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "does not train" in bad.stderr
+    nowhere = run("lab", "teacher-forcing", "--out", str(tmp_path / "no" / "r.json"))
+    assert nowhere.returncode == 1 and "folder does not exist" in nowhere.stderr
