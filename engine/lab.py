@@ -38,6 +38,8 @@ class Progress:
     step: int  # from 0, within this arm and seed
     steps: int  # steps of this arm and seed
     value: float  # the number plotted at this step (a loss, a gradient norm, a difference)
+    model: Model | None = None  # training experiments: the model being trained, at this step's weights
+    grad_norms: dict[str, float] | None = None  # training experiments: ‖∂loss/∂W‖ per layer (train.param_group)
 
 
 Run = Generator[Progress, None, dict]
@@ -68,7 +70,7 @@ def _loss_curve(name: str, arm: str, cfg: ModelConfig, steps: int, lr: float, wa
     run = training_steps(model, examples, settings)
     for step in run:
         losses.append(step.loss)
-        yield Progress(name, arm, cfg.seed, step.index, steps, step.loss)
+        yield Progress(name, arm, cfg.seed, step.index, steps, step.loss, model, step.grad_norms)
         if len(losses) == steps:
             break
     run.close()

@@ -129,6 +129,21 @@ class Step:
     loss: float  # the batch's mean loss before this step's update
     size: int  # examples in the batch
     end_of_epoch: bool
+    grad_norms: dict[str, float]  # ‖∂loss/∂W‖ of each layer's parameters (param_group), before clipping
+
+
+def param_group(name: str) -> str:
+    """The layer a parameter belongs to: "dec.3" for dec.3.ffn.W1, "dec.embed", "dec.final_norm", "unembed"."""
+    parts = name.split(".")
+    return parts[0] if parts[0] == "unembed" else f"{parts[0]}.{parts[1]}"
+
+
+def grad_norms(params: dict[str, Tensor]) -> dict[str, float]:
+    """The gradient norm of each parameter group, in parameter order."""
+    groups: dict[str, float] = defaultdict(float)
+    for name, p in params.items():
+        groups[param_group(name)] += 0.0 if p.grad is None else float(p.grad.pow(2).sum())
+    return {g: math.sqrt(v) for g, v in groups.items()}
 
 
 def training_steps(model: Model, examples: list[Example], settings: Settings) -> Iterator[Step]:
@@ -160,11 +175,12 @@ def training_steps(model: Model, examples: list[Example], settings: Settings) ->
                 loss = batch_loss(run, batch)
                 opt.zero_grad()
                 loss.backward()
+                norms = grad_norms(params)
                 torch.nn.utils.clip_grad_norm_(params.values(), settings.clip)
                 opt.step()
                 sched.step()
                 model.params.update({name: v.detach().clone() for name, v in params.items()})
-            yield Step(epoch, index, loss.item(), len(batch), k == len(epoch_batches) - 1)
+            yield Step(epoch, index, loss.item(), len(batch), k == len(epoch_batches) - 1, norms)
             index += 1
 
 
