@@ -105,8 +105,9 @@ def _run(trace: Trace, params: dict[str, Tensor], dtype, probes: dict[str, Tenso
     return values
 
 
-def _params(trace: Trace, dtype, grad: bool) -> dict[str, Tensor]:
-    return {k: (v if dtype is None else v.to(dtype)).detach().requires_grad_(grad) for k, v in trace.params.items()}
+def _leaf_params(trace: Trace, dtype) -> dict[str, Tensor]:
+    """The trace's parameters as fresh autograd leaves (in `dtype` if given)."""
+    return {k: (v if dtype is None else v.to(dtype)).detach().requires_grad_(True) for k, v in trace.params.items()}
 
 
 def loss_values(trace: Trace, params: dict[str, Tensor] | None = None, dtype=None,
@@ -126,7 +127,7 @@ def backward(trace: Trace, dtype=None) -> dict[str, Tensor]:
     dtype=torch.float64 computes in double precision (for checks); None keeps the parameters' dtype.
     The trace is not changed.
     """
-    params = _params(trace, dtype, grad=True)
+    params = _leaf_params(trace, dtype)
     probes: dict[str, Tensor] = {}
     values = _run(trace, params, dtype, probes)
     leaves = list(probes.values()) + list(params.values())
