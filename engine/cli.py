@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from . import cost
+from .backward import backward
 from .config import ModelConfig
 from .files import check_target, write_atomic
 from .model import Model
@@ -33,9 +34,11 @@ def block_sizes(text: str) -> tuple[int, int]:
     return int(parts[0]), int(parts[1])
 
 
-def write_npz(trace: Trace, out: str | Path) -> None:
-    """Every stage under its name, plus `meta` (a JSON string); loads with allow_pickle=False."""
+def write_npz(trace: Trace, out: str | Path, extra: dict | None = None) -> None:
+    """Every stage under its name (then `extra` tensors, e.g. the gradients), plus `meta` (a JSON string);
+    loads with allow_pickle=False."""
     arrays = {name: trace.values[name].numpy() for name in trace.stage_names}
+    arrays.update({name: t.numpy() for name, t in (extra or {}).items()})
     arrays["meta"] = np.array(json.dumps(trace.meta(), ensure_ascii=False))
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
@@ -47,10 +50,12 @@ def cmd_trace(args: argparse.Namespace) -> None:
     if args.save_weights:
         check_target(Path(args.save_weights))  # refused before anything is written
     trace = model.trace(args.text, args.target)
-    write_npz(trace, args.out)
+    grads = backward(trace) if args.grads else {}
+    write_npz(trace, args.out, grads)
     if args.save_weights:
         save_weights(model, args.save_weights)
-    print(f"wrote {len(trace.stage_names)} stages to {args.out}")
+    print(f"wrote {len(trace.stage_names)} stages to {args.out}" + (f", loss {float(grads['loss']):.4f} and "
+          f"{sum(k.startswith('grad.') for k in grads)} gradients" if grads else ""))
 
 
 def _shape(t) -> list[int]:
@@ -130,6 +135,26 @@ def cmd_cost(args: argparse.Namespace) -> None:
         print(json.dumps(rep, ensure_ascii=False, indent=1))
     else:
         print_cost(rep)
+def cmd_lab(args: argparse.Namespace) -> None:
+    from .lab import run_experiment
+
+    if args.out:
+        check_target(Path(args.out))  # refused before the experiment runs
+    result = run_experiment(args.experiment, args.seeds, args.steps)
+    if args.out:
+        write_atomic(args.out, (json.dumps(result, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
+    print(f"{args.experiment} ({result['seconds']:.1f} s, {result['cpu_seconds']:.1f} s of CPU): {result['verdict']}")
+
+
+def add_lab_verb(sub: argparse._SubParsersAction) -> None:
+    from .lab import EXPERIMENTS
+
+    p = sub.add_parser("lab", help="run a training-lab experiment that tests a claim of the tutorials")
+    p.add_argument("experiment", choices=list(EXPERIMENTS), help="the experiment")
+    p.add_argument("--out", help="write the series and the verdict to this JSON file")
+    p.add_argument("--seeds", type=int, help="runs per arm, seeds 0 … N−1 (default 3 for training, else 5)")
+    p.add_argument("--steps", type=int, help="training steps per run (post-vs-pre-ln, no-layernorm)")
+    p.set_defaults(func=cmd_lab)
 
 
 def add_verbs(sub: argparse._SubParsersAction) -> None:
@@ -142,6 +167,8 @@ def add_verbs(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output .npz file")
     p.add_argument("--tiled", type=block_sizes, metavar="BLOCK_Q,BLOCK_K",
                    help="also write every attention computed in tiles, the FlashAttention way (e.g. 2,2)")
+    p.add_argument("--grads", action="store_true",
+                   help="also write dec.labels, loss.per_position, loss and every grad.<stage> / grad.<param>")
     p.set_defaults(func=cmd_trace)
 
     p = sub.add_parser("stages", help="list the stage names in order with their shapes")
@@ -159,3 +186,4 @@ def add_verbs(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--measure", action="store_true", help="also time the engine's attention at a few n here")
     p.set_defaults(func=cmd_cost)
+    add_lab_verb(sub)

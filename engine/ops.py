@@ -138,3 +138,13 @@ def activation(x: Tensor, name: str) -> Tensor:
     if name == "gelu_tanh":  # GPT-2: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
         return F.gelu(x, approximate="tanh")
     return F.gelu(x)
+
+
+def cross_entropy(probs: Tensor, labels: Tensor) -> Tensor:
+    """−log of the probability each position gives to its label: probs [m, vocab], labels [m] → [m]."""
+    return -torch.log(probs.gather(-1, labels[:, None])[:, 0])
+
+
+def mean_loss(per_position: Tensor) -> Tensor:
+    """The loss: the mean over positions, [m] → [] (a scalar)."""
+    return per_position.mean()

@@ -71,9 +71,16 @@ def make_example(model: Model, target: str, source: str | None = None) -> Exampl
     if (source is not None) != (cfg.architecture == "encoder-decoder"):
         raise EngineError("an encoder-decoder model trains on (source, target) pairs, a decoder on sentences")
     _, dec = model.encode("dec", f"{START} {target}")
-    end = torch.tensor([model.vocabs["dec"].id_of(END)])
     ids = (model.encode("enc", source)[1], dec) if source is not None else (dec,)
-    return Example(ids, torch.cat([dec[1:], end]))
+    return Example(ids, next_token_labels(model, dec))
+
+
+def next_token_labels(model: Model, dec_ids: Tensor) -> Tensor:
+    """The token each decoder position must predict: the next one, and <end> after the last → [m]."""
+    vocab = model.vocabs["dec"]
+    if END not in vocab:
+        raise EngineError("the loss needs an <end> token in the decoder's vocabulary; this checkpoint has none")
+    return torch.cat([dec_ids[1:], torch.tensor([vocab.id_of(END)])])
 
 
 def forward(stages: list[Stage], stacks: tuple[str, ...], params: dict[str, Tensor], *ids: Tensor) -> Tensor:
@@ -115,8 +122,33 @@ def _lr_factor(step: int, total: int, warmup: float) -> float:
     return 0.1 + 0.45 * (1 + math.cos(math.pi * progress))
 
 
-def train(model: Model, examples: list[Example], settings: Settings, log: Callable[[str], None] = print) -> float:
-    """Train the model's weights in place with Adam; returns the last epoch's mean loss.
+@dataclass(frozen=True)
+class Step:
+    epoch: int  # from 1
+    index: int  # from 0, counted over all epochs
+    loss: float  # the batch's mean loss before this step's update
+    size: int  # examples in the batch
+    end_of_epoch: bool
+    grad_norms: dict[str, float]  # ‖∂loss/∂W‖ of each layer's parameters (param_group), before clipping
+
+
+def param_group(name: str) -> str:
+    """The layer a parameter belongs to: "dec.3" for dec.3.ffn.W1, "dec.embed", "dec.final_norm", "unembed"."""
+    parts = name.split(".")
+    return parts[0] if parts[0] == "unembed" else f"{parts[0]}.{parts[1]}"
+
+
+def grad_norms(params: dict[str, Tensor]) -> dict[str, float]:
+    """The gradient norm of each parameter group, in parameter order."""
+    groups: dict[str, float] = defaultdict(float)
+    for name, p in params.items():
+        groups[param_group(name)] += 0.0 if p.grad is None else float(p.grad.pow(2).sum())
+    return {g: math.sqrt(v) for g, v in groups.items()}
+
+
+def training_steps(model: Model, examples: list[Example], settings: Settings) -> Iterator[Step]:
+    """Train the model's weights with Adam one batch at a time, yielding after every step; the model holds
+    the weights of the last step done, so a caller may pause (stop asking) or stop (close) at any step.
 
     Deterministic for a given model seed and settings: one thread, a seeded batch order.
     """
@@ -135,19 +167,30 @@ def train(model: Model, examples: list[Example], settings: Settings, log: Callab
     total = settings.epochs * n_batches
     opt = torch.optim.Adam(params.values(), lr=settings.lr, betas=(0.9, 0.98))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: _lr_factor(step, total, settings.warmup))
-    start, loss_avg = time.monotonic(), float("nan")
-    with one_thread():
-        for epoch in range(1, settings.epochs + 1):
-            losses = []
-            for batch in batches(list(examples), settings.batch_size, rng):
+    index = 0
+    for epoch in range(1, settings.epochs + 1):
+        epoch_batches = batches(list(examples), settings.batch_size, rng)
+        for k, batch in enumerate(epoch_batches):
+            with one_thread():
                 loss = batch_loss(run, batch)
                 opt.zero_grad()
                 loss.backward()
+                norms = grad_norms(params)
                 torch.nn.utils.clip_grad_norm_(params.values(), settings.clip)
                 opt.step()
                 sched.step()
-                losses.append((loss.item(), len(batch)))
+                model.params.update({name: v.detach().clone() for name, v in params.items()})
+            yield Step(epoch, index, loss.item(), len(batch), k == len(epoch_batches) - 1, norms)
+            index += 1
+
+
+def train(model: Model, examples: list[Example], settings: Settings, log: Callable[[str], None] = print) -> float:
+    """Train the model's weights in place with Adam; returns the last epoch's mean loss."""
+    start, loss_avg, losses = time.monotonic(), float("nan"), []
+    for step in training_steps(model, examples, settings):
+        losses.append((step.loss, step.size))
+        if step.end_of_epoch:
             loss_avg = sum(v * n for v, n in losses) / sum(n for _, n in losses)
-            log(f"epoch {epoch:3d}/{settings.epochs}  loss {loss_avg:.4f}  {time.monotonic() - start:6.1f} s")
-    model.params.update({k: v.detach().clone() for k, v in params.items()})
+            log(f"epoch {step.epoch:3d}/{settings.epochs}  loss {loss_avg:.4f}  {time.monotonic() - start:6.1f} s")
+            losses = []
     return loss_avg

@@ -1,0 +1,198 @@
+"""The loss and the backward pass: ∂loss/∂(every stage) and ∂loss/∂(every parameter), on request.
+
+The forward trace is left as it is. backward() runs the trace's own stage functions again, in order, with
+the trace's overrides and switches, adds the two loss stages after `probs` and lets torch autograd take
+the gradient. Names (documented in notes/grads.md):
+
+- `dec.labels` [m]: the token each decoder position must predict (the next one; <end> after the last);
+- `loss.per_position` [m]: −log probs[i, label_i]; `loss` []: their mean;
+- `grad.<stage>`: ∂loss/∂(that stage's tensor), same shape (loss stages included);
+- `grad.<param>`: ∂loss/∂(that parameter), same shape.
+
+backward_stages() lists the steps of the backward pass from the loss back to the embeddings, each with
+the local rule that turns the gradient of its output into the gradient of its inputs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from . import ops
+from .errors import EngineError
+from .graph import Stage
+from .trace import Trace
+from .train import next_token_labels
+
+Tensor = torch.Tensor
+LABELS = "dec.labels"
+LOSS_STAGES = (
+    Stage("loss.per_position", "loss.per_position", ("probs", LABELS), ops.cross_entropy, rows="dec"),
+    Stage("loss", "loss", ("loss.per_position",), ops.mean_loss),
+)
+MAX_LR = 100.0
+
+# The local rule of each op's backward step: how ∂L/∂output becomes ∂L/∂inputs (a GUI shows its formula).
+RULES = {
+    "loss": "mean", "loss.per_position": "cross_entropy", "probs": "softmax_jacobian", "logits": "linear",
+    "embed": "embedding_rows", "pos": "positional", "type": "embedding_rows", "x0": "sum",
+    "attn.q": "linear", "attn.k": "linear", "attn.v": "linear", "attn.q_rot": "rotation", "attn.k_rot": "rotation",
+    "attn.scores": "matmul", "attn.scaled": "scale", "attn.masked": "mask", "attn.weights": "softmax_jacobian",
+    "attn.z": "matmul", "attn.concat": "reshape", "attn.out": "linear", "add": "residual",
+    "norm.mean": "layernorm_mean", "norm.var": "layernorm_var", "norm.hat": "layernorm", "norm.out": "affine",
+    "ffn.up": "linear", "ffn.gate": "linear", "ffn.act": "activation", "ffn.down": "linear",
+}
+
+
+@dataclass(frozen=True)
+class BackwardStage:
+    name: str  # "grad.<of>"
+    of: str  # the forward stage whose gradient this step computes
+    op: str  # the forward stage's op
+    rule: str  # the local rule (RULES; "identity" where a switch made the forward stage its input)
+    params: tuple[str, ...]  # parameters read by the forward stage: their gradients are taken here
+
+
+def _rule(st: Stage, switches: tuple[str, ...]) -> str:
+    if st.fn is ops.identity or (st.op in ("attn.q_rot", "attn.k_rot") and "no_pe" in switches):
+        return "identity"
+    return RULES[st.op]
+
+
+def _refuse_without_head(trace: Trace) -> None:
+    if "probs" not in trace.values:
+        raise EngineError("an encoder-only model has no output head, so no loss: use a decoder or an encoder-decoder")
+
+
+def backward_stages(trace: Trace) -> list[BackwardStage]:
+    """The backward pass in order: from the loss back to the embeddings (reverse trace order)."""
+    _refuse_without_head(trace)
+    params = trace.params
+    forward = trace.stages + list(LOSS_STAGES)
+    return [
+        BackwardStage(f"grad.{st.name}", st.name, st.op, _rule(st, trace.config.switches),
+                      tuple(i for i in st.inputs if i in params))
+        for st in reversed(forward)
+    ]
+
+
+def labels(trace: Trace) -> Tensor:
+    """The next-token labels of the trace's decoder tokens (<start> w1 … wm → w1 … wm <end>)."""
+    _refuse_without_head(trace)
+    return next_token_labels(trace.model, trace.values["dec.tokens"])
+
+
+def _run(trace: Trace, params: dict[str, Tensor], dtype, probes: dict[str, Tensor] | None,
+         overrides: dict[str, Tensor] | None = None) -> dict[str, Tensor]:
+    """Every stage and the loss, as the trace computes them (its overrides, then `overrides`) from `params`,
+    in `dtype` (None: as they come). With `probes`, every stage's value gets a zero leaf added (x + 0 = x exactly),
+    whose gradient is ∂loss/∂(that stage): distinct even where a switch makes a stage equal its input."""
+    values = {f"{s}.tokens": trace.values[f"{s}.tokens"] for s in trace.config.stacks}
+    values[LABELS] = labels(trace)
+    pinned = trace.overrides | (overrides or {})
+    for st in trace.stages + list(LOSS_STAGES):
+        if st.name in pinned:
+            out = pinned[st.name]
+        else:
+            out = st.fn(*[values[i] if i in values else params[i] for i in st.inputs])
+        out = out if dtype is None else out.to(dtype)
+        if probes is not None:
+            probes[st.name] = torch.zeros_like(out, requires_grad=True)
+            out = out + probes[st.name]
+        values[st.name] = out
+    return values
+
+
+def _leaf_params(trace: Trace, dtype) -> dict[str, Tensor]:
+    """The trace's parameters as fresh autograd leaves (in `dtype` if given)."""
+    return {k: (v if dtype is None else v.to(dtype)).detach().requires_grad_(True) for k, v in trace.params.items()}
+
+
+def loss_values(trace: Trace, params: dict[str, Tensor] | None = None, dtype=None,
+                overrides: dict[str, Tensor] | None = None) -> dict[str, Tensor]:
+    """`dec.labels`, `loss.per_position` and `loss` of the trace, or of what it would be with other
+    parameters or more stages pinned (`overrides`, as Trace.set_override does); the trace is not changed."""
+    params = {k: v if dtype is None else v.to(dtype) for k, v in (params or trace.params).items()}
+    with torch.no_grad():
+        values = _run(trace, params, dtype, None, overrides)
+    return {name: values[name] for name in (LABELS, "loss.per_position", "loss")}
+
+
+def backward(trace: Trace, dtype=None) -> dict[str, Tensor]:
+    """The loss and every gradient, in order: `dec.labels`, `loss.per_position`, `loss`, then `grad.<stage>`
+    from the loss back to the embeddings, then `grad.<param>` in the model's parameter order.
+
+    dtype=torch.float64 computes in double precision (for checks); None keeps the parameters' dtype.
+    The trace is not changed.
+    """
+    params = _leaf_params(trace, dtype)
+    probes: dict[str, Tensor] = {}
+    values = _run(trace, params, dtype, probes)
+    leaves = list(probes.values()) + list(params.values())
+    grads = torch.autograd.grad(values["loss"], leaves, allow_unused=True)
+    by_leaf = dict(zip(list(probes) + list(params), grads))
+    out = {name: values[name].detach() for name in (LABELS, "loss.per_position", "loss")}
+    for step in backward_stages(trace):
+        out[step.name] = _dense(by_leaf[step.of], probes[step.of])
+    for name, p in params.items():
+        out[f"grad.{name}"] = _dense(by_leaf[name], p)
+    return out
+
+
+def _dense(grad: Tensor | None, like: Tensor) -> Tensor:
+    """A gradient, or zeros where the loss does not depend on the tensor at all."""
+    return torch.zeros_like(like).detach() if grad is None else grad.detach()
+
+
+# ---- one step of gradient descent ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ParamUpdate:
+    before: Tensor
+    grad: Tensor  # ∂loss/∂W at `before`
+    after: Tensor  # before − lr · grad
+
+
+@dataclass(frozen=True)
+class TrainingStep:
+    lr: float
+    loss_before: float
+    loss_after: float  # the same sentence's loss with every parameter at `after`
+    params: dict[str, ParamUpdate]  # in the model's parameter order
+
+
+def check_lr(lr) -> float:
+    if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not math.isfinite(lr) or not 0 < lr <= MAX_LR:
+        raise EngineError(f"the learning rate must be a number above 0 and at most {MAX_LR:g}, got {lr!r}")
+    return float(lr)
+
+
+def training_step(trace: Trace, lr: float) -> TrainingStep:
+    """W ← W − lr·∂loss/∂W for every parameter, computed without changing the trace (apply_step does)."""
+    lr = check_lr(lr)
+    grads = backward(trace)
+    updates = {
+        name: ParamUpdate(w.clone(), grads[f"grad.{name}"], w - lr * grads[f"grad.{name}"])
+        for name, w in trace.params.items()
+    }
+    after = loss_values(trace, {name: u.after for name, u in updates.items()})["loss"]
+    return TrainingStep(lr, float(grads["loss"]), float(after), updates)
+
+
+def apply_step(trace: Trace, step: TrainingStep) -> None:
+    """Put every parameter at its `after` value and recompute the trace."""
+    _set_params(trace, {name: u.after for name, u in step.params.items()})
+
+
+def undo_step(trace: Trace, step: TrainingStep) -> None:
+    """Put every parameter back at its `before` value, bit for bit, and recompute the trace."""
+    _set_params(trace, {name: u.before for name, u in step.params.items()})
+
+
+def _set_params(trace: Trace, tensors: dict[str, Tensor]) -> None:
+    if set(tensors) != set(trace.params):
+        raise EngineError("this training step belongs to another model")
+    for name, t in tensors.items():
+        trace.set_param(name, t)
