@@ -86,7 +86,7 @@ class LoadingWindow(QMainWindow):
         self.step.setFont(step_font)
         self.bar = QProgressBar(body)
         self.bar.setRange(0, 0)  # busy: no honest percentage exists for an import
-        self.bar.setMaximumWidth(480)
+        self.bar.setFixedWidth(420)
         for widget in (title, self.step, self.bar):
             layout.addWidget(widget, 0, Qt.AlignHCenter)
         layout.addStretch(3)
