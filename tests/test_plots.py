@@ -227,3 +227,14 @@ def test_big_models_draw_each_querys_strongest_keys_only(layout):
     for k, (h, i) in enumerate((h, i) for h in range(12) for i in range(40)):
         keys = {round(every.lines[k * per_query + m].line().y2()) for m in range(per_query)}
         assert keys == set(torch.topk(w[h, i], per_query).indices.tolist())
+
+
+def test_tick_marks_point_away_from_the_cells(layout):
+    """A tick drawn into the plot sat beside the first column's numbers and read as a minus sign ("I —0.54")."""
+    trace = make_trace("encoder")
+    for name in ("enc.0.attn.weights", "enc.x0"):
+        figure = draw_stage(layout, trace, name, PlotOptions())
+        for plot in [item for item in layout.items if isinstance(item, pg.PlotItem)]:
+            for side in ("left", "top", "bottom", "right"):
+                assert plot.getAxis(side).style["tickLength"] > 0, (name, side)  # > 0: outward, in pyqtgraph
+        assert figure.panels
