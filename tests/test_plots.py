@@ -238,3 +238,13 @@ def test_tick_marks_point_away_from_the_cells(layout):
             for side in ("left", "top", "bottom", "right"):
                 assert plot.getAxis(side).style["tickLength"] > 0, (name, side)  # > 0: outward, in pyqtgraph
         assert figure.panels
+
+
+def test_start_token_is_shown_in_every_title(layout):
+    """Plot titles are HTML: a token such as <start> must be escaped, or it vanishes as an unknown tag."""
+    trace = make_trace("decoder")
+    assert trace.tokens["dec"][0] == "<start>"
+    for name, row_panels in (("dec.0.self_attn.scaled", 2), ("dec.0.self_attn.weights", 1)):
+        draw_stage(layout, trace, name, PlotOptions(head=0, row=0))
+        titles = [item.titleLabel.item.toPlainText() for item in layout.items if isinstance(item, pg.PlotItem)]
+        assert sum("<start>" in t for t in titles) == row_panels, (name, titles)
