@@ -6,15 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine import EngineError, Model, ModelConfig
-from engine.lesson import Lesson, open_lesson
-
 DEFAULT_LESSON = "two-heads"
 
 
-def default_lesson() -> Lesson:
+def default_lesson():
     """The lesson the window opens on: "I love AI" with d_model 4, two heads and one layer, with
     hand-set weights a class can follow by eye."""
+    from engine.lesson import open_lesson
+
     return open_lesson(DEFAULT_LESSON)
 
 
@@ -51,6 +50,8 @@ def install_language(app, lang: str) -> None:
 def build_state(args: argparse.Namespace):
     """The app state for the command line: a lesson (--lesson, else the default one) or a config file (and
     weights); --text and --target replace the sentences."""
+    from engine import Model, ModelConfig
+    from engine.lesson import open_lesson
     from engine.weights import load_weights
 
     from .state import AppState
@@ -82,6 +83,8 @@ def _replace_sentences(state, args: argparse.Namespace):
         text = args.text if args.text is not None else state.text
         target = args.target if args.target is not None else state.target
         if not state.set_sentences(text, target):
+            from engine import EngineError
+
             raise EngineError(state.problem)
     return state
 
@@ -92,33 +95,75 @@ def find_stage(names: list[str], wanted: str) -> str:
         return wanted
     matches = [n for n in names if n.endswith("." + wanted)]
     if not matches:
+        from engine import EngineError
+
         raise EngineError(f"no stage named {wanted!r}; stages are: {', '.join(names)}")
     return matches[0]
 
 
 def run_app(argv: list[str]) -> int:
-    import pyqtgraph as pg
-    import torch
+    """The window: a light one at once (PySide6 only), the lesson's as soon as torch and its trace are ready."""
     from PySide6.QtWidgets import QApplication
 
     from .i18n import saved_language
-    from .lesson_controller import launch
+    from .loading import LoadingWindow, ModuleLoader
 
     args = parse_args(argv)
-    torch.set_num_threads(1)  # small matrices: one thread answers an edit fastest, and never competes with the UI
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setOrganizationName("Stepformer")
     app.setApplicationName("Stepformer")
-    pg.setConfigOptions(background="w", foreground="k", antialias=True)
     lang = args.lang or saved_language()
     install_language(app, lang)
+    loading = LoadingWindow(full_screen=args.present)
+    loading.show()
+    loader = ModuleLoader(parent=loading)
+    loader.progress.connect(loading.show_step)
+    controllers = []  # the controller lives while the app runs
+    loader.done.connect(lambda error: controllers.append(open_lesson_window(app, args, lang, loading, error)))
+    loading.painted.connect(loader.start)
+    return app.exec()
+
+
+def open_lesson_window(app, args: argparse.Namespace, lang: str, loading, error: str):
+    """In the Qt thread once torch and the engine are loaded: build the lesson and its window in the loading
+    window's place, then replay the stepping keys pressed meanwhile. On failure: one line, exit code 2."""
+    from .loading import OPENING, dropped_keys_message, replay_keys, report
+
+    loading.show_step(OPENING)
+    loading.repaint()
+    keys = loading.stop_collecting()
+    state, problem = (None, f"cannot load PyTorch or the engine ({error})") if error else prepare_state(args)
+    if problem:
+        print(f"stepformer: {problem}", file=sys.stderr)
+        loading.close()
+        app.exit(2)
+        return None
+    from .lesson_controller import launch
+
+    chosen = any(v is not None for v in (args.lesson, args.model, args.config, args.stage, args.text))
+    controller = launch(state, lang, args.lesson, full_screen=args.present, start_page=not chosen)
+    loading.close()
+    loading.deleteLater()
+    dropped = replay_keys(controller.window, keys)
+    if dropped:
+        controller.window.statusBar().showMessage(dropped_keys_message(dropped), 8000)
+    report("lesson-shown")
+    return controller
+
+
+def prepare_state(args: argparse.Namespace):
+    """torch's and pyqtgraph's settings, then the app state: (state, None), or (None, why it cannot open)."""
+    import pyqtgraph as pg
+    import torch
+
+    from engine import EngineError
+
+    torch.set_num_threads(1)  # small matrices: one thread answers an edit fastest, never competes with the UI
+    pg.setConfigOptions(background="w", foreground="k", antialias=True)
     try:
         state = build_state(args)
         if args.stage:
             state.go_to(find_stage(state.stage_names, args.stage))
     except (EngineError, OSError) as exc:
-        print(f"stepformer: {exc}", file=sys.stderr)
-        return 2
-    chosen = any(v is not None for v in (args.lesson, args.model, args.config, args.stage, args.text))
-    controller = launch(state, lang, args.lesson, full_screen=args.present, start_page=not chosen)  # noqa: F841 (lives while the app runs)
-    return app.exec()
+        return None, str(exc)
+    return state, None

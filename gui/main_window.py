@@ -40,6 +40,8 @@ class MainWindow(QMainWindow):
         for box in (self.source, self.target):
             box.returnPressed.connect(self.apply_sentences)
             box.setClearButtonEnabled(True)
+            # The window opens ready to step (→ steps, not moves a text cursor): a click or F6 types a sentence.
+            box.setFocusPolicy(Qt.ClickFocus)
         top = QHBoxLayout()
         top.addWidget(QLabel(self.tr("Sentence:"), self))
         top.addWidget(self.source, 3)
@@ -75,6 +77,10 @@ class MainWindow(QMainWindow):
         state.message.connect(self.show_message)
         state.lessonChanged.connect(self.show_lesson)
         self.show_lesson()
+
+    def edit_sentence(self) -> None:
+        self.source.setFocus(Qt.ShortcutFocusReason)
+        self.source.selectAll()
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 10000)
@@ -126,6 +132,7 @@ class MainWindow(QMainWindow):
         edit.addAction(redo)
         edit.addSeparator()
         self.reset_action = self._action(edit, self.tr("Reset weights"), state.reset_weights)
+        self._action(edit, self.tr("Edit the sentence"), self.edit_sentence, "F6")
         self.undo_action, self.redo_action = undo, redo
 
         view = self.add_menu("view", self.tr("&View"), None)

@@ -3,7 +3,7 @@
 import pytest
 import torch
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit, QToolButton
+from PySide6.QtWidgets import QApplication, QLineEdit, QToolButton
 
 from engine import ModelConfig
 from gui.formulas import formula
@@ -153,3 +153,15 @@ def test_play_advances_to_the_end_and_stops(qtbot):
     qtbot.waitUntil(lambda: state.cursor == len(state.stage_names) - 1, timeout=5000)
     qtbot.waitUntil(lambda: not stepper.play_action.isChecked(), timeout=2000)
     assert not stepper.timer.isActive()
+
+
+def test_the_window_opens_ready_to_step_and_f6_types_a_sentence(qtbot):
+    window = open_window(qtbot)
+    state = window.state
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
+    assert not window.source.hasFocus()  # → steps at once, never moves a text cursor
+    press(qtbot, QApplication.focusWidget(), Qt.Key_Right)
+    assert state.cursor == 1
+    press(qtbot, window, Qt.Key_F6)
+    qtbot.waitUntil(window.source.hasFocus)
+    assert window.source.selectedText() == "I love AI"

@@ -227,3 +227,24 @@ def test_big_models_draw_each_querys_strongest_keys_only(layout):
     for k, (h, i) in enumerate((h, i) for h in range(12) for i in range(40)):
         keys = {round(every.lines[k * per_query + m].line().y2()) for m in range(per_query)}
         assert keys == set(torch.topk(w[h, i], per_query).indices.tolist())
+
+
+def test_tick_marks_point_away_from_the_cells(layout):
+    """A tick drawn into the plot sat beside the first column's numbers and read as a minus sign ("I —0.54")."""
+    trace = make_trace("encoder")
+    for name in ("enc.0.attn.weights", "enc.x0"):
+        figure = draw_stage(layout, trace, name, PlotOptions())
+        for plot in [item for item in layout.items if isinstance(item, pg.PlotItem)]:
+            for side in ("left", "top", "bottom", "right"):
+                assert plot.getAxis(side).style["tickLength"] > 0, (name, side)  # > 0: outward, in pyqtgraph
+        assert figure.panels
+
+
+def test_start_token_is_shown_in_every_title(layout):
+    """Plot titles are HTML: a token such as <start> must be escaped, or it vanishes as an unknown tag."""
+    trace = make_trace("decoder")
+    assert trace.tokens["dec"][0] == "<start>"
+    for name, row_panels in (("dec.0.self_attn.scaled", 2), ("dec.0.self_attn.weights", 1)):
+        draw_stage(layout, trace, name, PlotOptions(head=0, row=0))
+        titles = [item.titleLabel.item.toPlainText() for item in layout.items if isinstance(item, pg.PlotItem)]
+        assert sum("<start>" in t for t in titles) == row_panels, (name, titles)

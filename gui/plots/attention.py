@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, Qt
@@ -45,7 +47,8 @@ class ScalePanel:
         for bars, (key, scores) in zip((self.unscaled, self.scaled), rows.items()):
             p = teaching.row_softmax(scores)
             g = teaching.softmax_slope(p)
-            bars.set(keys, [p.numpy(), g.numpy()], opts, f"{caption(key, opts.lang)} · {queries[r]}", (0, 1.12))
+            title = f"{caption(key, opts.lang)} · {html.escape(queries[r], quote=False)}"
+            bars.set(keys, [p.numpy(), g.numpy()], opts, title, (0, 1.12))
 
 
 class MaskPanel:

@@ -71,6 +71,9 @@ def html_size(opts: PlotOptions, size: str) -> str:
     return f"{font(opts, size).pointSize()}pt"
 
 
+TICK_LENGTH = 5  # px, outward
+
+
 def new_plot(layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, colspan: int = 1) -> pg.PlotItem:
     """A plot in the chosen style; no mouse zoom or menu (figures are for reading, not panning)."""
     plot = layout.addPlot(row=row, col=col, colspan=colspan, enableMenu=False)
@@ -82,7 +85,9 @@ def new_plot(layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, c
     text_height = round(QFontMetrics(tick_font).height() * 1.3)
     for name in ("left", "bottom", "top", "right"):
         axis = plot.getAxis(name)
-        axis.setStyle(tickFont=tick_font)
+        # Ticks point outward (pyqtgraph's point into the plot): inside, the tick beside a cell's number read as
+        # a minus sign ("I —0.54").
+        axis.setStyle(tickFont=tick_font, tickLength=TICK_LENGTH)
         if name in ("bottom", "top"):
             axis.setStyle(autoExpandTextSpace=False, tickTextHeight=text_height)
         axis.setPen(fg)
