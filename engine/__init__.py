@@ -1,12 +1,19 @@
-"""Stepformer's engine: pure torch, no Qt. Config → Model → Trace of named stages."""
+"""Stepformer's engine: pure torch, no Qt. Config → Model → Trace of named stages.
 
-from .config import ModelConfig
-from .errors import EngineError
-from .graph import Stage, stack_output
-from .model import Model, check_value
-from .tokenizer import Vocab, tokenize
-from .trace import Trace
+The names below load on first use (PEP 562), so `import engine.assets` or `engine.errors` does not import torch:
+the window's first frame needs the assets' folder long before it needs torch (gui/loading.py).
+"""
 
-__all__ = [
-    "EngineError", "Model", "ModelConfig", "Stage", "Trace", "Vocab", "check_value", "stack_output", "tokenize",
-]
+from importlib import import_module
+
+_WHERE = {
+    "EngineError": "errors", "Model": "model", "ModelConfig": "config", "Stage": "graph", "Trace": "trace",
+    "Vocab": "tokenizer", "check_value": "model", "stack_output": "graph", "tokenize": "tokenizer",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    if name not in _WHERE:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    return getattr(import_module(f".{_WHERE[name]}", __name__), name)

@@ -132,6 +132,18 @@
         <translation>每行一个均值</translation>
     </message>
     <message>
+        <source>queries {0}–{1}, keys {2}–{3}</source>
+        <translation>查询 {0}–{1}，键 {2}–{3}</translation>
+    </message>
+    <message>
+        <source>for each block of query rows</source>
+        <translation>对每个查询行块</translation>
+    </message>
+    <message>
+        <source>skipped: every key is after every query, so nothing is computed</source>
+        <translation>跳过：每个键都在每个查询之后，因此什么也不计算</translation>
+    </message>
+    <message>
         <source>Undone: {0}</source>
         <translation>已撤销：{0}</translation>
     </message>
@@ -222,6 +234,10 @@
     <message>
         <source>Block {0}</source>
         <translation>第 {0} 层</translation>
+    </message>
+    <message>
+        <source>tile {0}, {1}</source>
+        <translation>分块 {0}, {1}</translation>
     </message>
 </context>
 <context>
@@ -411,6 +427,29 @@
     </message>
 </context>
 <context>
+    <name>LoadingWindow</name>
+    <message>
+        <source>Loading PyTorch…</source>
+        <translation>正在加载 PyTorch…</translation>
+    </message>
+    <message>
+        <source>Loading the Transformer engine…</source>
+        <translation>正在加载 Transformer 引擎…</translation>
+    </message>
+    <message>
+        <source>Opening the lesson…</source>
+        <translation>正在打开课程…</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>%n key(s) pressed while loading had no use and were left out.</source>
+        <translation>加载期间按下的 %n 个键没有对应操作，已忽略。</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Type a sentence, e.g. I love AI, and press Enter</source>
@@ -467,6 +506,10 @@
     <message>
         <source>Reset weights</source>
         <translation>重置权重</translation>
+    </message>
+    <message>
+        <source>Edit the sentence</source>
+        <translation>编辑句子</translation>
     </message>
     <message>
         <source>&amp;View</source>
