@@ -1,9 +1,10 @@
 """The autosave's journal: an append-only file of the changes made to a lesson since its last snapshot.
 
 Each record is one change, framed as a 4-byte payload length, the payload's CRC-32 (both little-endian)
-and the payload: UTF-8 JSON (never pickle). A record is appended, flushed and fsynced before the change
-shows on screen, so `kill -9` at any moment leaves every complete record on disk; a record cut short
-(a kill in the middle of writing it) fails its length or checksum and is dropped with whatever follows it.
+and the payload: UTF-8 JSON (never pickle). A record is written to the file before the change shows on
+screen, so `kill -9` at any moment leaves every complete record in it (engine/recovery.py then fsyncs it
+in the background); a record cut short (a kill or a power cut in the middle of writing it) fails its
+length or checksum and is dropped with whatever follows it.
 
 Replaying the records onto the snapshot's lesson with the engine's own operations gives back the lesson
 exactly (bit for bit) as it was after the last complete record. The records:

@@ -8,11 +8,12 @@ released by the OS, so a folder whose lock can be taken belongs to nobody, and o
 in use and left alone. A new instance offers every folder that belongs to nobody.
 
 A folder holds a full snapshot of the lesson, `snapshot-<g>.stepformer` (a complete lesson file, written
-atomically), and the journal of the changes made since, `journal-<g>` (engine/journal.py: one small
-fsynced record per change). Compaction starts generation g+1: new records go to `journal-<g+1>`, the
-state at that moment is written to `snapshot-<g+1>`, and only once that snapshot is durable are the older
-snapshot and journals deleted. The lesson is the newest complete snapshot with every journal from its
-generation on replayed onto it, so a kill at any moment leaves a readable, complete recovery.
+atomically), and the journal of the changes made since, `journal-<g>` (engine/journal.py: one small record
+per change, written before the change shows and fsynced by a worker thread right after). Compaction starts
+generation g+1: new records go to `journal-<g+1>`, the state at that moment is written to `snapshot-<g+1>`,
+and only once that snapshot is durable are the older snapshot and journals deleted. The lesson is the newest
+complete snapshot with every journal from its generation on replayed onto it, so a kill at any moment leaves
+a readable, complete recovery.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import re
 import shutil
 import sys
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from .errors import EngineError
@@ -35,6 +37,7 @@ LOCK = "lock"
 PATH_NOTE = "path.txt"  # the lesson file the autosave belongs to, so a restored lesson saves back to it
 _SNAPSHOT = re.compile(r"snapshot-(\d+)\.stepformer")
 _JOURNAL = re.compile(r"journal-(\d+)")
+_datasync = getattr(os, "fdatasync", os.fsync)
 
 
 def data_dir() -> Path:
@@ -104,6 +107,8 @@ class RecoveryFolder:
     def __init__(self, path: Path, lock_fd: int):
         self.path, self.lock_fd = path, lock_fd
         self.journal_fd: int | None = None
+        self.syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-sync")
+        self.sync: Future | None = None  # the latest fsync of the journal asked of the syncer
         self.generation = max((g for p in self._files() if (g := _generation(p)) is not None), default=0)
         self.saved_path: str | None = None  # the path note as last written
 
@@ -146,17 +151,34 @@ class RecoveryFolder:
         return self.generation
 
     def append(self, records: list[dict]) -> None:
-        """Add the records to the journal and make them durable."""
+        """Add the records to the journal. They are written before this returns, so a killed process loses
+        none of them; a worker thread fsyncs them right after (durable against a power cut milliseconds
+        later: the window does not wait for the disk). A failed fsync is raised by the next append."""
         if self.journal_fd is None:
             raise EngineError("cannot autosave: the journal is not open (no snapshot was started)")
+        self._raise_sync_failure()
         data = b"".join(encode_record(r) for r in records)
         try:
             written = os.write(self.journal_fd, data)
             if written != len(data):
                 raise OSError(f"only {written} of {len(data)} bytes were written")
-            (os.fdatasync if hasattr(os, "fdatasync") else os.fsync)(self.journal_fd)
         except OSError as exc:
             raise _failure(self.path, exc) from None
+        if self.sync is None or self.sync.running() or self.sync.done():  # (one not started yet covers these)
+            self.sync = self.syncer.submit(_datasync, self.journal_fd)
+
+    def wait_durable(self) -> None:
+        """Wait until every record appended so far is on the disk."""
+        sync, self.sync = self.sync, None
+        if sync is not None:
+            try:
+                sync.result()
+            except OSError as exc:
+                raise _failure(self.path, exc) from None
+
+    def _raise_sync_failure(self) -> None:
+        if self.sync is not None and self.sync.done():
+            self.wait_durable()
 
     def write_snapshot(self, lesson: Lesson, generation: int, lesson_path: str = "") -> None:
         """Write the snapshot of `generation` (a lesson made from the live model, written as it is), then
@@ -192,6 +214,7 @@ class RecoveryFolder:
             self.clear()
         finally:
             os.close(self.lock_fd)
+            self.syncer.shutdown()
             try:
                 (self.path / LOCK).unlink(missing_ok=True)
                 self.path.rmdir()
@@ -202,13 +225,19 @@ class RecoveryFolder:
 
     def leave(self) -> None:
         """Let go of the folder and keep its contents (a recovery to offer again at the next start)."""
-        self._close_journal()
-        os.close(self.lock_fd)
+        try:
+            self._close_journal()
+        finally:
+            os.close(self.lock_fd)
+            self.syncer.shutdown()
 
     def _close_journal(self) -> None:
         if self.journal_fd is not None:
-            os.close(self.journal_fd)
-            self.journal_fd = None
+            try:
+                self.wait_durable()
+            finally:
+                os.close(self.journal_fd)
+                self.journal_fd = None
 
     # ---- reading ------------------------------------------------------------------------------------
     def read(self) -> Lesson | None:

@@ -35,6 +35,7 @@ def lesson_bytes(lesson: Lesson) -> int:
 
 class Autosaver(QObject):
     failed = Signal(str)  # the recovery folder could not be written (a full disk, no permission, a folder in the way)
+    _job_done = Signal()  # from the worker thread; delivered in the window's thread
 
     def __init__(self, snapshot: Callable[[], Lesson], parent: QObject | None = None):
         super().__init__(parent)
@@ -47,6 +48,7 @@ class Autosaver(QObject):
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autosave")
         self.idle = QTimer(self, singleShot=True, interval=IDLE_MS)
         self.idle.timeout.connect(self._compact_when_idle)
+        self._job_done.connect(self._collect)
 
     def changed(self, records: list[dict] | None = None) -> None:
         """Call after every change of the lesson with its journal records (None: write a snapshot)."""
@@ -107,6 +109,7 @@ class Autosaver(QObject):
         self.has_snapshot, self.records = False, 0
         if background:
             self.job = self.pool.submit(self.folder.write_snapshot, lesson, generation, self.lesson_path)
+            self.job.add_done_callback(lambda _job: self._job_done.emit())
         else:
             self.folder.write_snapshot(lesson, generation, self.lesson_path)
         self.has_snapshot = True  # (a failed background write takes it back: _finish)

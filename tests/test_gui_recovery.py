@@ -1,0 +1,120 @@
+"""Restoring after `kill -9`, with two instances: Stepformer processes started the way `python main.py` starts
+them (`gui.lesson_controller.launch`, offscreen), killed with SIGKILL right after their last edit (one after
+1,000 edits), while this process plays the instances started before and after the kills."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from engine.lesson import Lesson, open_lesson
+from engine.recovery import recovery_root
+from tests import gui_lessons
+from tests.gui_lessons import FakePrompts, assert_same_lesson
+
+own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
+ROOT = Path(__file__).resolve().parent.parent
+
+INSTANCE = textwrap.dedent("""
+    import sys
+    import torch
+    from PySide6.QtWidgets import QApplication
+    app = QApplication([])
+    torch.set_num_threads(1)
+    from engine.lesson import save_lesson
+    from gui.lesson_controller import launch
+    from tests.gui_lessons import state_for
+    from tests.test_gui_lessons import edit_in_table
+
+    kind, expected = sys.argv[1], sys.argv[2]
+    controller = launch(state_for("i-love-ai"), "en", lesson="i-love-ai", start_page=False)
+    window, state = controller.window, controller.state
+    state.go_to("enc.0.attn.q")
+    if kind == "varied":
+        edit_in_table(window, "enc.0.attn.W_Q", 2, 1, "1.25")
+        edit_in_table(window, "enc.0.attn.W_Q", 0, 3, "-0.5")
+        window.undo_action.trigger()
+        edit_in_table(window, "enc.0.attn.b_Q", 0, 2, "0.125")
+        window.source.setText("I love AI AI")
+        window.source.returnPressed.emit()
+        state.go_to("enc.0.attn.k")
+        edit_in_table(window, "enc.0.attn.W_K", 3, 0, "2.5")
+    else:
+        for k in range(1000):
+            edit_in_table(window, "enc.0.attn.W_Q", k % 4, k // 4 % 4, str((k % 37 - 18) / 16))
+    save_lesson(state.to_lesson("en"), expected)  # what must come back
+    print("committed", flush=True)
+    app.exec()
+""")
+
+
+class OfferPrompts(FakePrompts):
+    """Records every lesson offered back, and accepts those `accept` says yes to."""
+
+    def __init__(self, accept=lambda lesson: False):
+        super().__init__()
+        self.offered: list[Lesson] = []
+        self.accept = accept
+
+    def restore(self, parent, lesson: Lesson) -> bool:
+        self.offered.append(lesson)
+        return self.accept(lesson)
+
+
+def start_instance(kind: str, folder: Path) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "STEPFORMER_SETTINGS_DIR": str(folder / f"settings-{kind}")}
+    return subprocess.Popen([sys.executable, "-c", INSTANCE, kind, str(folder / f"{kind}.stepformer")], cwd=ROOT,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def autosaves() -> list[Path]:
+    return sorted(p for p in recovery_root().iterdir() if any(p.glob("snapshot-*")))
+
+
+def test_two_instances_keep_their_own_autosaves_and_a_kill_loses_nothing(qtbot, start_window, own_folders):
+    children = {kind: start_instance(kind, own_folders) for kind in ("varied", "many")}
+    try:
+        for child in children.values():
+            assert child.stdout.readline().strip() == "committed", child.stderr.read()
+        expected = {kind: open_lesson(own_folders / f"{kind}.stepformer") for kind in children}
+
+        # B starts while both run: it offers neither, and closing it normally leaves theirs alone
+        prompts = OfferPrompts()
+        b = start_window("two-heads", prompts=prompts)
+        assert not b.offer_recovery() and prompts.offered == []
+        assert b.state.edit_cell("enc.0.attn.W_V", (0, 0), "2") and len(autosaves()) == 3
+        b.window.close()
+        assert len(autosaves()) == 2
+
+        for child in children.values():
+            child.send_signal(signal.SIGKILL)  # kill -9, right after the last edit showed
+            child.wait(timeout=30)
+            assert child.returncode == -signal.SIGKILL
+    finally:
+        for child in children.values():
+            child.kill()
+            child.wait()
+            child.stdout.close()
+            child.stderr.close()
+
+    # C starts after both were killed: both are offered, each exactly as its window last showed it
+    prompts = OfferPrompts(accept=lambda lesson: lesson.text == expected["many"].text)
+    c = start_window("two-heads", prompts=prompts)
+    assert c.offer_recovery() and len(prompts.offered) == 2
+    varied, many = sorted(prompts.offered, key=lambda lesson: lesson.text != expected["varied"].text)
+    assert_same_lesson(varied, expected["varied"])
+    assert varied.text == "I love AI AI" and varied.stage == "enc.0.attn.k"
+    assert_same_lesson(many, expected["many"])
+    # the accepted one is restored and becomes C's; the declined one is gone
+    assert_same_lesson(c.state.to_lesson("en"), expected["many"])
+    assert c.modified and c.window.isWindowModified()
+    assert autosaves() == [c.autosaver.folder.path]
+    assert c.state.edit_cell("enc.0.attn.W_V", (1, 1), "-1")  # C carries on in it
+    assert_same_lesson(c.autosaver.read(), c.state.to_lesson("en"))
+
+    # D, while C runs, offers nothing
+    prompts = OfferPrompts()
+    d = start_window("two-heads", prompts=prompts)
+    assert not d.offer_recovery() and prompts.offered == []
