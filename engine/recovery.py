@@ -123,6 +123,8 @@ class RecoveryFolder:
             making = root / f".new-{name}"
             making.mkdir()
             fd = _try_lock(making / LOCK)
+            if fd is None:
+                raise OSError("its lock is held by another process")
             making.rename(root / name)
             _fsync_folder(root)
         except OSError as exc:

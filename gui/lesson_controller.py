@@ -332,12 +332,16 @@ class LessonController(QObject):
         running (never those of one that runs). The first one accepted is restored and its recovery becomes
         this window's; a declined one is deleted; any left after one was restored stay for the next start.
         True when a lesson was restored."""
-        restored = False
+        restored, left = False, 0
         for folder in orphaned_folders():
             if restored:
                 folder.leave()
+                left += 1
             else:
                 restored = self._offer(folder)
+        if left:
+            self.window.statusBar().showMessage(
+                self.tr("{0} more autosaved lessons will be offered at the next start").format(left), 10000)
         return restored
 
     def _offer(self, folder: RecoveryFolder) -> bool:

@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 from engine.lesson import Lesson, open_lesson
-from engine.recovery import recovery_root
+from engine.recovery import RecoveryFolder, orphaned_folders, recovery_root
 from tests import gui_lessons
 from tests.gui_lessons import FakePrompts, assert_same_lesson
 
@@ -100,15 +100,16 @@ def test_two_instances_keep_their_own_autosaves_and_a_kill_loses_nothing(qtbot, 
             child.stderr.close()
 
     # C starts after both were killed: both are offered, each exactly as its window last showed it
-    prompts = OfferPrompts(accept=lambda lesson: lesson.text == expected["many"].text)
+    prompts = OfferPrompts(accept=lambda lesson: len(prompts.offered) == 2)  # no to the first, yes to the second
     c = start_window("two-heads", prompts=prompts)
     assert c.offer_recovery() and len(prompts.offered) == 2
-    varied, many = sorted(prompts.offered, key=lambda lesson: lesson.text != expected["varied"].text)
-    assert_same_lesson(varied, expected["varied"])
-    assert varied.text == "I love AI AI" and varied.stage == "enc.0.attn.k"
-    assert_same_lesson(many, expected["many"])
+    kinds = ["varied" if lesson.text == "I love AI AI" else "many" for lesson in prompts.offered]
+    assert sorted(kinds) == ["many", "varied"]
+    for kind, lesson in zip(kinds, prompts.offered):
+        assert_same_lesson(lesson, expected[kind])
+    assert expected["varied"].stage == "enc.0.attn.k"
     # the accepted one is restored and becomes C's; the declined one is gone
-    assert_same_lesson(c.state.to_lesson("en"), expected["many"])
+    assert_same_lesson(c.state.to_lesson("en"), expected[kinds[1]])
     assert c.modified and c.window.isWindowModified()
     assert autosaves() == [c.autosaver.folder.path]
     assert c.state.edit_cell("enc.0.attn.W_V", (1, 1), "-1")  # C carries on in it
@@ -118,3 +119,19 @@ def test_two_instances_keep_their_own_autosaves_and_a_kill_loses_nothing(qtbot, 
     prompts = OfferPrompts()
     d = start_window("two-heads", prompts=prompts)
     assert not d.offer_recovery() and prompts.offered == []
+
+
+def test_after_one_lesson_is_restored_the_others_wait_for_the_next_start(qtbot, start_window):
+    for text in ("I love AI", "I love"):  # two instances that were killed
+        folder = RecoveryFolder.create()
+        lesson = open_lesson("i-love-ai")
+        lesson.text = text
+        folder.write_snapshot(lesson, folder.start_generation())
+        folder.leave()
+    prompts = OfferPrompts(accept=lambda lesson: True)
+    c = start_window("two-heads", prompts=prompts)
+    assert c.offer_recovery() and len(prompts.offered) == 1
+    assert c.window.statusBar().currentMessage() == "1 more autosaved lessons will be offered at the next start"
+    [waiting] = orphaned_folders()
+    assert waiting.read().text != prompts.offered[0].text
+    waiting.leave()
