@@ -135,7 +135,7 @@ class Autosaver(QObject):
         if self.job is not None and self.job.done():
             self._finish(self.job)
             if self.records >= COMPACT_RECORDS:
-                self._snapshot(self.snapshot(), background=True)
+                self._report(lambda: self._snapshot(self.snapshot(), background=True))
 
     def _finish(self, job: Future) -> None:
         """The worker's snapshot is done; if it failed, the next change writes one again."""
