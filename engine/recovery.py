@@ -160,6 +160,8 @@ class RecoveryFolder:
             raise EngineError("cannot autosave: the journal is not open (no snapshot was started)")
         self._raise_sync_failure()
         data = b"".join(encode_record(r) for r in records)
+        if not data:
+            return
         try:
             written = os.write(self.journal_fd, data)
             if written != len(data):
