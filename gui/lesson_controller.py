@@ -82,8 +82,8 @@ class LessonController(QObject):
         self.undo_index = 0  # where the undo stack stood at the last change
         state.undo_stack.indexChanged.connect(self._undo_index_changed)
         state.lessonChanged.connect(self._lesson_changed)
-        state.rebuilt.connect(lambda fresh: self._changed([rebuild_record(state, fresh)]))
-        state.cursorChanged.connect(lambda _: self._changed([stage_record(state)]))
+        state.rebuilt.connect(self._rebuilt)
+        state.cursorChanged.connect(self._cursor_changed)
         self._remember_path()
 
     # ---- the window -------------------------------------------------------------------------------
@@ -386,8 +386,12 @@ class LessonController(QObject):
         generated token (the undo stack's index follows)."""
         if not self.loading:
             self.dirty = True
-        if self.window is not None:
-            self.window.setWindowModified(self.modified)
+
+    def _rebuilt(self, fresh_model: bool) -> None:
+        self._changed([rebuild_record(self.state, fresh_model)])
+
+    def _cursor_changed(self, _cursor: int) -> None:
+        self._changed([stage_record(self.state)])
 
     def _undo_index_changed(self, index: int) -> None:
         """An edit, undo or redo is complete. (An emptied stack means a new lesson or sentence: lessonChanged
