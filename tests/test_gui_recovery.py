@@ -1,6 +1,7 @@
 """Restoring after `kill -9`, with two instances: Stepformer processes started the way `python main.py` starts
-them (`gui.lesson_controller.launch`, offscreen), killed with SIGKILL right after their last edit (one after
-1,000 edits), while this process plays the instances started before and after the kills."""
+them (`gui.lesson_controller.launch`, offscreen), stopped (SIGSTOP: every thread frozen, the process and its
+lock alive) right after their last edit (one after 1,000 edits) and later killed with SIGKILL, while this
+process plays the instances started before and after the kills."""
 
 import os
 import signal
@@ -18,17 +19,19 @@ own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  #
 ROOT = Path(__file__).resolve().parent.parent
 
 INSTANCE = textwrap.dedent("""
+    import os
+    import signal
     import sys
     import torch
+    from tests.test_gui_recovery import MANY
     from PySide6.QtWidgets import QApplication
     app = QApplication([])
     torch.set_num_threads(1)
-    from engine.lesson import save_lesson
     from gui.lesson_controller import launch
     from tests.gui_lessons import state_for
     from tests.test_gui_lessons import edit_in_table
 
-    kind, expected = sys.argv[1], sys.argv[2]
+    kind = sys.argv[1]
     controller = launch(state_for("i-love-ai"), "en", lesson="i-love-ai", start_page=False)
     window, state = controller.window, controller.state
     state.go_to("enc.0.attn.q")
@@ -43,11 +46,33 @@ INSTANCE = textwrap.dedent("""
         edit_in_table(window, "enc.0.attn.W_K", 3, 0, "2.5")
     else:
         for k in range(1000):
-            edit_in_table(window, "enc.0.attn.W_Q", k % 4, k // 4 % 4, str((k % 37 - 18) / 16))
-    save_lesson(state.to_lesson("en"), expected)  # what must come back
+            edit_in_table(window, "enc.0.attn.W_Q", *MANY(k))
     print("committed", flush=True)
-    app.exec()
+    os.kill(os.getpid(), signal.SIGSTOP)  # frozen the moment the last edit was made, every thread: as if killed
 """)
+
+
+def MANY(k: int) -> tuple[int, int, str]:  # noqa: N802 (as the edits are named in the child)
+    """The k-th of the 1,000 edits: a W_Q cell and the number typed."""
+    return k % 4, k // 4 % 4, str((k % 37 - 18) / 16)
+
+
+def expected_lessons() -> dict[str, Lesson]:
+    """What each instance showed when it was killed, made with the engine alone."""
+    lesson = open_lesson("i-love-ai")
+    model = lesson.build_model()
+    trace = model.trace(lesson.text)
+    trace.set_cell("enc.0.attn.W_Q", (2, 1), 1.25)  # (the edit of W_Q[0, 3] was undone)
+    trace.set_cell("enc.0.attn.b_Q", (2,), 0.125)
+    trace = model.trace("I love AI AI")
+    trace.set_cell("enc.0.attn.W_K", (3, 0), 2.5)
+    varied = Lesson.from_model(model, "I love AI AI", stage="enc.0.attn.k")
+    model = lesson.build_model()
+    trace = model.trace(lesson.text)
+    for k in range(1000):
+        row, col, value = MANY(k)
+        trace.set_cell("enc.0.attn.W_Q", (row, col), float(value))
+    return {"varied": varied, "many": Lesson.from_model(model, lesson.text, stage="enc.0.attn.q")}
 
 
 class OfferPrompts(FakePrompts):
@@ -65,8 +90,8 @@ class OfferPrompts(FakePrompts):
 
 def start_instance(kind: str, folder: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "STEPFORMER_SETTINGS_DIR": str(folder / f"settings-{kind}")}
-    return subprocess.Popen([sys.executable, "-c", INSTANCE, kind, str(folder / f"{kind}.stepformer")], cwd=ROOT,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen([sys.executable, "-c", INSTANCE, kind], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
 
 
 def autosaves() -> list[Path]:
@@ -78,7 +103,7 @@ def test_two_instances_keep_their_own_autosaves_and_a_kill_loses_nothing(qtbot, 
     try:
         for child in children.values():
             assert child.stdout.readline().strip() == "committed", child.stderr.read()
-        expected = {kind: open_lesson(own_folders / f"{kind}.stepformer") for kind in children}
+        expected = expected_lessons()
 
         # B starts while both run: it offers neither, and closing it normally leaves theirs alone
         prompts = OfferPrompts()
@@ -89,7 +114,7 @@ def test_two_instances_keep_their_own_autosaves_and_a_kill_loses_nothing(qtbot, 
         assert len(autosaves()) == 2
 
         for child in children.values():
-            child.send_signal(signal.SIGKILL)  # kill -9, right after the last edit showed
+            child.send_signal(signal.SIGKILL)  # kill -9
             child.wait(timeout=30)
             assert child.returncode == -signal.SIGKILL
     finally:
