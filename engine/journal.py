@@ -149,6 +149,6 @@ def replay(lesson: Lesson, records: list[dict]) -> Lesson:
     for number, record in enumerate(records, 1):
         try:
             state.apply(record)
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, RuntimeError) as exc:
             raise EngineError(f"journal: change {number} is damaged ({type(exc).__name__}: {exc})") from None
     return state.result()
