@@ -1,11 +1,16 @@
-"""Autosave: after every change the lesson is written to the recovery file (engine.recovery), so that after
-a crash or a `kill -9` the next start can offer it back.
+"""Autosave: every change of the lesson goes to this instance's recovery folder (engine.recovery) before the
+window repaints, so that after a crash or a `kill -9` the next start can offer it back.
 
-A classroom-sized model is written at once, inside the signal that announced the change, before the window
-repaints: by the time a new number shows, it is on disk (a write takes milliseconds). A large model (a real
-checkpoint: tens of MB, a second to write) is written by a worker thread so the window never stalls; the
-newest state follows as soon as the previous write is done, so at most the last write's worth of changes
-(about a second) can be lost to a `kill -9`.
+A change is a journal record or two (engine/journal.py; a few hundred bytes, appended and fsynced: well under
+a millisecond of the frame). The first change of a lesson, and a change no record describes (Reset weights),
+write a full snapshot instead: a classroom-sized model at once, a large one (a real checkpoint: tens of MB,
+a second to write) by a worker thread, so at most that first second of changes can be lost to a `kill -9`.
+When the journal reaches COMPACT_RECORDS records, or the teacher has been idle for IDLE_MS, the worker folds
+it into a new snapshot (compaction) while the next records go to a fresh journal, so the journal stays short
+and a restore replays little.
+
+Every record sets a value rather than adding to one, so replaying a record onto a snapshot that already holds
+its change gives the same lesson: a snapshot taken in the middle of a change is never wrong.
 """
 
 from __future__ import annotations
@@ -13,13 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine import EngineError
 from engine.lesson import Lesson
-from engine.recovery import clear_recovery, write_recovery
+from engine.recovery import RecoveryFolder
 
-SYNC_LIMIT_BYTES = 8 * 2**20  # larger models are written in the background
+SYNC_LIMIT_BYTES = 8 * 2**20  # larger models' snapshots are written in the background
+COMPACT_RECORDS = 256  # a journal this long is folded into a snapshot
+IDLE_MS = 2000  # and one that has not grown for this long
 
 
 def lesson_bytes(lesson: Lesson) -> int:
@@ -27,67 +34,124 @@ def lesson_bytes(lesson: Lesson) -> int:
 
 
 class Autosaver(QObject):
-    failed = Signal(str)  # the recovery file could not be written (a full disk, no permission)
-    _written = Signal()  # from the worker thread; delivered in the window's thread
+    failed = Signal(str)  # the recovery folder could not be written (a full disk, no permission, a folder in the way)
+    _job_done = Signal()  # from the worker thread; delivered in the window's thread
 
     def __init__(self, snapshot: Callable[[], Lesson], parent: QObject | None = None):
         super().__init__(parent)
-        self.snapshot = snapshot
-        self.paused = False  # while a lesson is being opened (it is already saved somewhere)
-        self.pending = False  # a change arrived while the worker was writing
-        self.future: Future | None = None
+        self.snapshot = snapshot  # the lesson as it is now
+        self.lesson_path = ""  # the file the lesson was opened from or saved to
+        self.folder: RecoveryFolder | None = None  # taken at the first change
+        self.has_snapshot = False  # a snapshot of this lesson is on disk, or being written
+        self.records = 0  # in the current journal
+        self.job: Future | None = None  # the worker's snapshot
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autosave")
-        self._written.connect(self._after_write)
+        self.idle = QTimer(self, singleShot=True, interval=IDLE_MS)
+        self.idle.timeout.connect(self._compact_when_idle)
+        self._job_done.connect(self._collect)
 
-    def changed(self) -> None:
-        """Call after every change of the lesson."""
-        if self.paused:
-            return
-        lesson = self.snapshot()
-        if self.future is None and lesson_bytes(lesson) <= SYNC_LIMIT_BYTES:
-            self._write(lesson)
-        else:
-            self.pending = True
-            self._start()
-
-    def flush(self) -> None:
-        """Wait until everything changed so far is on disk."""
-        if self.future is not None:
-            self.future.result()
-            self.future = None
-        if self.pending:
-            self.pending = False
-            self._write(self.snapshot())
-
-    def clear(self) -> None:
-        """Forget the autosave (after a save, or when closing without unsaved edits)."""
-        self.pending = False
-        if self.future is not None:
-            self.future.result()
-            self.future = None
-        clear_recovery()
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=True)
-
-    def _start(self) -> None:
-        if self.future is None and self.pending:
-            self.pending = False
-            self.future = self.pool.submit(self._write_in_background, self.snapshot())
-
-    def _write_in_background(self, lesson: Lesson) -> None:
+    def changed(self, records: list[dict] | None = None) -> None:
+        """Call after every change of the lesson with its journal records (None: write a snapshot)."""
         try:
-            self._write(lesson)
-        finally:
-            self._written.emit()
-
-    def _write(self, lesson: Lesson) -> None:
-        try:
-            write_recovery(lesson)
+            if self.folder is None:
+                self.folder = RecoveryFolder.create()
+            self._collect()
+            if records is None or not self.has_snapshot:
+                lesson = self.snapshot()
+                self._snapshot(lesson, background=lesson_bytes(lesson) > SYNC_LIMIT_BYTES)
+            else:
+                self.folder.append(records)
+                self.records += len(records)
+                self._after_records()
         except EngineError as exc:
             self.failed.emit(str(exc))
 
-    def _after_write(self) -> None:
-        if self.future is not None and self.future.done():
-            self.future = None
-            self._start()
+    def adopt(self, folder: RecoveryFolder) -> None:
+        """Continue in a recovered folder (its lesson is about to be loaded): this instance's own folder goes,
+        and the next change (the load) folds the recovered journal into a new snapshot there."""
+        self.close_folder()
+        self.folder, self.has_snapshot = folder, False
+
+    def flush(self) -> None:
+        """Wait until the worker's snapshot is on disk."""
+        if self.job is not None:
+            self._finish(self.job)
+
+    def clear(self) -> None:
+        """Forget the autosave (after a save, or when nothing is unsaved)."""
+        self._settle()
+        if self.folder is not None and (self.has_snapshot or self.records):
+            self._report(self.folder.clear)
+        self.has_snapshot, self.records = False, 0
+
+    def close_folder(self) -> None:
+        """Remove this instance's recovery folder (a clean exit)."""
+        self._settle()
+        if self.folder is not None:
+            self._report(self.folder.close)
+            self.folder = None
+        self.has_snapshot, self.records = False, 0
+
+    def close(self) -> None:
+        self.close_folder()
+        self.pool.shutdown(wait=True)
+
+    def read(self) -> Lesson | None:
+        """The lesson as it would be restored from this instance's folder (None when nothing is saved)."""
+        self.flush()
+        return self.folder.read() if self.folder is not None else None
+
+    # ---- snapshots --------------------------------------------------------------------------------
+    def _snapshot(self, lesson: Lesson, background: bool) -> None:
+        """A snapshot of `lesson` (the lesson as it is now); the journal starts afresh behind it."""
+        self._settle()
+        generation = self.folder.start_generation()
+        self.has_snapshot, self.records = False, 0
+        if background:
+            self.job = self.pool.submit(self.folder.write_snapshot, lesson, generation, self.lesson_path)
+            self.job.add_done_callback(lambda _job: self._job_done.emit())
+        else:
+            self.folder.write_snapshot(lesson, generation, self.lesson_path)
+        self.has_snapshot = True  # (a failed background write takes it back: _finish)
+
+    def _after_records(self) -> None:
+        """Compact a long journal; while the worker still writes the last snapshot, up to twice as long
+        (then wait for it): so the journals on disk never hold more than 4 × COMPACT_RECORDS records."""
+        if self.records >= COMPACT_RECORDS and (self.job is None or self.records >= 2 * COMPACT_RECORDS):
+            self._snapshot(self.snapshot(), background=True)
+        else:
+            self.idle.start()
+
+    def _compact_when_idle(self) -> None:
+        self._collect()
+        if self.folder is not None and self.records and self.job is None:
+            self._report(lambda: self._snapshot(self.snapshot(), background=True))
+        elif self.records:
+            self.idle.start()
+
+    def _collect(self) -> None:
+        """Take note of a finished worker snapshot (its failure, if any), and start the next compaction when
+        the journal grew long meanwhile."""
+        if self.job is not None and self.job.done():
+            self._finish(self.job)
+            if self.records >= COMPACT_RECORDS:
+                self._report(lambda: self._snapshot(self.snapshot(), background=True))
+
+    def _finish(self, job: Future) -> None:
+        """The worker's snapshot is done; if it failed, the next change writes one again."""
+        self.job = None
+        try:
+            job.result()
+        except EngineError as exc:
+            self.has_snapshot = False
+            self.failed.emit(str(exc))
+
+    def _settle(self) -> None:
+        self.idle.stop()
+        self.flush()
+
+    def _report(self, action: Callable[[], object]) -> None:
+        try:
+            action()
+        except EngineError as exc:
+            self.failed.emit(str(exc))

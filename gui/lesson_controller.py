@@ -18,10 +18,11 @@ from shiboken6 import isValid
 
 from engine import EngineError
 from engine.lesson import Lesson, open_lesson, save_lesson, shipped_lessons
-from engine.recovery import read_recovery
+from engine.recovery import RecoveryFolder, orphaned_folders
 
 from . import display, i18n, preferences
 from .autosave import Autosaver
+from .change_records import Records, language_record, rebuild_record, stage_record, undo_moves
 from .main_window import MainWindow
 from .model_picker import ModelPicker
 from .presentation import PresentationMenu
@@ -78,9 +79,11 @@ class LessonController(QObject):
         self.start_page: StartPage | None = None
         self.autosaver = Autosaver(lambda: state.to_lesson(self.lang), self)
         self.autosaver.failed.connect(self._autosave_failed)
+        self.undo_index = 0  # where the undo stack stood at the last change
         state.undo_stack.indexChanged.connect(self._undo_index_changed)
         state.lessonChanged.connect(self._lesson_changed)
-        state.cursorChanged.connect(self._changed)
+        state.rebuilt.connect(self._rebuilt)
+        state.cursorChanged.connect(self._cursor_changed)
         self._remember_path()
 
     # ---- the window -------------------------------------------------------------------------------
@@ -196,7 +199,7 @@ class LessonController(QObject):
         i18n.set_language(QApplication.instance(), lang)
         self.lang = lang
         self.rebuild_window()
-        self._changed()  # the lesson's language is part of it
+        self._changed([language_record(lang)])  # the lesson's language is part of it
 
     def change_display(self, **changes) -> None:
         """Text size, decimals, colour map or palette (see gui.display); kept for the next start."""
@@ -271,6 +274,7 @@ class LessonController(QObject):
         finally:
             self.loading = False
         self.path, self.shipped, self.dirty = path, shipped, modified
+        self.undo_index = self.state.undo_stack.index()
         self._remember_path()
         self._update_title()
         if modified:
@@ -324,18 +328,37 @@ class LessonController(QObject):
 
     # ---- start -------------------------------------------------------------------------------------
     def offer_recovery(self) -> bool:
-        """After a crash: offer the autosaved lesson back. True when it was restored."""
+        """After a crash: offer back, one by one, the lessons autosaved by every Stepformer that is no longer
+        running (never those of one that runs). The first one accepted is restored and its recovery becomes
+        this window's; a declined one is deleted; any left after one was restored stay for the next start.
+        True when a lesson was restored."""
+        restored, left = False, 0
+        for folder in orphaned_folders():
+            if restored:
+                folder.leave()
+                left += 1
+            else:
+                restored = self._offer(folder)
+        if left:
+            self.window.statusBar().showMessage(
+                self.tr("{0} more autosaved lessons will be offered at the next start").format(left), 10000)
+        return restored
+
+    def _offer(self, folder: RecoveryFolder) -> bool:
         try:
-            lesson = read_recovery()
+            lesson = folder.read()
         except EngineError as exc:
+            folder.leave()
             self.window.statusBar().showMessage(self.tr("The autosaved lesson could not be read: {0}").format(exc))
             return False
-        if lesson is None:
+        if lesson is None:  # a Stepformer that ended with nothing unsaved, or before its first autosave
+            self._report_autosave(folder.close)
             return False
         if not self.prompts.restore(self.window, lesson):
-            self.autosaver.clear()
+            self._report_autosave(folder.close)
             return False
-        path = preferences.read("session/path", "")
+        path = folder.lesson_path()
+        self.autosaver.adopt(folder)
         self._load(lesson, Path(path) if path else None, modified=True)
         return True
 
@@ -359,24 +382,37 @@ class LessonController(QObject):
 
     # ---- changes -----------------------------------------------------------------------------------
     def _lesson_changed(self) -> None:
+        """A new trace: new sentences or settings (state.rebuilt follows, with its record), or a switch or a
+        generated token (the undo stack's index follows)."""
         if not self.loading:
             self.dirty = True
-        self._changed()
 
-    def _undo_index_changed(self, _index: int) -> None:
+    def _rebuilt(self, fresh_model: bool) -> None:
+        self._changed([rebuild_record(self.state, fresh_model)])
+
+    def _cursor_changed(self, _cursor: int) -> None:
+        self._changed([stage_record(self.state)])
+
+    def _undo_index_changed(self, index: int) -> None:
         """An edit, undo or redo is complete. (An emptied stack means a new lesson or sentence: lessonChanged
-        follows, and the autosave must not be dropped before it.)"""
-        if isValid(self.state.undo_stack) and self.state.undo_stack.count():  # (it signals as it is destroyed)
-            self._changed()
+        comes with it, and the autosave must not be dropped before it.)"""
+        stack = self.state.undo_stack
+        if not isValid(stack) or not stack.count():  # (it signals as it is destroyed)
+            self.undo_index = 0
+            return
+        records = undo_moves(stack, min(self.undo_index, stack.count()), index)
+        self.undo_index = index
+        self._changed(records)
 
-    def _changed(self, *_) -> None:
-        """Every change: the title-bar marker, and the autosave (or none when nothing is unsaved)."""
+    def _changed(self, records: Records = None) -> None:
+        """Every change, with its journal records (None: no record describes it): the title-bar marker, and
+        the autosave (or none when nothing is unsaved)."""
         if self.loading:
             return
         if self.window is not None:
             self.window.setWindowModified(self.modified)
         if self.modified and not self.state.not_savable:
-            self.autosaver.changed()
+            self.autosaver.changed(records)
         else:
             self.autosaver.clear()
 
@@ -387,7 +423,13 @@ class LessonController(QObject):
 
     def _remember_path(self) -> None:
         """The file the autosave belongs to, so a restored lesson saves back to it."""
-        preferences.write("session/path", str(self.path.resolve()) if self.path else "")
+        self.autosaver.lesson_path = str(self.path.resolve()) if self.path else ""
+
+    def _report_autosave(self, action: Callable[[], object]) -> None:
+        try:
+            action()
+        except EngineError as exc:
+            self._autosave_failed(str(exc))
 
     def _autosave_failed(self, message: str) -> None:
         if self.window is not None:
@@ -403,12 +445,11 @@ class LessonController(QObject):
         return False
 
     def _shut_down(self) -> None:
-        """A clean exit: remember the window's place, forget the autosave."""
+        """A clean exit: remember the window's place, remove this instance's recovery folder."""
         s = preferences.settings()
         self.window.setWindowState(self.window.windowState() & ~Qt.WindowFullScreen)  # next time: F5 again
         s.setValue("window/geometry", self.window.saveGeometry())
         s.setValue("window/state", self.window.saveState())
-        self.autosaver.clear()
         self.autosaver.close()
 
 

@@ -70,6 +70,7 @@ class ReplaceParamsCommand(QUndoCommand):
 
 class AppState(QObject):
     lessonChanged = Signal()  # a new model or new sentences: views rebuild
+    rebuilt = Signal(bool)  # after lessonChanged, when new sentences (False) or settings (True, a new model) took
     traceEdited = Signal(list)  # names of the stages recomputed by an edit: views refresh values
     cursorChanged = Signal(int)
     selectionChanged = Signal()  # head or selected row changed
@@ -132,6 +133,7 @@ class AppState(QObject):
         except EngineError as exc:
             self.message.emit(str(exc))
             return str(exc)
+        fresh_model = model is not self.model
         self.model, self.trace, self.text, self.target = model, trace, text, target
         self.cursor = min(self.cursor, len(trace.stage_names) - 1)
         self.head = min(self.head, model.config.n_heads - 1)
@@ -139,6 +141,7 @@ class AppState(QObject):
         self.previous, self.last_edited = {}, None
         self.undo_stack.clear()
         self.lessonChanged.emit()
+        self.rebuilt.emit(fresh_model)
         self.cursorChanged.emit(self.cursor)
         return ""
 

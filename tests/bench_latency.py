@@ -1,13 +1,16 @@
-"""Edit-to-repaint latency of the stepping window.
+"""Edit-to-repaint latency through the app's real launch path, beside the engine's own recompute.
 
     python tests/bench_latency.py [--edits 60]
 
 For a classroom lesson (n = 6 tokens, d = 8, 2 heads, 2 layers) and a large one (n = 64, d = 384,
-12 heads, 6 layers) the window shows the stage Q = X·W_Q (W_Q, X, b_Q and Q as tables, and its plots).
-Each edit commits a new number into a W_Q cell through the table model (as the cell editor does),
-then runs the event loop until every visible table and the plot area have been repainted. The time
-from the commit to the last repaint is one sample; the median of all samples is reported.
-The last line is `edit-to-repaint median ms: small=<x> large=<y>`.
+12 heads, 6 layers) the window is opened as `python main.py` opens it (`gui.lesson_controller.launch`,
+with its LessonController and autosave, in a fresh settings and data folder), shown normal at 1600×1000,
+at the stage Q = X·W_Q (W_Q, X, b_Q and Q as tables, and its plots). Each edit commits a new number into
+a W_Q cell through the table model (as the cell editor does), then runs the event loop until every
+visible table and the plot area have been repainted. The time from the commit to the last repaint is
+one sample. The same edits are then made on a bare engine trace (`Trace.set_cell`: the incremental
+recompute alone). Medians are reported; the last line is
+`edit-to-repaint median ms: small=<x> large=<y> engine: small=<a> large=<b>`.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import argparse
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,7 +31,7 @@ import torch  # noqa: E402
 from PySide6.QtCore import QEvent, QObject  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from engine import ModelConfig  # noqa: E402
+from engine import Model, ModelConfig  # noqa: E402
 from gui.main_window import MainWindow  # noqa: E402
 from gui.state import AppState  # noqa: E402
 
@@ -57,17 +61,55 @@ class PaintCounter(QObject):
         return all(self.counts[w] > before[w] for w in self.counts)
 
 
+def edit(k: int) -> tuple[tuple[int, int], str]:
+    """The k-th edit: a W_Q cell in view at 1600×1000 in every lesson measured, and its new value."""
+    return (k % 6, k % 3), f"{0.1 * ((k % 19) - 9) + 0.05:.2f}"
+
+
+def sentence(n: int) -> str:
+    return " ".join(f"w{i}" for i in range(n))
+
+
 def measure(app: QApplication, name: str, edits: int) -> float:
+    """Median ms per edit through `launch` (LessonController, autosave on)."""
+    from gui.lesson_controller import launch
+
     config, n = LESSONS[name]
-    state = AppState(config, " ".join(f"w{i}" for i in range(n)))
-    return time_edits(app, state, STAGE, W_Q, edits)
+    state = AppState(config, sentence(n))
+    with tempfile.TemporaryDirectory(prefix="stepformer-bench-") as folder:
+        os.environ["STEPFORMER_SETTINGS_DIR"] = str(Path(folder) / "settings")
+        os.environ["STEPFORMER_DATA_DIR"] = str(Path(folder) / "data")
+        controller = launch(state, "en", start_page=False)
+        window = controller.window
+        window.showNormal()
+        median = time_edits(app, state, STAGE, W_Q, edits, window)
+        controller.prompts.unsaved = lambda *_: "discard"
+        window.close()
+    return median
 
 
-def time_edits(app: QApplication, state: AppState, stage: str, weight: str, edits: int) -> float:
-    """Median ms from committing a number into a `weight` cell until the views of `stage` have repainted."""
-    window = MainWindow(state)
+def measure_engine(name: str, edits: int) -> float:
+    """Median ms per edit of the engine's incremental recompute alone (the same edits)."""
+    config, n = LESSONS[name]
+    trace = Model.create(config).trace(sentence(n))
+    samples = []
+    for k in range(edits):
+        index, value = edit(k)
+        start = time.perf_counter()
+        trace.set_cell(W_Q, index, float(value))
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def time_edits(app: QApplication, state: AppState, stage: str, weight: str, edits: int,
+               window: MainWindow | None = None) -> float:
+    """Median ms from committing a number into a `weight` cell until the views of `stage` have repainted
+    (in `window`, else in a bare MainWindow on `state`)."""
+    bare = window is None
+    if bare:
+        window = MainWindow(state)
+        window.show()
     window.resize(1600, 1000)
-    window.show()
     state.go_to(stage)
     for _ in range(20):  # the stage's layout and plots
         app.processEvents()
@@ -79,8 +121,8 @@ def time_edits(app: QApplication, state: AppState, stage: str, weight: str, edit
     model = panel.model
     samples = []
     for k in range(edits):
-        index = model.index(k % 6, k % 3)  # cells in view at 1600×1000, in every lesson measured
-        value = f"{0.1 * ((k % 19) - 9) + 0.05:.2f}"
+        (row, col), value = edit(k)
+        index = model.index(row, col)
         before = dict(counter.counts)
         start = time.perf_counter()
         assert model.setData(index, value), f"edit {k} refused"
@@ -90,7 +132,8 @@ def time_edits(app: QApplication, state: AppState, stage: str, weight: str, edit
                 raise RuntimeError(f"edit {k}: the views were not repainted within 10 s")
         samples.append((time.perf_counter() - start) * 1000)
     assert state.undo_stack.count() == edits
-    window.close()
+    if bare:
+        window.close()
     return statistics.median(samples)
 
 
@@ -102,11 +145,14 @@ def main() -> int:
     torch.set_num_threads(1)  # as the app runs
     app = QApplication.instance() or QApplication([])
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
-    medians = {}
+    medians, engine = {}, {}
     for name in LESSONS:
         medians[name] = measure(app, name, edits)
-        print(f"{name}: median of {edits} edits: {medians[name]:.1f} ms", flush=True)
-    print(f"edit-to-repaint median ms: small={medians['small']:.1f} large={medians['large']:.1f}")
+        engine[name] = measure_engine(name, edits)
+        print(f"{name}: median of {edits} edits: {medians[name]:.1f} ms through launch, "
+              f"{engine[name]:.2f} ms in the engine ({medians[name] / engine[name]:.1f}×)", flush=True)
+    print(f"edit-to-repaint median ms: small={medians['small']:.1f} large={medians['large']:.1f} "
+          f"engine: small={engine['small']:.2f} large={engine['large']:.2f}")
     return 0
 
 

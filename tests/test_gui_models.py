@@ -13,7 +13,6 @@ from engine import Model, trained
 from engine.checkpoints import MINILM_INSTALL
 from engine.evaluate import greedy_decode
 from engine.lesson import open_lesson
-from engine.recovery import recovery_path
 from gui import model_sources
 from gui.app import build_state, parse_args
 from gui.model_picker import ModelDialog
@@ -126,7 +125,7 @@ def test_minilm_opens_steps_to_the_end_edits_and_is_never_written_to_a_lesson_fi
 
     model = panel_for(window, "enc.5.attn.W_Q").model
     assert model.setData(model.index(0, 0), "1.5") and controller.modified
-    assert not recovery_path().exists()  # a checkpoint is never autosaved: it could not be restored
+    assert controller.autosaver.read() is None  # a checkpoint is never autosaved: it could not be restored
     prompts.path = str(tmp_path / "minilm.stepformer")
     assert not controller.save() and not controller.save_as()
     assert "checkpoint folder" in prompts.errors[-1] and "cannot be saved" in prompts.errors[-1]

@@ -1,5 +1,5 @@
-"""Lesson files: save → open round-trips exactly, saves are atomic, the autosave survives `kill -9`, and
-hostile or broken files are refused with one clear message and change nothing."""
+"""Lesson files: save → open round-trips exactly, saves are atomic, and hostile or broken files are refused
+with one clear message and change nothing."""
 
 import io
 import json
@@ -7,13 +7,8 @@ import os
 import pickle
 import random
 import re
-import signal
 import struct
-import subprocess
-import sys
-import textwrap
 import zipfile
-from pathlib import Path
 
 import pytest
 import torch
@@ -23,10 +18,9 @@ from safetensors.torch import save as tensors_to_bytes
 
 from engine import EngineError, Model, ModelConfig, lessonfile
 from engine.lesson import Lesson, open_lesson, save_lesson
-from engine.recovery import clear_recovery, read_recovery, recovery_path, write_recovery
+from engine.recovery import RecoveryFolder
 from tests.reference import random_config, random_text
 
-ROOT = Path(__file__).resolve().parent.parent
 TITLE = {"en": "My lesson", "zh": "我的课"}
 DESCRIPTION = {"en": "Edited in class.", "zh": "课堂上修改过。"}
 
@@ -129,84 +123,6 @@ def test_an_invalid_lesson_is_not_saved(tmp_path):
     assert not (tmp_path / "x.stepformer").exists()
     with pytest.raises(EngineError, match="folder .* does not exist"):
         save_lesson(open_lesson("i-love-ai"), tmp_path / "missing" / "x.stepformer")
-
-
-# ---- autosave and recovery -----------------------------------------------------------------------
-
-def test_recovery_restores_every_edit(tmp_path, monkeypatch):
-    monkeypatch.setenv("STEPFORMER_DATA_DIR", str(tmp_path / "data"))
-    assert recovery_path() == tmp_path / "data" / "recovery.stepformer"
-    assert read_recovery() is None
-    lesson = edited_lesson()
-    write_recovery(lesson)
-    assert_same_lesson(lesson, read_recovery())
-    save_lesson(lesson, tmp_path / "checked.stepformer")  # the autosave skips re-tracing, with the same result
-    assert recovery_path().read_bytes() == (tmp_path / "checked.stepformer").read_bytes()
-    clear_recovery()
-    assert read_recovery() is None
-    clear_recovery()  # nothing to clear is fine
-
-
-CHILD = textwrap.dedent("""
-    import sys
-    from engine.recovery import write_recovery
-    from tests.test_lesson_files import edit_states
-    for i, lesson in enumerate(edit_states()):  # after each edit, the autosave
-        write_recovery(lesson)
-        print(f"edit {i} saved", flush=True)
-    sys.stdin.read()  # wait to be killed
-""")
-
-
-def edit_states(n: int = 40) -> list[Lesson]:
-    """The lesson after each of n edits: weights, a pinned stage, the stepper's stage; always the same."""
-    lesson = open_lesson("i-love-ai")
-    model = lesson.build_model()
-    trace = model.trace(lesson.text)
-    states = []
-    for i in range(n):
-        if i % 7 == 3:
-            trace.set_cell("enc.0.attn.weights", (0, i % 3, (i + 1) % 3), i / 100)
-        else:
-            trace.set_cell("enc.0.attn.W_Q", (i % 4, (i // 4) % 4), i + 0.5)
-            trace.set_cell("enc.embed.W_E", (3 + i % 3, i % 4), -i / 8)
-        states.append(Lesson.from_model(model, lesson.text, stage=trace.stage_names[i % len(trace.stage_names)],
-                                        lang="zh", title=lesson.title, description=lesson.description,
-                                        overrides=trace.overrides))
-    return states
-
-
-def test_a_killed_process_loses_no_edit(tmp_path, monkeypatch):
-    """A child edits and autosaves after every edit; it is killed with SIGKILL while it keeps writing.
-    The next process restores a complete lesson holding at least every edit the child had reported."""
-    env = dict(os.environ, STEPFORMER_DATA_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
-    child = subprocess.Popen([sys.executable, "-c", CHILD], cwd=ROOT, env=env, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
-    acknowledged = 20
-    try:
-        for i in range(acknowledged + 1):
-            assert child.stdout.readline().strip() == f"edit {i} saved"
-    finally:
-        child.send_signal(signal.SIGKILL)  # kill -9, most likely in the middle of writing a later edit
-        child.wait()
-        child.stdin.close()
-        child.stdout.close()
-    assert child.returncode == -signal.SIGKILL
-    monkeypatch.setenv("STEPFORMER_DATA_DIR", str(tmp_path))
-    restored = read_recovery()
-    states = edit_states()
-    matches = [i for i, state in enumerate(states) if same_params(state, restored)]
-    assert matches and matches[0] >= acknowledged  # no reported edit lost
-    assert_same_lesson(states[matches[0]], restored)
-    leftovers = {p.name for p in tmp_path.iterdir()} - {"recovery.stepformer"}
-    assert all(name.startswith(".recovery.stepformer.") and name.endswith(".tmp") for name in leftovers)
-    clear_recovery()  # also removes a temporary file the kill cut short
-    assert list(tmp_path.iterdir()) == []
-
-
-def same_params(a: Lesson, b: Lesson) -> bool:
-    return a.stage == b.stage and all(torch.equal(a.params[k], b.params[k]) for k in a.params) and all(
-        torch.equal(a.overrides[k], b.overrides[k]) for k in a.overrides)
 
 
 # ---- hostile and broken files --------------------------------------------------------------------
@@ -442,11 +358,13 @@ def test_a_refused_file_changes_nothing(tmp_path, good, monkeypatch):
     """Opening a broken file leaves an open lesson and the autosave exactly as they were."""
     monkeypatch.setenv("STEPFORMER_DATA_DIR", str(tmp_path / "data"))
     lesson = edited_lesson()
-    write_recovery(lesson)
-    saved = recovery_path().read_bytes()
+    recovery = RecoveryFolder.create()
+    recovery.write_snapshot(lesson, recovery.start_generation())
+    snapshot = recovery.path / "snapshot-1.stepformer"
+    saved = snapshot.read_bytes()
     broken = tmp_path / "broken.stepformer"
     broken.write_bytes(with_tensor(good, "enc.0.attn.W_Q", torch.zeros(3, 3)))
     with pytest.raises(EngineError):
         open_lesson(broken)
-    assert recovery_path().read_bytes() == saved
+    assert snapshot.read_bytes() == saved
     assert_same_lesson(lesson, edited_lesson())

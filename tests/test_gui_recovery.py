@@ -1,0 +1,162 @@
+"""Restoring after `kill -9`, with two instances: Stepformer processes started the way `python main.py` starts
+them (`gui.lesson_controller.launch`, offscreen), stopped (SIGSTOP: every thread frozen, the process and its
+lock alive) right after their last edit (one after 1,000 edits) and later killed with SIGKILL, while this
+process plays the instances started before and after the kills."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from engine.lesson import Lesson, open_lesson
+from engine.recovery import RecoveryFolder, orphaned_folders, recovery_root
+from tests import gui_lessons
+from tests.gui_lessons import FakePrompts, assert_same_lesson
+
+own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
+ROOT = Path(__file__).resolve().parent.parent
+
+INSTANCE = textwrap.dedent("""
+    import os
+    import signal
+    import sys
+    import torch
+    from tests.test_gui_recovery import MANY
+    from PySide6.QtWidgets import QApplication
+    app = QApplication([])
+    torch.set_num_threads(1)
+    from gui.lesson_controller import launch
+    from tests.gui_lessons import state_for
+    from tests.test_gui_lessons import edit_in_table
+
+    kind = sys.argv[1]
+    controller = launch(state_for("i-love-ai"), "en", lesson="i-love-ai", start_page=False)
+    window, state = controller.window, controller.state
+    state.go_to("enc.0.attn.q")
+    if kind == "varied":
+        edit_in_table(window, "enc.0.attn.W_Q", 2, 1, "1.25")
+        edit_in_table(window, "enc.0.attn.W_Q", 0, 3, "-0.5")
+        window.undo_action.trigger()
+        edit_in_table(window, "enc.0.attn.b_Q", 0, 2, "0.125")
+        window.source.setText("I love AI AI")
+        window.source.returnPressed.emit()
+        state.go_to("enc.0.attn.k")
+        edit_in_table(window, "enc.0.attn.W_K", 3, 0, "2.5")
+    else:
+        for k in range(1000):
+            edit_in_table(window, "enc.0.attn.W_Q", *MANY(k))
+    print("committed", flush=True)
+    os.kill(os.getpid(), signal.SIGSTOP)  # frozen the moment the last edit was made, every thread: as if killed
+""")
+
+
+def MANY(k: int) -> tuple[int, int, str]:  # noqa: N802 (as the edits are named in the child)
+    """The k-th of the 1,000 edits: a W_Q cell and the number typed."""
+    return k % 4, k // 4 % 4, str((k % 37 - 18) / 16)
+
+
+def expected_lessons() -> dict[str, Lesson]:
+    """What each instance showed when it was killed, made with the engine alone."""
+    lesson = open_lesson("i-love-ai")
+    model = lesson.build_model()
+    trace = model.trace(lesson.text)
+    trace.set_cell("enc.0.attn.W_Q", (2, 1), 1.25)  # (the edit of W_Q[0, 3] was undone)
+    trace.set_cell("enc.0.attn.b_Q", (2,), 0.125)
+    trace = model.trace("I love AI AI")
+    trace.set_cell("enc.0.attn.W_K", (3, 0), 2.5)
+    varied = Lesson.from_model(model, "I love AI AI", stage="enc.0.attn.k")
+    model = lesson.build_model()
+    trace = model.trace(lesson.text)
+    for k in range(1000):
+        row, col, value = MANY(k)
+        trace.set_cell("enc.0.attn.W_Q", (row, col), float(value))
+    return {"varied": varied, "many": Lesson.from_model(model, lesson.text, stage="enc.0.attn.q")}
+
+
+class OfferPrompts(FakePrompts):
+    """Records every lesson offered back, and accepts those `accept` says yes to."""
+
+    def __init__(self, accept=lambda lesson: False):
+        super().__init__()
+        self.offered: list[Lesson] = []
+        self.accept = accept
+
+    def restore(self, parent, lesson: Lesson) -> bool:
+        self.offered.append(lesson)
+        return self.accept(lesson)
+
+
+def start_instance(kind: str, folder: Path) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "STEPFORMER_SETTINGS_DIR": str(folder / f"settings-{kind}")}
+    return subprocess.Popen([sys.executable, "-c", INSTANCE, kind], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def autosaves() -> list[Path]:
+    return sorted(p for p in recovery_root().iterdir() if any(p.glob("snapshot-*")))
+
+
+def test_two_instances_keep_their_own_autosaves_and_a_kill_loses_nothing(qtbot, start_window, own_folders):
+    children = {kind: start_instance(kind, own_folders) for kind in ("varied", "many")}
+    try:
+        for child in children.values():
+            assert child.stdout.readline().strip() == "committed", child.stderr.read()
+        expected = expected_lessons()
+
+        # B starts while both run: it offers neither, and closing it normally leaves theirs alone
+        prompts = OfferPrompts()
+        b = start_window("two-heads", prompts=prompts)
+        assert not b.offer_recovery() and prompts.offered == []
+        assert b.state.edit_cell("enc.0.attn.W_V", (0, 0), "2") and len(autosaves()) == 3
+        b.window.close()
+        assert len(autosaves()) == 2
+
+        for child in children.values():
+            child.send_signal(signal.SIGKILL)  # kill -9
+            child.wait(timeout=30)
+            assert child.returncode == -signal.SIGKILL
+    finally:
+        for child in children.values():
+            child.kill()
+            child.wait()
+            child.stdout.close()
+            child.stderr.close()
+
+    # C starts after both were killed: both are offered, each exactly as its window last showed it
+    prompts = OfferPrompts(accept=lambda lesson: len(prompts.offered) == 2)  # no to the first, yes to the second
+    c = start_window("two-heads", prompts=prompts)
+    assert c.offer_recovery() and len(prompts.offered) == 2
+    kinds = ["varied" if lesson.text == "I love AI AI" else "many" for lesson in prompts.offered]
+    assert sorted(kinds) == ["many", "varied"]
+    for kind, lesson in zip(kinds, prompts.offered):
+        assert_same_lesson(lesson, expected[kind])
+    assert expected["varied"].stage == "enc.0.attn.k"
+    # the accepted one is restored and becomes C's; the declined one is gone
+    assert_same_lesson(c.state.to_lesson("en"), expected[kinds[1]])
+    assert c.modified and c.window.isWindowModified()
+    assert autosaves() == [c.autosaver.folder.path]
+    assert c.state.edit_cell("enc.0.attn.W_V", (1, 1), "-1")  # C carries on in it
+    assert_same_lesson(c.autosaver.read(), c.state.to_lesson("en"))
+
+    # D, while C runs, offers nothing
+    prompts = OfferPrompts()
+    d = start_window("two-heads", prompts=prompts)
+    assert not d.offer_recovery() and prompts.offered == []
+
+
+def test_after_one_lesson_is_restored_the_others_wait_for_the_next_start(qtbot, start_window):
+    for text in ("I love AI", "I love"):  # two instances that were killed
+        folder = RecoveryFolder.create()
+        lesson = open_lesson("i-love-ai")
+        lesson.text = text
+        folder.write_snapshot(lesson, folder.start_generation())
+        folder.leave()
+    prompts = OfferPrompts(accept=lambda lesson: True)
+    c = start_window("two-heads", prompts=prompts)
+    assert c.offer_recovery() and len(prompts.offered) == 1
+    assert c.window.statusBar().currentMessage() == "1 more autosaved lessons will be offered at the next start"
+    [waiting] = orphaned_folders()
+    assert waiting.read().text != prompts.offered[0].text
+    waiting.leave()
