@@ -418,6 +418,10 @@
         <translation>已保存 {0}</translation>
     </message>
     <message>
+        <source>{0} more autosaved lessons will be offered at the next start</source>
+        <translation>另有 {0} 个自动保存的课程将在下次启动时提供恢复</translation>
+    </message>
+    <message>
         <source>The autosaved lesson could not be read: {0}</source>
         <translation>无法读取自动保存的课程：{0}</translation>
     </message>
