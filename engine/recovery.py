@@ -27,9 +27,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from .errors import EngineError
+from .files import write_atomic
 from .journal import encode_record, read_journal, replay
 from .lesson import Lesson, open_lesson, save_lesson
-from .lessonfile import write_atomic
 
 DATA_DIR_ENV = "STEPFORMER_DATA_DIR"
 FOLDER = "recovery"
@@ -199,7 +199,10 @@ class RecoveryFolder:
 
     def _note_path(self, lesson_path: str) -> None:
         if lesson_path != self.saved_path:
-            write_atomic(self.path / PATH_NOTE, lesson_path.encode("utf-8"))
+            if lesson_path:
+                write_atomic(self.path / PATH_NOTE, lesson_path.encode("utf-8"))
+            else:  # not saved anywhere yet: no note (an empty file is never written)
+                (self.path / PATH_NOTE).unlink(missing_ok=True)
             self.saved_path = lesson_path
 
     def clear(self) -> None:

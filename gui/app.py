@@ -119,9 +119,24 @@ def run_app(argv: list[str]) -> int:
     loader = ModuleLoader(parent=loading)
     loader.progress.connect(loading.show_step)
     controllers = []  # the controller lives while the app runs
-    loader.done.connect(lambda error: controllers.append(open_lesson_window(app, args, lang, loading, error)))
+    loader.done.connect(lambda error: controllers.append(open_or_exit(app, args, lang, loading, error)))
     loading.painted.connect(loader.start)
     return app.exec()
+
+
+def open_or_exit(app, args: argparse.Namespace, lang: str, loading, error: str):
+    """open_lesson_window, or — whatever goes wrong there — the reason on stderr and exit code 1, never a loading
+    window left waiting for ever."""
+    try:
+        return open_lesson_window(app, args, lang, loading, error)
+    except Exception:  # noqa: BLE001 (a defect: say it and end, rather than hang behind the loading window)
+        import traceback
+
+        traceback.print_exc()
+        print("stepformer: the window could not be opened (the lines above say why)", file=sys.stderr)
+        loading.close()
+        app.exit(1)
+        return None
 
 
 def open_lesson_window(app, args: argparse.Namespace, lang: str, loading, error: str):

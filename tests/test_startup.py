@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import selectors
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -23,11 +25,49 @@ def test_the_first_window_shows_before_torch_is_imported(tmp_path):
     proc = subprocess.Popen([sys.executable, "main.py", "--lesson", "i-love-ai"], cwd=ROOT, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
-        lines = [proc.stdout.readline().strip() for _ in range(2)]
+        lines = read_lines(proc, 2, timeout=90)
     finally:
         proc.kill()
         proc.wait()
     assert lines == ["stepformer-startup window-shown torch=no", "stepformer-startup lesson-shown torch=yes"]
+
+
+def read_lines(proc: subprocess.Popen, count: int, timeout: float) -> list[str]:
+    """Up to `count` lines of the process's stdout, waiting at most `timeout` seconds in all (a window that
+    never opens must fail the test, not hang it)."""
+    lines, deadline = [], time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        while len(lines) < count and selector.select(max(0.0, deadline - time.monotonic())):
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line.strip())
+    return lines
+
+
+def test_a_failure_while_opening_ends_the_app_instead_of_leaving_the_loading_window(monkeypatch, capsys):
+    """Whatever goes wrong after the loading window (here: a defect in opening the lesson), the app ends with the
+    reason instead of waiting for ever behind "Opening the lesson…"."""
+    import gui.app
+
+    class Stub:
+        closed = exit_code = None
+
+        def close(self):
+            self.closed = True
+
+        def exit(self, code):
+            self.exit_code = code
+
+    def broken(*_):
+        raise ImportError("cannot import name 'write_atomic'")
+
+    monkeypatch.setattr(gui.app, "open_lesson_window", broken)
+    app, loading = Stub(), Stub()
+    assert gui.app.open_or_exit(app, None, "en", loading, "") is None
+    assert app.exit_code == 1 and loading.closed
+    assert "write_atomic" in capsys.readouterr().err
 
 
 def test_a_bad_lesson_still_ends_with_one_line_and_exit_code_2(tmp_path):
