@@ -74,6 +74,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "value": ("value", "数值"),
     "visible": ("visible", "可见"),
     "hidden": ("hidden", "不可见"),
+    "not_finite": ("{n} values overflowed (∞ or NaN): not drawn", "{n} 个数值溢出（∞ 或 NaN）：未画出"),
 }
 
 
