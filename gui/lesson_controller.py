@@ -105,10 +105,15 @@ class LessonController(QObject):
         return self.window
 
     def rebuild_window(self) -> MainWindow:
-        """A new window in the current language and display settings, in the old one's place and state."""
+        """A new window in the current language and display settings, in the old one's place and state (a
+        large model takes a moment: the busy cursor shows it)."""
         old = self.window
         old.stepper.stop()
-        self.window = self._make_window()
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        try:
+            self.window = self._make_window()
+        finally:
+            QApplication.restoreOverrideCursor()
         self.window.restoreGeometry(old.saveGeometry())
         self.window.restoreState(old.saveState())
         self.window.setWindowState(old.windowState())

@@ -3,7 +3,8 @@ stage view's FigureView, whose right-click menu exports or copies the figure."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
@@ -38,6 +39,16 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         super().resizeEvent(event)
         if self.fitting:
             self.fit()
+
+    def show_layout(self, layout: pg.GraphicsLayout) -> None:
+        """Show another figure's layout in place of the current one (which is kept as it is, to be shown again)."""
+        if layout is self.ci:
+            return
+        self.ci.removeEventFilter(self)
+        self.ci = layout
+        self.setCentralItem(layout)
+        layout.installEventFilter(self)
+        self.fit_timer.start()
 
     def fit(self) -> None:
         """Show the figure at its natural size, or scaled down until its minimum size fits the view."""
@@ -75,3 +86,32 @@ class FigureView(FittedLayoutWidget):
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         self.context_menu().exec(event.globalPos())
+
+
+class FigureCache:
+    """The figures a view has drawn, each in a GraphicsLayout of its own: showing one again swaps its layout in
+    and refreshes its numbers, which costs a small part of building its pyqtgraph items anew. The figures belong
+    to one trace (the owner clears the cache when another trace is shown); `limit` bounds the layouts kept."""
+
+    def __init__(self, view: FittedLayoutWidget, limit: int = 48):
+        self.view, self.limit = view, limit
+        self.figures: OrderedDict[Hashable, tuple[pg.GraphicsLayout, object]] = OrderedDict()
+
+    def show(self, key: Hashable, draw: Callable[[pg.GraphicsLayout], object], refresh: Callable[[object], None]):
+        """The figure for `key`, shown: drawn into a new layout by `draw(layout)` the first time, else refreshed."""
+        if key in self.figures:
+            self.figures.move_to_end(key)
+            layout, figure = self.figures[key]
+            self.view.show_layout(layout)
+            refresh(figure)
+            return figure
+        layout = pg.GraphicsLayout()
+        self.view.show_layout(layout)
+        figure = draw(layout)
+        self.figures[key] = (layout, figure)
+        while len(self.figures) > self.limit:
+            self.figures.popitem(last=False)
+        return figure
+
+    def clear(self) -> None:
+        self.figures.clear()
