@@ -36,10 +36,9 @@ class HeadGridView(LazyView):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.pages)
-        self.figures = FigureCache(self.plot)  # by stage shown, for the current trace
+        self.figures = FigureCache(self.plot)  # by trace and stage shown
         self.blank = pg.GraphicsLayout()
         state.cursorChanged.connect(self.schedule)
-        state.lessonChanged.connect(self.figures.clear)
         state.lessonChanged.connect(self.schedule)
         state.selectionChanged.connect(self._selection_changed)
         state.traceEdited.connect(self._edited)
@@ -58,7 +57,7 @@ class HeadGridView(LazyView):
             return
         self.pages.setCurrentWidget(self.plot)
         shown = self.shown
-        self.figure = self.figures.show(shown, lambda layout: draw_heads(layout, trace, shown, self.options()),
+        self.figure = self.figures.show(trace, shown, lambda layout: draw_heads(layout, trace, shown, self.options()),
                                         lambda figure: figure.refresh(trace, self.options()))
 
     def _edited(self, _names: list) -> None:

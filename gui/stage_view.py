@@ -126,7 +126,7 @@ class StageView(QWidget):
         self.grid.setVerticalSpacing(10)
         self.grid.setColumnStretch(2, 1)
         self.plot = FigureView(state, self.plot_options, self)  # right-click: Export figure…, Copy figure
-        self.figures = FigureCache(self.plot)  # by stage, for the trace shown: stepping back swaps one in
+        self.figures = FigureCache(self.plot)  # by trace and stage: stepping back swaps a figure in
         self.blank = pg.GraphicsLayout()  # shown until the stage's figure is drawn
         self.plot_timer = QTimer(self)
         self.plot_timer.setSingleShot(True)
@@ -179,7 +179,6 @@ class StageView(QWidget):
         outer.addWidget(self.pages)
 
         state.cursorChanged.connect(self.rebuild)
-        state.lessonChanged.connect(self.figures.clear)
         state.lessonChanged.connect(self.rebuild)
         state.traceEdited.connect(self.refresh)
         state.selectionChanged.connect(self._selection_changed)
@@ -248,7 +247,7 @@ class StageView(QWidget):
         """The plots for the current stage (gui.plots), drawn into the plot area."""
         state = self.state
         self.figure = self.figures.show(
-            state.current_stage,
+            state.trace, state.current_stage,
             lambda layout: draw_stage(layout, state.trace, state.current_stage, self.plot_options()),
             lambda figure: figure.refresh(state.trace, self.plot_options()))
 

@@ -76,3 +76,16 @@ def test_hidden_docks_draw_nothing(qtbot, monkeypatch):
     state.set_head(1)
     qtbot.wait(5)
     assert drawn == []
+
+
+def test_undoing_a_switch_brings_back_the_figure_of_the_trace_before(qtbot, window):
+    state, view = window.state, window.stage_view
+    state.go_to("enc.0.attn.weights")
+    qtbot.waitUntil(lambda: view.figure is not None and view.figure.stage == "enc.0.attn.weights")
+    first = view.figure
+    assert state.set_switch("no_scale", True)
+    qtbot.waitUntil(lambda: view.figure is not None and view.figure is not first)
+    state.undo_stack.undo()
+    qtbot.waitUntil(lambda: view.figure is first)
+    weights = state.trace["enc.0.attn.weights"][state.head].numpy()
+    assert np.allclose(shown_matrix(view), weights)
