@@ -65,7 +65,7 @@ class WhatIfView(LazyView):
         super().__init__(parent)
         self.state, self.lang = state, lang
         self.figure = None
-        self.figures: dict[str, StageFigure] = {}  # each tab's figure, redrawn when chosen and stale
+        self.figures: dict[str, StageFigure] = {}  # each tab's figure, refreshed when the tab is drawn again
         self.built: dict[str, tuple] = {}  # what each tab's figure was built for (see whatif_build_key)
         self.tabs = QTabWidget(self)
         self.plots: dict[str, FittedLayoutWidget] = {}

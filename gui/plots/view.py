@@ -94,7 +94,7 @@ class FigureCache:
     the trace it was drawn for; the figures of the `traces` most recent traces are kept (undoing a what-if
     switch brings back the trace before it), at most `limit` of them."""
 
-    def __init__(self, view: FittedLayoutWidget, traces: int = 2, limit: int = 96):
+    def __init__(self, view: FittedLayoutWidget, traces: int = 2, limit: int = 48):
         self.view, self.keep, self.limit = view, traces, limit
         self.traces: list = []  # the traces drawn for, most recent last (held, so that their ids stay theirs)
         self.figures: OrderedDict[tuple[int, Hashable], tuple[pg.GraphicsLayout, object]] = OrderedDict()
