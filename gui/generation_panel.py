@@ -112,6 +112,7 @@ class GenerationPanel(QWidget):
         layout.addWidget(self.status)
         layout.addWidget(self.plot, 1)
 
+        self.stale = True  # what is shown is not the current choice (see show_choice)
         state.lessonChanged.connect(self.show_choice)
         state.traceEdited.connect(self.show_choice)
         self._mode_changed()
@@ -176,13 +177,17 @@ class GenerationPanel(QWidget):
     # ---- showing ----------------------------------------------------------------------------------
     def show_choice(self, *_) -> None:
         """The distribution the newest token was chosen from; before any generation, what would be chosen."""
-        problem = self.can_generate()
         self.generate_action.setEnabled("probs" in self.state.trace.values)
         self.step_action.setEnabled("dec.tokens" in self.state.stage_names)
         self.seed_note.setText(self.tr("this draw uses seed {0}").format(self.settings()[3])
                                if self.sampled.isChecked() else "")
+        if not self.isVisible():  # a hidden panel computes and draws nothing until it is shown
+            self.stale = True
+            return
+        self.stale = False
         command = producing_command(self.state)
         made = command.choice if command is not None else None
+        problem = self.can_generate()
         if made is not None:
             self.status.setText(self.tr("Generated “{0}”. Generate again, or step through the new token.")
                                 .format(made.token) + (f"\n{problem}" if problem else ""))
@@ -200,6 +205,11 @@ class GenerationPanel(QWidget):
             return
         self.status.setText(self.tr("“Generate next token” would choose “{0}”.").format(preview.token))
         self._draw(preview)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self.stale:
+            self.show_choice()
 
     def _draw(self, choice: Choice) -> None:
         self.plot.show()

@@ -15,7 +15,7 @@ from .lazy_view import LazyView
 from .plots import PlotOptions
 from .plots.extra_text import plain
 from .plots.heads import draw_heads, heads_stage
-from .plots.view import FittedLayoutWidget
+from .plots.view import FigureCache, FittedLayoutWidget
 from .state import AppState
 
 
@@ -36,6 +36,8 @@ class HeadGridView(LazyView):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.pages)
+        self.figures = FigureCache(self.plot)  # by trace and stage shown
+        self.blank = pg.GraphicsLayout()
         state.cursorChanged.connect(self.schedule)
         state.lessonChanged.connect(self.schedule)
         state.selectionChanged.connect(self._selection_changed)
@@ -49,12 +51,14 @@ class HeadGridView(LazyView):
         self.shown = heads_stage(trace, self.state.current_stage)
         if self.shown is None:
             self.figure = None
-            self.plot.ci.clear()
+            self.plot.show_layout(self.blank)
             self.empty.setText(plain("no_attention", self.lang))
             self.pages.setCurrentWidget(self.empty)
             return
         self.pages.setCurrentWidget(self.plot)
-        self.figure = draw_heads(self.plot.ci, trace, self.shown, self.options())
+        shown = self.shown
+        self.figure = self.figures.show(trace, shown, lambda layout: draw_heads(layout, trace, shown, self.options()),
+                                        lambda figure: figure.refresh(trace, self.options()))
 
     def _edited(self, _names: list) -> None:
         if self.figure is not None and self.isVisible():

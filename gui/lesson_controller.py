@@ -69,6 +69,11 @@ class LessonController(QObject):
     def __init__(self, state: AppState, lang: str, path: str | Path | None = None, shipped: str | None = None,
                  prompts: Prompts | None = None):
         super().__init__()
+        # The controller owns the state: the state (whose undo stack signals as it is destroyed) then dies in the
+        # controller's destructor, after the controller stopped listening, never before. The two form reference
+        # cycles that the garbage collector frees in any order, and a controller it has begun to clear has lost
+        # the slots PySide keeps in its __dict__ ("Slot 'LessonController::' not found").
+        state.setParent(self)
         self.state, self.lang = state, lang
         self.path = Path(path) if path else None
         self.shipped = shipped  # the name of the shipped lesson shown, if it is one
@@ -103,10 +108,15 @@ class LessonController(QObject):
         return self.window
 
     def rebuild_window(self) -> MainWindow:
-        """A new window in the current language and display settings, in the old one's place and state."""
+        """A new window in the current language and display settings, in the old one's place and state (a
+        large model takes a moment: the busy cursor shows it)."""
         old = self.window
         old.stepper.stop()
-        self.window = self._make_window()
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        try:
+            self.window = self._make_window()
+        finally:
+            QApplication.restoreOverrideCursor()
         self.window.restoreGeometry(old.saveGeometry())
         self.window.restoreState(old.saveState())
         self.window.setWindowState(old.windowState())

@@ -266,7 +266,7 @@ class MatrixModel(QAbstractTableModel):
         if math.isinf(v):
             return "−∞" if v < 0 else "+∞"
         if math.isnan(v):
-            return "–"
+            return "NaN"
         if not self.shown.is_floating_point():
             return str(int(v))
         return format_value(v).replace("-", "−")

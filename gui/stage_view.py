@@ -6,6 +6,7 @@ It observes the app state: a new cursor or lesson rebuilds it, an edit refreshes
 
 from __future__ import annotations
 
+import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
@@ -29,7 +30,7 @@ from .display import DISPLAY
 from .formulas import formula, symbols
 from .matrix_view import MatrixPanel, Window
 from .plots import PlotOptions, draw_stage
-from .plots.view import FigureView
+from .plots.view import FigureCache, FigureView
 from .stage_list import group_path
 from .stage_texts import op_text, op_title, stage_op, text_key
 from .state import AppState
@@ -125,6 +126,8 @@ class StageView(QWidget):
         self.grid.setVerticalSpacing(10)
         self.grid.setColumnStretch(2, 1)
         self.plot = FigureView(state, self.plot_options, self)  # right-click: Export figure…, Copy figure
+        self.figures = FigureCache(self.plot)  # by trace and stage: stepping back swaps a figure in
+        self.blank = pg.GraphicsLayout()  # shown until the stage's figure is drawn
         self.plot_timer = QTimer(self)
         self.plot_timer.setSingleShot(True)
         self.plot_timer.setInterval(0)
@@ -236,13 +239,17 @@ class StageView(QWidget):
         self.temp_slider.setVisible(op in ("logits", "probs"))
         self._show_matrices()
         self._fit_split()
-        self.plot.ci.clear()
+        self.plot.show_layout(self.blank)
         self.plot_timer.start()  # draw when the event loop is idle: holding → skips the plots in between
         self._show_problem(state.problem)
 
     def draw_plots(self) -> None:
         """The plots for the current stage (gui.plots), drawn into the plot area."""
-        self.figure = draw_stage(self.plot.ci, self.state.trace, self.state.current_stage, self.plot_options())
+        state = self.state
+        self.figure = self.figures.show(
+            state.trace, state.current_stage,
+            lambda layout: draw_stage(layout, state.trace, state.current_stage, self.plot_options()),
+            lambda figure: figure.refresh(state.trace, self.plot_options()))
 
     def _show_matrices(self) -> None:
         trace, name, head = self.state.trace, self.state.current_stage, self.state.head

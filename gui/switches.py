@@ -10,10 +10,10 @@ from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout
 from engine import EngineError
 
 from .lazy_view import LazyView
-from .plots import PlotOptions
+from .plots import PlotOptions, StageFigure
 from .plots.extra_text import plain
 from .plots.view import FittedLayoutWidget
-from .plots.whatif import SWITCH_KEYS, draw_whatif
+from .plots.whatif import SWITCH_KEYS, draw_whatif, whatif_build_key
 from .state import AppState
 
 
@@ -65,6 +65,8 @@ class WhatIfView(LazyView):
         super().__init__(parent)
         self.state, self.lang = state, lang
         self.figure = None
+        self.figures: dict[str, StageFigure] = {}  # each tab's figure, refreshed when the tab is drawn again
+        self.built: dict[str, tuple] = {}  # what each tab's figure was built for (see whatif_build_key)
         self.tabs = QTabWidget(self)
         self.plots: dict[str, FittedLayoutWidget] = {}
         titles = {"no_pe": self.tr("No positions"), "no_scale": self.tr("No scaling"), "no_mask": self.tr("No mask"),
@@ -104,12 +106,16 @@ class WhatIfView(LazyView):
         self.explanation.setText(plain(f"explain_{key}", self.lang) + " "
                                  + plain("switch_on" if on else "switch_off", self.lang))
         self.explanation.setStyleSheet("" if on else "color: #555")
-        for other, plot in self.plots.items():
-            if other != key:
-                plot.ci.clear()
+        opts = PlotOptions(head=self.state.head, row=self.state.row, lang=self.lang)
+        built = whatif_build_key(trace, key)
         try:
-            self.figure = draw_whatif(self.plots[key].ci, trace, key,
-                                      PlotOptions(head=self.state.head, row=self.state.row, lang=self.lang))
+            if self.built.get(key) == built:  # the tab's figure fits this trace: new numbers only
+                self.figure = self.figures[key]
+                self.figure.refresh(trace, opts)
+            else:
+                self.built.pop(key, None)
+                self.figure = self.figures[key] = draw_whatif(self.plots[key].ci, trace, key, opts)
+                self.built[key] = built
         except EngineError as exc:
             self.figure = None
             self.explanation.setText(str(exc))

@@ -98,6 +98,7 @@ def test_an_encoder_decoder_lesson_end_to_end_with_two_generated_tokens(qtbot):
 def test_sampling_uses_seed_plus_step_like_the_engine(qtbot):
     window = open_lesson_window(qtbot, "masked-decoder", text="我")
     panel, state = window.teaching.generation, window.state
+    window.teaching.generation_dock.show()  # a hidden panel draws no choice
     panel.sampled.setChecked(True)
     panel.temperature.setValue(3.0)
     panel.top_k.setValue(4)

@@ -170,7 +170,8 @@ class LinesPanel:
                 _, strongest = teaching.top_k(weights[h, i], per_query)
                 for j in sorted(strongest.tolist()):
                     c = QColor(base)
-                    c.setAlphaF(float(weights[h, i, j]))
+                    # an overflowed weight (NaN) draws no line
+                    c.setAlphaF(min(1.0, max(0.0, float(weights[h, i, j].nan_to_num(0.0)))))
                     pen = QPen(c, width * (1.6 if i == r else 1.0))
                     pen.setCosmetic(True)
                     pen.setCapStyle(Qt.PenCapStyle.RoundCap)

@@ -9,15 +9,17 @@ from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from .fit import set_category_ticks, slot, text_width
-from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, new_plot, set_caption
+from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, new_plot, set_caption, with_overflow_note
 
 MAX_NUMBERS = 16 * 16  # larger matrices are drawn without numbers in the cells
 MAX_NUMBER_COLS = 16
 
 
 def format_cell(value: float, integer: bool = False) -> str:
-    if np.isneginf(value):
-        return "−∞"
+    if np.isnan(value):
+        return "NaN"
+    if np.isinf(value):
+        return "−∞" if value < 0 else "∞"
     if integer:
         return f"{int(value)}"
     text = f"{value:.2f}" if abs(value) < 100 else f"{value:.0f}"
@@ -107,6 +109,7 @@ class Heatmap:
         else:
             self.selection.setRect(QRectF(0, selected_row, c, 1))
             self.selection.show()
+        caption = with_overflow_note(caption, matrix[~np.isneginf(matrix)], opts)  # −∞: a hidden cell, not an overflow
         if caption and caption != self._drawn["caption"]:
             set_caption(self.plot, caption, opts)
             self._drawn["caption"] = caption

@@ -11,7 +11,7 @@ from engine import teaching
 from .bars import add_legend
 from .heatmap import axis_labels, format_cell
 from .matrix import row_of
-from .style import PlotOptions, color, foreground, markers, new_plot, set_caption
+from .style import PlotOptions, color, finite_range, foreground, markers, new_plot, set_caption, with_overflow_note
 from .text import caption
 
 STEPS = ("step_x", "step_centred", "step_hat", "step_out")
@@ -26,6 +26,12 @@ def norm_prefix(name: str) -> str:
 
 def norm_input(trace, prefix: str) -> str:
     return trace.stage(f"{prefix}.mean").inputs[0]
+
+
+def finite_points(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The points whose value did not overflow (∞ or NaN cannot be placed; the caption counts them)."""
+    drawn = np.isfinite(ys)
+    return xs[drawn], ys[drawn]
 
 
 class BeforeAfterPanel:
@@ -57,18 +63,19 @@ class BeforeAfterPanel:
         pos = np.arange(n, dtype=float)
         shown = slice(None, None, max(1, n * d // MAX_POINTS))  # big models: an even sample of each row's features
         k = len(range(d)[shown])
-        self.before.setData(np.repeat(pos - 0.15, k), x[:, shown].flatten())
-        self.after.setData(np.repeat(pos + 0.15, k), out[:, shown].flatten())
-        self.mean.setData(pos - 0.15, mean.numpy())
-        self.spread.setData(x=pos - 0.15, y=mean.numpy(), height=2 * sigma.numpy())
+        self.before.setData(*finite_points(np.repeat(pos - 0.15, k), x[:, shown].flatten()))
+        self.after.setData(*finite_points(np.repeat(pos + 0.15, k), out[:, shown].flatten()))
+        self.mean.setData(*finite_points(pos - 0.15, mean.numpy()))
+        drawn = np.isfinite(mean.numpy()) & np.isfinite(sigma.numpy())
+        self.spread.setData(x=pos[drawn] - 0.15, y=mean.numpy()[drawn], height=2 * sigma.numpy()[drawn])
         tokens = axis_labels(trace, trace.stage(f"{self.prefix}.mean").rows, n)
         self.plot.getAxis("bottom").setTicks([[(i, t) for i, t in enumerate(tokens)]])
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
-        low = (mean - sigma).numpy()
-        high = (mean + sigma).numpy()
-        lo, hi = float(min(x.min(), out.min(), low.min())), float(max(x.max(), out.max(), high.max()))
-        self.plot.setYRange(lo, hi, padding=0.05)
-        set_caption(self.plot, caption("before_after", opts.lang), opts)
+        span = finite_range(x, out, (mean - sigma).numpy(), (mean + sigma).numpy())
+        if span is not None:
+            self.plot.setYRange(*span, padding=0.05)
+        text = with_overflow_note(caption("before_after", opts.lang), np.concatenate([x.ravel(), out.ravel()]), opts)
+        set_caption(self.plot, text, opts)
 
 
 class NormStepsPanel:
@@ -107,4 +114,5 @@ class NormStepsPanel:
         self.plot.getAxis("bottom").setTicks([[(i, caption(k, opts.lang)) for i, k in enumerate(STEPS)]])
         self.plot.setXRange(-0.55, len(STEPS) - 0.45, padding=0)  # room for the outer step names under the axis
         stats = f"μ = {format_cell(float(steps['mean'][r]))}, σ² = {format_cell(float(steps['var'][r]))}"
-        set_caption(self.plot, f"{caption('norm_steps', opts.lang, token=tokens[r])}\n{stats}", opts)
+        text = with_overflow_note(f"{caption('norm_steps', opts.lang, token=tokens[r])}\n{stats}", values, opts)
+        set_caption(self.plot, text, opts)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFont, QFontMetrics
 
-from .text import wrap_caption
+from .text import caption, wrap_caption
 
 # Chinese glyphs need a CJK font; Qt's fallback is not reliable in PDF/SVG, so slides name one explicitly.
 SLIDE_FONTS = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC", "Microsoft YaHei", "PingFang SC"]
@@ -114,3 +115,20 @@ def set_caption(plot: pg.PlotItem, text: str, opts: PlotOptions) -> None:
     height = plot.titleLabel.item.boundingRect().height()  # pyqtgraph keeps room for one line of 30 px
     plot.titleLabel.setMaximumHeight(height)
     plot.layout.setRowFixedHeight(0, height)
+
+
+def finite_range(*arrays: np.ndarray) -> tuple[float, float] | None:
+    """The smallest and largest finite value of the arrays (None when there is none): overflowed values (∞, NaN)
+    cannot set an axis range."""
+    values = np.concatenate([np.ravel(a) for a in arrays])
+    values = values[np.isfinite(values)]
+    return (float(values.min()), float(values.max())) if values.size else None
+
+
+def with_overflow_note(text: str, values: np.ndarray, opts: PlotOptions) -> str:
+    """A caption, with a line saying how many values overflowed (∞ or NaN) when any did: plots leave them out."""
+    n = int(np.size(values) - np.count_nonzero(np.isfinite(values)))
+    if not n:
+        return text
+    note = caption("not_finite", opts.lang, n=n)
+    return f"{text}\n{note}" if text else note

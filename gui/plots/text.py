@@ -116,6 +116,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "activations": ("activations kept", "保存的激活值"),
     "largest_stage": ("largest stage", "最大阶段"),
     "kv_cache": ("KV cache", "KV 缓存"),
+    "not_finite": ("{n} values overflowed (∞ or NaN): not drawn", "{n} 个数值溢出（∞ 或 NaN）：未画出"),
 }
 
 

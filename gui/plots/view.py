@@ -3,7 +3,8 @@ stage view's FigureView, whose right-click menu exports or copies the figure."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
@@ -38,6 +39,16 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         super().resizeEvent(event)
         if self.fitting:
             self.fit()
+
+    def show_layout(self, layout: pg.GraphicsLayout) -> None:
+        """Show another figure's layout in place of the current one (which is kept as it is, to be shown again)."""
+        if layout is self.ci:
+            return
+        self.ci.removeEventFilter(self)
+        self.ci = layout
+        self.setCentralItem(layout)
+        layout.installEventFilter(self)
+        self.fit_timer.start()
 
     def fit(self) -> None:
         """Show the figure at its natural size, or scaled down until its minimum size fits the view."""
@@ -75,3 +86,45 @@ class FigureView(FittedLayoutWidget):
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         self.context_menu().exec(event.globalPos())
+
+
+class FigureCache:
+    """The figures a view has drawn, each in a GraphicsLayout of its own: showing one again swaps its layout in
+    and refreshes its numbers, which costs a small part of building its pyqtgraph items anew. A figure belongs to
+    the trace it was drawn for; the figures of the `traces` most recent traces are kept (undoing a what-if
+    switch brings back the trace before it), at most `limit` of them."""
+
+    def __init__(self, view: FittedLayoutWidget, traces: int = 2, limit: int = 48):
+        self.view, self.keep, self.limit = view, traces, limit
+        self.traces: list = []  # the traces drawn for, most recent last (held, so that their ids stay theirs)
+        self.figures: OrderedDict[tuple[int, Hashable], tuple[pg.GraphicsLayout, object]] = OrderedDict()
+
+    def show(self, trace, key: Hashable, draw: Callable[[pg.GraphicsLayout], object],
+             refresh: Callable[[object], None]):
+        """The figure for `key` of `trace`, shown: drawn into a new layout by `draw(layout)` the first time, else
+        refreshed (edits change a trace in place)."""
+        self._remember(trace)
+        entry = (id(trace), key)
+        if entry in self.figures:
+            self.figures.move_to_end(entry)
+            layout, figure = self.figures[entry]
+            self.view.show_layout(layout)
+            refresh(figure)
+            return figure
+        layout = pg.GraphicsLayout()
+        self.view.show_layout(layout)
+        figure = draw(layout)
+        self.figures[entry] = (layout, figure)
+        while len(self.figures) > self.limit:
+            self.figures.popitem(last=False)
+        return figure
+
+    def _remember(self, trace) -> None:
+        if any(t is trace for t in self.traces):
+            self.traces = [t for t in self.traces if t is not trace] + [trace]
+            return
+        self.traces.append(trace)
+        while len(self.traces) > self.keep:
+            gone = id(self.traces.pop(0))
+            for entry in [e for e in self.figures if e[0] == gone]:
+                del self.figures[entry]

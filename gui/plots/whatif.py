@@ -224,6 +224,12 @@ class MessagePanel:
         self.label.setText(self.text, color=foreground(opts).name())
 
 
+def whatif_build_key(trace, switch: str) -> tuple:
+    """What draw_whatif's figure for `switch` is built from (beyond the numbers its refresh reads): a figure
+    drawn for another trace with the same key is refreshed for this one, not built again."""
+    return switch, _first_causal(trace) is None, trace.config.n_layers
+
+
 def draw_whatif(layout: pg.GraphicsLayout, trace, switch: str, opts: PlotOptions) -> StageFigure:
     """Clear `layout` and draw what `switch` (one of SWITCH_KEYS) does for this trace's model and sentence."""
     if switch not in SWITCH_KEYS:

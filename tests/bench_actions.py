@@ -1,0 +1,172 @@
+"""How long the window takes to answer a teacher's actions, with every dock open.
+
+    python tests/bench_actions.py [--rounds 12]
+
+On a classroom lesson (two-heads) and on the English→Chinese toy translator (`--model toy`), the window is
+shown as `python main.py` shows it (a LessonController, every dock open: heads, what if, generation, KV cache),
+un-maximised at 1280×720. Each action is timed from the call that a menu, key or click makes until the event
+loop is idle again with the window repainted:
+
+    step      one stage forward or back (Right / Left)
+    jump      to a stage far away (the stage list)
+    what-if   a what-if switch on or off (undoable)
+    language  English ⇄ Chinese (the window is rebuilt in the other language)
+    undo      undo of the last change (a weight edit or a switch), then its redo
+    head      the head shown (Heads ▸ head 0 / 1)
+
+Each row gives the median and the largest time per action; the last line sums up: the median over all actions
+and the slowest single action of each model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["STEPFORMER_SETTINGS_DIR"] = tempfile.mkdtemp(prefix="stepformer-bench-settings-")
+os.environ["STEPFORMER_DATA_DIR"] = tempfile.mkdtemp(prefix="stepformer-bench-data-")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import pyqtgraph as pg  # noqa: E402
+import torch  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from engine.lesson import open_lesson  # noqa: E402
+from gui import model_sources  # noqa: E402
+from gui.lesson_controller import LessonController  # noqa: E402
+from gui.state import AppState  # noqa: E402
+from tests.gui_lessons import FakePrompts  # noqa: E402
+
+IDLE_PASSES = 3  # event-loop passes in a row that find nothing left to do
+
+
+def lesson_state() -> AppState:
+    lesson = open_lesson("two-heads")
+    state = AppState(lesson.config, lesson.text, lesson.target, model=lesson.build_model())
+    state.load_lesson(lesson)
+    return state
+
+
+def toy_state() -> AppState:
+    opened = model_sources.toy_translator()
+    state = AppState(opened.model.config, opened.text, opened.target, model=opened.model)
+    state.load_model(opened.model, opened.text, opened.target, opened.stage, opened.title, opened.description)
+    return state
+
+
+MODELS = {"two-heads": lesson_state, "toy": toy_state}
+
+
+def settle(app: QApplication) -> None:
+    """Run the event loop until it is idle: the lazy views drawn, the window painted."""
+    quiet = 0
+    while quiet < IDLE_PASSES:
+        start = time.perf_counter()
+        app.processEvents()
+        app.sendPostedEvents()
+        quiet = quiet + 1 if time.perf_counter() - start < 0.001 else 0
+
+
+def timed(app: QApplication, action: Callable[[], object]) -> float:
+    """ms from the action until the event loop is idle again (the idle passes themselves not counted)."""
+    start = time.perf_counter()
+    action()
+    settle(app)
+    return max(0.0, (time.perf_counter() - start) * 1000 - IDLE_PASSES * 0.5)
+
+
+def open_window(app: QApplication, make_state: Callable[[], AppState]) -> LessonController:
+    controller = LessonController(make_state(), "en", prompts=FakePrompts())
+    window = controller.show_window()
+    window.showNormal()
+    window.setWindowState(Qt.WindowNoState)
+    window.resize(1280, 720)
+    for dock in window.teaching.docks():
+        dock.show()
+    settle(app)
+    return controller
+
+
+def actions(controller: LessonController) -> dict[str, Callable[[], object]]:
+    """One call per action; called again, each does the opposite (back, undo ⇄ redo, the other language …)."""
+    state = controller.state
+    names = state.stage_names
+    far = {"there": names[-1], "back": names[len(names) // 3]}
+    attention = next(n for n in names if n.endswith("attn.weights"))
+    weight = next(n for n in state.trace.params if n.endswith("ffn.W1"))
+    flips = {"step": 1, "jump": "there", "language": "zh", "head": 1}
+
+    def step():
+        flips["step"] = -flips["step"]
+        state.step(flips["step"])
+
+    def jump():
+        flips["jump"] = "back" if flips["jump"] == "there" else "there"
+        state.go_to(far[flips["jump"]])
+
+    def switch():
+        state.set_switch("no_scale", "no_scale" not in state.config.switches)
+
+    def language():
+        flips["language"] = "en" if flips["language"] == "zh" else "zh"
+        controller.set_language("zh" if flips["language"] == "en" else "en")
+
+    def undo():
+        stack = state.undo_stack
+        stack.redo() if stack.canRedo() else stack.undo()
+
+    def head():
+        flips["head"] = 1 - flips["head"]
+        state.set_head(flips["head"])
+
+    state.go_to(attention)
+    assert state.edit_cell(weight, (0, 0), 0.75)
+    return {"step": step, "jump": jump, "what-if": switch, "language": language, "undo": undo, "head": head}
+
+
+def measure(app: QApplication, make_state: Callable[[], AppState], rounds: int) -> dict[str, list[float]]:
+    controller = open_window(app, make_state)
+    todo = actions(controller)
+    settle(app)
+    samples: dict[str, list[float]] = {name: [] for name in todo}
+    for _ in range(rounds):
+        for name, action in todo.items():
+            if name != "step":
+                controller.state.go_to(next(n for n in controller.state.stage_names if n.endswith("attn.weights")))
+                settle(app)
+            samples[name].append(timed(app, action))
+    controller.state.undo_stack.setClean()
+    controller.window.close()
+    settle(app)
+    return samples
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=12, help="times each action is taken per model")
+    args = parser.parse_args()
+    torch.set_num_threads(1)  # as the app runs
+    app = QApplication.instance() or QApplication([])
+    pg.setConfigOptions(background="w", foreground="k", antialias=True)
+    summary = []
+    for model, make_state in MODELS.items():
+        samples = measure(app, make_state, max(2, args.rounds))
+        for name, times in samples.items():
+            print(f"{model:10} {name:9} median {statistics.median(times):7.1f} ms   max {max(times):7.1f} ms",
+                  flush=True)
+        every = [t for times in samples.values() for t in times]
+        summary.append(f"{model} median {statistics.median(every):.0f} ms max {max(every):.0f} ms")
+    print("actions with every dock open: " + "; ".join(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
