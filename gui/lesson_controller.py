@@ -96,6 +96,7 @@ class LessonController(QObject):
             self.window.restoreState(layout)
         if full_screen:
             self.window.setWindowState(self.window.windowState() | Qt.WindowFullScreen)
+        self.window.teaching.open_views(self.state.views)  # after the stored layout: the lesson asks for them
         self.window.show()
         return self.window
 
@@ -271,6 +272,8 @@ class LessonController(QObject):
         finally:
             self.loading = False
         self.path, self.shipped, self.dirty = path, shipped, modified
+        if self.window is not None:
+            self.window.teaching.open_views(self.state.views)
         self._remember_path()
         self._update_title()
         if modified:
