@@ -56,12 +56,13 @@ def test_a_hidden_cost_dock_does_no_work(qtbot, start_window):
     before = cost.draws
     for _ in range(5):
         state.step(1)
-    state.set_sentences("you love AI")
+    state.set_sentences("you and I love AI")
     qtbot.wait(50)
     assert cost.draws == before
     window.teaching.cost_dock.show()
     qtbot.waitUntil(lambda: cost.highlighted() == state.current_stage)
     assert cost.draws == before + 1
+    assert list(cost.figure.share.point.xData) == [len(state.trace.tokens["enc"])] == [5]  # the new sentence
 
 
 def test_the_cost_lesson_opens_the_dock_and_any_lesson_may(qtbot, start_window):
