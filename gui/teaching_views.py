@@ -47,6 +47,7 @@ class TeachingViews(QObject):
         self.whatif_action = self.whatif_dock.toggleViewAction()
         self.generation_panel_action = self.generation_dock.toggleViewAction()
         self.cost_action = self.cost_dock.toggleViewAction()
+        self.cost_action.setIconText(self.tr("Cost"))  # the toolbar's button; the menu names the whole title
         self.generation.generate_action.triggered.connect(self._show_generation)
         self.switches.toggledOn.connect(self.show_effect)
         self._menus()

@@ -84,10 +84,9 @@ class SideBars:
         set_caption(self.plot, text, opts)
 
 
-def stage_rows(trace, stage: str) -> list[tuple[str, int, str]]:
+def stage_rows(costs: dict[str, dict[str, int]], stage: str) -> list[tuple[str, int, str]]:
     """(name, multiply-adds, kind) in trace order: a row per layer, except the current stage's layer, whose stages
     with a matrix product (and the current stage) each get a row. kind: "layer", "stage" or "this"."""
-    costs = cost.stage_costs(trace)
     layers = cost.per_layer(costs)
     group = cost.layer_of(stage)
     rows, seen = [], set()
@@ -118,14 +117,10 @@ class StageMacsPanel:
         self.bars = SideBars(layout, opts, row, col, colspan)
         self.rows: list[tuple[str, int, str]] = []
 
-    @property
-    def plot(self) -> pg.PlotItem:
-        return self.bars.plot
-
     def update(self, trace, stage: str, opts: PlotOptions) -> None:
-        self.rows = stage_rows(trace, stage)
-        group = cost.layer_of(stage)
         costs = cost.stage_costs(trace)
+        self.rows = stage_rows(costs, stage)
+        group = cost.layer_of(stage)
         heads = cost.per_head(trace, costs)
         this = costs[stage]
         one_head = caption("per_head", opts.lang, macs=f"{heads[stage]['macs']:,}") \
