@@ -44,7 +44,6 @@ class ModelConfig:
     type_vocab: int = 0  # rows of token-type (segment) embeddings added to x0, as in BERT; 0: none
     embed_norm: bool = False  # a LayerNorm after the embeddings (BERT): blocks read S.embed_norm.out
     tiled: tuple[int, int] | None = None  # (BLOCK_Q, BLOCK_K): also step attention in tiles (engine/tiled.py)
-    cost_view: bool = False  # figures also show what each stage costs (engine/cost.py): the cost-of-context lesson
 
     def __post_init__(self):
         if isinstance(self.switches, list):  # JSON gives a list
@@ -95,8 +94,6 @@ class ModelConfig:
             del data["tiled"]
         else:
             data["tiled"] = list(data["tiled"])
-        if not data["cost_view"]:  # and only the cost lesson shows costs
-            del data["cost_view"]
         return data
 
     def to_json(self) -> str:
@@ -192,8 +189,6 @@ def validate(cfg: ModelConfig) -> None:
         _check_tiled(cfg.tiled)
     if not isinstance(cfg.embed_norm, bool):
         raise EngineError(f"config: embed_norm must be true or false, got {cfg.embed_norm!r}")
-    if not isinstance(cfg.cost_view, bool):
-        raise EngineError(f"config: cost_view must be true or false, got {cfg.cost_view!r}")
     if isinstance(cfg.ln_eps, bool) or not isinstance(cfg.ln_eps, (int, float)) or not 0 < cfg.ln_eps < 1:
         raise EngineError(f"config: ln_eps = {cfg.ln_eps!r} must be a small positive number such as 1e-5")
     for key in ("enc_vocab", "dec_vocab"):

@@ -68,7 +68,7 @@ def per_head(trace: Trace, costs: dict[str, dict[str, int]]) -> dict[str, dict[s
             if trace.stage(name) is not None and trace.stage(name).op.startswith("attn.") and trace[name].dim() == 3}
 
 
-def _layer_of(name: str) -> str:
+def layer_of(name: str) -> str:
     """"enc.0" for "enc.0.attn.q"; the embeddings, final norm and output head are their own groups."""
     parts = name.split(".")
     if len(parts) == 1:
@@ -79,7 +79,7 @@ def _layer_of(name: str) -> str:
 def per_layer(costs: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for name, c in costs.items():
-        group = out.setdefault(_layer_of(name), {"macs": 0, "bytes": 0})
+        group = out.setdefault(layer_of(name), {"macs": 0, "bytes": 0})
         group["macs"] += c["macs"]
         group["bytes"] += c["bytes"]
     return out

@@ -34,6 +34,9 @@ VERSION = 1
 LANGS = ("en", "zh")
 LESSONS_DIR = ASSETS_DIR / "lessons"
 _FIELDS = ("format", "version", "title", "description", "config", "vocabularies", "text", "target", "stage", "lang")
+_OPTIONAL = ("views",)  # absent in older files
+# The window's views (docks) a lesson may open with it, by name: plain data here; gui/teaching_views.py shows them.
+VIEWS = ("heads", "whatif", "generation", "kv_cache", "cost")
 
 Tensors = dict[str, torch.Tensor]
 
@@ -54,6 +57,7 @@ class Lesson:
     lang: str = "en"
     title: dict[str, str] = field(default_factory=_texts)  # {"en": …, "zh": …}
     description: dict[str, str] = field(default_factory=_texts)
+    views: tuple[str, ...] = ()  # names from VIEWS: the docks the window shows when the lesson opens
 
     @property
     def switches(self) -> tuple[str, ...]:
@@ -85,6 +89,7 @@ class Lesson:
             _check_texts(getattr(self, key), key)
         if self.lang not in LANGS:
             raise EngineError(f"lesson: language {self.lang!r} is not one of {', '.join(LANGS)}")
+        check_views(self.views, "lesson")
         if not isinstance(self.text, str) or not isinstance(self.target, str):
             raise EngineError("lesson: the sentences must be text")
         trace = self.trace()
@@ -109,6 +114,18 @@ class Lesson:
 
 # ---- JSON ---------------------------------------------------------------------------------------
 
+def check_views(views, label: str) -> tuple[str, ...]:
+    """The names of the views a lesson opens, as a tuple; anything else is refused naming the views there are."""
+    if not isinstance(views, (list, tuple)) or not all(isinstance(v, str) for v in views):
+        raise EngineError(f'{label}: views must be a list of view names, e.g. ["cost"]')
+    for view in views:
+        if view not in VIEWS:
+            raise EngineError(f"{label}: unknown view {view!r} in views; a lesson can open {', '.join(VIEWS)}")
+    if len(set(views)) != len(views):
+        raise EngineError(f"{label}: views names a view twice")
+    return tuple(views)
+
+
 def _check_texts(texts, key: str) -> None:
     if not isinstance(texts, dict) or set(texts) != set(LANGS) or not all(isinstance(t, str) for t in texts.values()):
         raise EngineError(f'lesson: {key} must give a text for each language, e.g. {{"en": "…", "zh": "…"}}')
@@ -121,6 +138,7 @@ def _lesson_json(lesson: Lesson, vocabularies: dict[str, list[str]]) -> dict:
         "format": FORMAT, "version": VERSION, "title": lesson.title, "description": lesson.description,
         "config": lesson.config.to_dict(), "vocabularies": vocabularies,
         "text": lesson.text, "target": lesson.target, "stage": lesson.stage, "lang": lesson.lang,
+        **({"views": list(lesson.views)} if lesson.views else {}),  # files without views open in older versions
     }
 
 
@@ -146,7 +164,7 @@ def _parse_vocabularies(value, config: ModelConfig, label: str) -> dict[str, lis
 
 def _lesson_from_json(data: dict, params: Tensors | None, overrides: Tensors, label: str,
                       extra: tuple[str, ...] = ()) -> Lesson:
-    unknown = sorted(set(data) - set(_FIELDS) - set(extra))
+    unknown = sorted(set(data) - set(_FIELDS) - set(_OPTIONAL) - set(extra))
     if unknown:
         raise EngineError(f"{label}: unknown field {unknown[0]!r}")
     missing = [k for k in _FIELDS if k not in data]
@@ -163,6 +181,7 @@ def _lesson_from_json(data: dict, params: Tensors | None, overrides: Tensors, la
         config=config, text=data["text"], target=data["target"], params=params,
         vocabularies=_parse_vocabularies(data["vocabularies"], config, label), overrides=overrides,
         stage=stage, lang=data["lang"], title=data["title"], description=data["description"],
+        views=check_views(data.get("views", []), label),
     )
 
 

@@ -93,6 +93,7 @@ class AppState(QObject):
         self.last_edited: str | None = None
         self.title = {"en": "", "zh": ""}  # the lesson's title and description, when it came from one
         self.description = {"en": "", "zh": ""}
+        self.views: tuple[str, ...] = ()  # the docks the lesson opens with (engine.lesson.VIEWS)
 
     # ---- reading ---------------------------------------------------------------------------
     @property
@@ -184,7 +185,8 @@ class AppState(QObject):
     def load_lesson(self, lesson: Lesson) -> None:
         """Make a lesson the current one: its model, sentences, pinned stages, stage and texts (the undo
         history starts afresh). Raises EngineError, changing nothing, when the lesson cannot be traced."""
-        self._start(lesson.trace(), lesson.text, lesson.target, lesson.title, lesson.description, lesson.stage)
+        self._start(lesson.trace(), lesson.text, lesson.target, lesson.title, lesson.description, lesson.stage,
+                    lesson.views)
 
     def load_model(self, model: Model, text: str, target: str = "", stage: str | None = None,
                    title: dict[str, str] | None = None, description: dict[str, str] | None = None) -> None:
@@ -195,9 +197,9 @@ class AppState(QObject):
         self._start(model.trace(text, target or None), text, target, title or empty, description or empty, stage)
 
     def _start(self, trace: Trace, text: str, target: str, title: dict, description: dict,
-               stage: str | None) -> None:
+               stage: str | None, views: tuple[str, ...] = ()) -> None:
         self.model, self.trace, self.text, self.target = trace.model, trace, text, target
-        self.title, self.description = dict(title), dict(description)
+        self.title, self.description, self.views = dict(title), dict(description), tuple(views)
         self.original_params = {k: v.clone() for k, v in self.model.params.items()}
         self.cursor = trace.stage_names.index(stage) if stage in trace.stage_names else 0
         self.head = self.row = 0
@@ -228,7 +230,7 @@ class AppState(QObject):
             config=self.config, text=self.text, target=self.target, params=dict(self.trace.params),
             vocabularies={s: list(v.tokens) for s, v in self.model.vocabs.items()},
             overrides=dict(self.trace.overrides), stage=self.current_stage, lang=lang,
-            title=dict(self.title), description=dict(self.description))
+            title=dict(self.title), description=dict(self.description), views=self.views)
 
     # ---- stepping ---------------------------------------------------------------------------
     def set_cursor(self, index: int) -> None:

@@ -1,5 +1,5 @@
-"""The docks, menus and toolbar for heads, generation and "what if": the head grid, the Generate panel, the KV
-cache and the switches' effects, each a dockable view of the app state.
+"""The docks, menus and toolbar for heads, generation, "what if" and cost: the head grid, the Generate panel, the
+KV cache, the switches' effects and the cost of the model, each a dockable view of the app state.
 
 The main window makes one `TeachingViews(window)` after its own menus; everything here is added to it.
 """
@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
 
+from .cost_view import CostView
 from .generation_panel import GenerationPanel
 from .head_grid import HeadGridView
 from .kv_cache_view import KVCacheView
@@ -27,12 +28,14 @@ class TeachingViews(QObject):
         self.generation = GenerationPanel(state, lang)
         self.kv_cache = KVCacheView(state, lang)
         self.whatif = WhatIfView(state, lang)
+        self.cost = CostView(state, lang)
         self.switches = SwitchActions(state, self)
 
         self.heads_dock = self._dock("heads", self.tr("Heads side by side"), self.heads)
         self.whatif_dock = self._dock("whatif", self.tr("What if"), self.whatif)
         self.generation_dock = self._dock("generation", self.tr("Generate"), self.generation)
         self.kv_dock = self._dock("kv_cache", self.tr("KV cache"), self.kv_cache)
+        self.cost_dock = self._dock("cost", self.tr("Cost of this model"), self.cost)
         window.tabifyDockWidget(self.heads_dock, self.whatif_dock)
         window.splitDockWidget(self.generation_dock, self.kv_dock, Qt.Vertical)
         for dock in self.docks():
@@ -43,6 +46,8 @@ class TeachingViews(QObject):
         self.kv_action = self.kv_dock.toggleViewAction()
         self.whatif_action = self.whatif_dock.toggleViewAction()
         self.generation_panel_action = self.generation_dock.toggleViewAction()
+        self.cost_action = self.cost_dock.toggleViewAction()
+        self.cost_action.setIconText(self.tr("Cost"))  # the toolbar's button; the menu names the whole title
         self.generation.generate_action.triggered.connect(self._show_generation)
         self.switches.toggledOn.connect(self.show_effect)
         self._menus()
@@ -64,13 +69,25 @@ class TeachingViews(QObject):
             self.window.resizeDocks([dock], [wanted], Qt.Horizontal)
 
     def docks(self) -> list[QDockWidget]:
-        return [self.heads_dock, self.whatif_dock, self.generation_dock, self.kv_dock]
+        return [self.heads_dock, self.whatif_dock, self.generation_dock, self.kv_dock, self.cost_dock]
+
+    def by_name(self) -> dict[str, QDockWidget]:
+        """The docks by the names a lesson's "views" give (engine.lesson.VIEWS)."""
+        return {dock.objectName().removeprefix("dock_"): dock for dock in self.docks()}
+
+    def open_views(self, names: tuple[str, ...]) -> None:
+        """Show the docks a lesson opens with (the others stay as they are)."""
+        docks = self.by_name()
+        for name in names:
+            docks[name].show()
+            docks[name].raise_()
 
     def _menus(self) -> None:
         window = self.window
         view = window.menus["view"]
         view.addSeparator()
-        for action in (self.heads_action, self.generation_panel_action, self.kv_action, self.whatif_action):
+        for action in (self.heads_action, self.generation_panel_action, self.kv_action, self.whatif_action,
+                       self.cost_action):
             view.addAction(action)
         model = window.menus["model"]
         model.addSeparator()
@@ -89,6 +106,7 @@ class TeachingViews(QObject):
         bar.addAction(self.heads_action)
         bar.addAction(self.generation.generate_action)
         bar.addAction(self.kv_action)
+        bar.addAction(self.cost_action)
         bar.addSeparator()
         bar.addWidget(QLabel(self.tr("What if: "), bar))
         for action in self.switches.actions.values():

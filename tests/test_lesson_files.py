@@ -76,6 +76,17 @@ def test_shipped_lesson_round_trips_exactly(tmp_path, name):
     assert_same_lesson(lesson, open_lesson(tmp_path / "x.stepformer"))
 
 
+def test_the_views_a_lesson_opens_round_trip_and_older_files_have_none(tmp_path):
+    lesson = open_lesson("cost-of-context")
+    assert lesson.views == ("cost",)
+    save_lesson(lesson, tmp_path / "x.stepformer")
+    assert open_lesson(tmp_path / "x.stepformer").views == ("cost",)
+    plain = edited_lesson()
+    save_lesson(plain, tmp_path / "plain.stepformer")
+    assert "views" not in lessonfile.read_archive(tmp_path / "plain.stepformer")["lesson.json"].decode()
+    assert open_lesson(tmp_path / "plain.stepformer").views == ()
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10**6))
 def test_any_model_with_any_edits_round_trips(tmp_path, seed):
@@ -300,6 +311,9 @@ def test_too_many_members_are_refused(tmp_path, good):
     ({"text": 42}, "sentences must be text"),
     ({"vocabularies": {"enc": ["<unk>"]}}, "vocabularies must list the tokens of each stack: enc, dec"),
     ({"vocabularies": {"enc": 1, "dec": []}}, "the enc vocabulary must be a list of token strings"),
+    ({"views": ["cost", "charts"]}, "unknown view 'charts' in views; a lesson can open heads, whatif, generation"),
+    ({"views": "cost"}, "views must be a list of view names"),
+    ({"views": ["cost", "cost"]}, "views names a view twice"),
 ])
 def test_bad_lesson_json(tmp_path, good, changes, match):
     refused(tmp_path, with_json(good, **changes), match)

@@ -12,11 +12,12 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageB
 
 from engine import EngineError
 from gui.busy_cursor import busy_cursor
-from gui.plots import PlotOptions
+from gui.plots import PlotOptions, draw_stage
 
 from .deck import export_deck
 from .figure import MAX_WIDTH, MIN_WIDTH, copy_figure, export_figure
 from .matrix import export_matrix
+from .render import Draw
 
 
 def tr(text: str) -> str:
@@ -50,12 +51,14 @@ def _report(parent: QWidget, state, run) -> bool:
     return True
 
 
-def export_figure_dialog(parent: QWidget, state, opts: PlotOptions | None = None) -> bool:
-    """Ask for a file (.png, .svg or .pdf) and export the current stage's figure in the slide style."""
+def export_figure_dialog(parent: QWidget, state, opts: PlotOptions | None = None, draw: Draw = draw_stage,
+                         prefix: str = "") -> bool:
+    """Ask for a file (.png, .svg or .pdf) and export the current stage's figure (or the one `draw` makes, e.g.
+    a dock's, suggested as `prefix` + the stage's name) in the slide style."""
     opts = opts or options_for(parent, state)
     stage = state.current_stage
     filters = tr("PNG image (*.png);;SVG vector image (*.svg);;PDF document (*.pdf)")
-    path = _save_name(parent, tr("Export figure"), f"{stage}.png", filters)
+    path = _save_name(parent, tr("Export figure"), f"{prefix}{stage}.png", filters)
     if not path:
         return False
     path = _with_suffix(path, ("png", "svg", "pdf"), "png")
@@ -66,15 +69,16 @@ def export_figure_dialog(parent: QWidget, state, opts: PlotOptions | None = None
         if not ok:
             return False
     return _report(parent, state, lambda: tr("Exported {0} to {1}").format(
-        stage, export_figure(state.trace, stage, opts, path, width=width)))
+        stage, export_figure(state.trace, stage, opts, path, width=width, draw=draw)))
 
 
-def copy_figure_to_clipboard(parent: QWidget, state, opts: PlotOptions | None = None) -> bool:
+def copy_figure_to_clipboard(parent: QWidget, state, opts: PlotOptions | None = None,
+                             draw: Draw = draw_stage) -> bool:
     opts = opts or options_for(parent, state)
     stage = state.current_stage
 
     def run() -> str:
-        copy_figure(state.trace, stage, opts)
+        copy_figure(state.trace, stage, opts, draw=draw)
         return tr("Copied the figure of {0}").format(stage)
 
     return _report(parent, state, run)

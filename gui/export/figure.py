@@ -15,9 +15,9 @@ from PySide6.QtSvg import QSvgGenerator
 
 from engine import EngineError
 from engine.files import check_target, write_atomic
-from gui.plots import PlotOptions
+from gui.plots import PlotOptions, draw_stage
 
-from .render import SCENE_H, SCENE_W, offscreen_figure, paint, render_image
+from .render import SCENE_H, SCENE_W, Draw, offscreen_figure, paint, render_image
 
 FORMATS = ("png", "svg", "pdf")
 SCREEN_DPI = 96
@@ -44,8 +44,9 @@ def slide_options(opts: PlotOptions) -> PlotOptions:
 
 
 def export_figure(trace, stage: str, opts: PlotOptions, path: str | Path, fmt: str | None = None,
-                  width: int = 1920) -> Path:
-    """Write the stage's figure in the slide style; returns the path written."""
+                  width: int = 1920, draw: Draw = draw_stage) -> Path:
+    """Write the stage's figure (or another figure `draw` makes at the stage) in the slide style; returns the path
+    written."""
     check_stage(trace, stage)
     fmt = format_of(path, fmt)
     if not MIN_WIDTH <= width <= MAX_WIDTH:
@@ -55,11 +56,11 @@ def export_figure(trace, stage: str, opts: PlotOptions, path: str | Path, fmt: s
     opts = slide_options(opts)
     buffer = memory_file()
     if fmt == "png":
-        render_image(trace, stage, opts, width).save(buffer, "PNG", PNG_QUALITY)
+        render_image(trace, stage, opts, width, draw=draw).save(buffer, "PNG", PNG_QUALITY)
     elif fmt == "svg":
-        write_svg(trace, stage, opts, buffer)
+        write_svg(trace, stage, opts, buffer, draw)
     else:
-        write_pdf(trace, stage, opts, buffer)
+        write_pdf(trace, stage, opts, buffer, draw)
     write_atomic(path, bytes(buffer.data()))
     return path
 
@@ -71,7 +72,7 @@ def memory_file() -> QBuffer:
     return buffer
 
 
-def write_svg(trace, stage: str, opts: PlotOptions, buffer: QBuffer) -> None:
+def write_svg(trace, stage: str, opts: PlotOptions, buffer: QBuffer, draw: Draw = draw_stage) -> None:
     """Painted like the PNG and PDF (one code path, so the same layout); text stays text.
 
     (pyqtgraph's SVGExporter re-lays the scene out in export mode and can shift colour bars over the plot.)
@@ -82,7 +83,7 @@ def write_svg(trace, stage: str, opts: PlotOptions, buffer: QBuffer) -> None:
     generator.setViewBox(QRectF(0, 0, SCENE_W, SCENE_H))
     generator.setResolution(SCREEN_DPI)
     generator.setTitle(stage)
-    with offscreen_figure(trace, stage, opts) as view:
+    with offscreen_figure(trace, stage, opts, draw=draw) as view:
         painter = QPainter()
         if not painter.begin(generator):
             raise EngineError(f"cannot draw the figure of {stage} as SVG")
@@ -110,9 +111,9 @@ def open_painter(writer: QPdfWriter) -> QPainter:
     return painter
 
 
-def write_pdf(trace, stage: str, opts: PlotOptions, buffer: QBuffer) -> None:
+def write_pdf(trace, stage: str, opts: PlotOptions, buffer: QBuffer, draw: Draw = draw_stage) -> None:
     writer = pdf_writer(buffer)
-    with offscreen_figure(trace, stage, opts) as view:
+    with offscreen_figure(trace, stage, opts, draw=draw) as view:
         painter = open_painter(writer)
         paint(view, painter, fit(writer, SCENE_W, SCENE_H))
         painter.end()
@@ -125,7 +126,7 @@ def fit(writer: QPdfWriter, w: float, h: float) -> QRectF:
     return QRectF((page.width() - w * scale) / 2, (page.height() - h * scale) / 2, w * scale, h * scale)
 
 
-def copy_figure(trace, stage: str, opts: PlotOptions, width: int = 1920) -> None:
+def copy_figure(trace, stage: str, opts: PlotOptions, width: int = 1920, draw: Draw = draw_stage) -> None:
     """Put the figure on the clipboard as an image, ready to paste into slide software."""
     check_stage(trace, stage)
-    QGuiApplication.clipboard().setImage(render_image(trace, stage, slide_options(opts), width))
+    QGuiApplication.clipboard().setImage(render_image(trace, stage, slide_options(opts), width, draw=draw))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
@@ -13,6 +13,7 @@ from gui.plots import PlotOptions, draw_stage
 from gui.plots.view import FittedLayoutWidget
 
 SCENE_W, SCENE_H = 1600, 900  # the slide canvas (16:9) the fonts are sized for; images scale from it
+Draw = Callable  # (layout, trace, stage, opts) -> a figure: draw_stage, or a dock's own (gui/plots/cost.draw_cost)
 
 
 def ensure_app() -> QApplication:
@@ -20,15 +21,15 @@ def ensure_app() -> QApplication:
 
 
 @contextlib.contextmanager
-def offscreen_figure(trace, stage: str, opts: PlotOptions,
-                     size=(SCENE_W, SCENE_H)) -> Iterator[FittedLayoutWidget]:
+def offscreen_figure(trace, stage: str, opts: PlotOptions, size=(SCENE_W, SCENE_H),
+                     draw: Draw = draw_stage) -> Iterator[FittedLayoutWidget]:
     """A laid-out figure widget that is never shown on screen (shrunk as a whole if it needs more room)."""
     app = ensure_app()
     view = FittedLayoutWidget()
     view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)  # "shown" (laid out, painted once) off screen
     view.setBackground("w")
     view.resize(*size)
-    view.figure = draw_stage(view.ci, trace, stage, opts)  # kept alive: its panels re-fit labels on resizes
+    view.figure = draw(view.ci, trace, stage, opts)  # kept alive: its panels re-fit labels on resizes
     view.show()
     app.processEvents()
     view.fit()
@@ -43,9 +44,10 @@ def paint(view: FittedLayoutWidget, painter: QPainter, target: QRectF) -> None:
     view.scene().render(painter, target, view.sceneRect())  # the whole figure, however much it was shrunk
 
 
-def render_image(trace, stage: str, opts: PlotOptions, width: int = 1920, size=(SCENE_W, SCENE_H)) -> QImage:
+def render_image(trace, stage: str, opts: PlotOptions, width: int = 1920, size=(SCENE_W, SCENE_H),
+                 draw: Draw = draw_stage) -> QImage:
     """The figure laid out on a canvas of `size`, scaled to an image `width` pixels wide."""
-    with offscreen_figure(trace, stage, opts, size) as view:
+    with offscreen_figure(trace, stage, opts, size, draw) as view:
         ratio = width / view.width()
         image = QImage(width, round(view.height() * ratio), QImage.Format.Format_ARGB32)
         image.setDevicePixelRatio(ratio)  # Qt scales every item, text included, as on a high-DPI screen

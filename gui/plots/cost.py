@@ -1,6 +1,7 @@
-"""The cost view (engine/cost.py) drawn beside a stage: the multiply-adds and bytes of every stage, attention's
-share as n grows with the time measured on this machine, the KV cache per token, and the memory of inference
-against training."""
+"""The cost of the model (engine/cost.py) as one figure, for the "Cost of this model" dock and its export: the
+multiply-adds of every layer with the current stage's layer stage by stage, attention's share as n grows, one
+attention's time measured on this machine beside the formula, memory of inference against training, and the KV
+cache per token. Every bar is named: bars lie on their side, one labelled row each."""
 
 from __future__ import annotations
 
@@ -10,22 +11,34 @@ import numpy as np
 import pyqtgraph as pg
 import torch
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFontMetrics
 
 from engine import cost
 
-from .bars import Bars
-from .style import PlotOptions, color, foreground, markers, new_plot, set_caption
+from .figure import figure_title
+from .style import PlotOptions, color, font, foreground, html_size, markers, new_plot, set_caption
 from .text import caption
 
-MEASURED_N = (64, 128, 256, 512)  # small enough to time while a figure is drawn (a few ms in all)
+MEASURED_N = (32, 64, 128, 256)  # small enough to time when the dock is first shown (well under a second)
+LAYER_COLOR = QColor("#9a9a9a")  # a whole layer's total
+ROW_SPACING = 1.25  # a bar's row, in lines of the tick font: every label has room
+CURVE_LINES = 7  # a curve's plot is at least this many lines of the tick font high
 
 
 def _size(n: float) -> str:
-    for unit in ("B", "KiB", "MiB"):
-        if n < 1024 or unit == "MiB":
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return ""
+
+
+def _count(n: float) -> str:
+    """1,234 or 12.3 k, 4.5 M, 6.7 G: short enough to print at the end of a bar."""
+    for limit, unit in ((1e9, "G"), (1e6, "M"), (1e4, "k")):
+        if n >= limit:
+            return f"{n / limit:.1f} {unit}"
+    return f"{n:,.0f}"
 
 
 def _log_axes(plot: pg.PlotItem, xs, ys, y_label) -> None:
@@ -35,73 +48,132 @@ def _log_axes(plot: pg.PlotItem, xs, ys, y_label) -> None:
     plot.getAxis("left").setTicks([[(np.log10(y), y_label(y)) for y in ys], []])
 
 
-def _short(name: str) -> str:
-    """A stage's last word ("q", "scores", "up"), enough beside the layer of a small lesson's model."""
-    return name.rsplit(".", 1)[-1]
+def _axis_labels(plot: pg.PlotItem, opts: PlotOptions, bottom: str, left: str) -> None:
+    plot.showGrid(x=True, y=True, alpha=0.25)
+    style = {"color": foreground(opts).name(), "font-size": html_size(opts, "tick")}
+    for axis, key in (("bottom", bottom), ("left", left)):
+        plot.getAxis(axis).enableAutoSIPrefix(False)  # the units are the label's: no "(x0.001)"
+        plot.setLabel(axis, caption(key, opts.lang), **style)
+    plot.vb.setMinimumHeight(CURVE_LINES * QFontMetrics(font(opts, "tick")).height())
 
 
-class StageCostPanel:
-    """Bars of every stage's multiply-adds, the current stage's bar beside them in its own colour."""
+class SideBars:
+    """Bars on their side, one row each, every row named on the left axis with its value ("ffn.up: 1,792")."""
 
-    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
-                 colspan: int = 1, key: str = "macs"):
-        self.name, self.key = name, key
-        label = caption("multiply_adds" if key == "macs" else "bytes", opts.lang)
-        series = [(label, color(0)), (caption("this_stage", opts.lang), color(1))]
-        self.bars = Bars(layout, opts, row, col, series, colspan=colspan)
+    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, colspan: int = 1):
+        self.plot = new_plot(layout, opts, row=row, col=col, colspan=colspan)
+        self.plot.invertY(True)  # the first row on top
+        self.plot.showGrid(x=True, alpha=0.25)
+        self.plot.getAxis("bottom").setStyle(showValues=False)
+        self.item = pg.BarGraphItem(x0=[0], y=[0], height=[0], width=[0])
+        self.plot.addItem(self.item)
+        self.line = QFontMetrics(font(opts, "tick")).height()
+        self.labels: list[str] = []
 
-    def update(self, trace, opts: PlotOptions) -> None:
+    def set(self, names: list[str], values: list[float], colors: list[QColor], texts: list[str], text: str,
+            opts: PlotOptions) -> None:
+        n = len(names)
+        self.labels = [f"{name}: {value}" for name, value in zip(names, texts)]
+        self.item.setOpts(x0=np.zeros(n), y=np.arange(n, dtype=float), height=0.7, width=np.asarray(values, float),
+                          brushes=colors, pens=[pg.mkPen(c.darker(130)) for c in colors])
+        self.plot.getAxis("left").setTicks([list(enumerate(self.labels)), []])
+        self.plot.setYRange(-0.6, n - 0.4, padding=0)
+        self.plot.setXRange(0, max(max(values, default=0), 1) * 1.05, padding=0)
+        self.plot.vb.setMinimumHeight(n * self.line * ROW_SPACING)  # too little room: the figure shrinks instead
+        self.plot.vb.setMaximumHeight(n * self.line * ROW_SPACING * 1.4)  # more: the other plots get it
+        set_caption(self.plot, text, opts)
+
+
+def stage_rows(costs: dict[str, dict[str, int]], stage: str) -> list[tuple[str, int, str]]:
+    """(name, multiply-adds, kind) in trace order: a row per layer, except the current stage's layer, whose stages
+    with a matrix product (and the current stage) each get a row. kind: "layer", "stage" or "this"."""
+    layers = cost.per_layer(costs)
+    group = cost.layer_of(stage)
+    rows, seen = [], set()
+    for name, c in costs.items():
+        layer = cost.layer_of(name)
+        if layer == group and (c["macs"] > 0 or name == stage):
+            rows.append((name, c["macs"], "this" if name == stage else "stage"))
+        elif layer != group and layer not in seen:
+            seen.add(layer)
+            if layers[layer]["macs"] > 0:
+                rows.append((layer, layers[layer]["macs"], "layer"))
+    return rows
+
+
+def _row_label(name: str, kind: str, group: str, lang: str) -> str:
+    if kind == "layer":
+        return caption("layer_total", lang, layer=name)
+    return name[len(group) + 1:] if name.startswith(group + ".") else name
+
+
+class StageMacsPanel:
+    """The multiply-adds of every layer, the current stage's layer stage by stage, the current stage in its own
+    colour (a stage without a matrix product gets an empty row, so it is still named)."""
+
+    COLORS = {"layer": LAYER_COLOR, "stage": color(0), "this": color(1)}
+
+    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, colspan: int = 2):
+        self.bars = SideBars(layout, opts, row, col, colspan)
+        self.rows: list[tuple[str, int, str]] = []
+
+    def update(self, trace, stage: str, opts: PlotOptions) -> None:
         costs = cost.stage_costs(trace)
-        names = [n for n, c in costs.items() if c["macs"] > 0] if self.key == "macs" else [
-            n for n in trace.stage_names if trace.stage(n) is not None]
-        values = np.array([costs[n][self.key] for n in names], dtype=float)
-        mine = np.where([n == self.name for n in names], values, 0.0)
-        this = costs[self.name]
-        text = caption("stage_macs", opts.lang, macs=f"{this['macs']:,}", size=_size(this["bytes"])) \
-            if self.key == "macs" else caption("stage_bytes", opts.lang)
-        self.bars.set([_short(n) for n in names], [values, mine], opts, text, show_values=False)
+        self.rows = stage_rows(costs, stage)
+        group = cost.layer_of(stage)
+        heads = cost.per_head(trace, costs)
+        this = costs[stage]
+        one_head = caption("per_head", opts.lang, macs=f"{heads[stage]['macs']:,}") \
+            if stage in heads and this["macs"] else ""
+        text = caption("stage_macs", opts.lang, layer=group, macs=f"{this['macs']:,}", per_head=one_head,
+                       size=_size(this["bytes"]))
+        values = [float(m) for _, m, _ in self.rows]
+        self.bars.set([_row_label(n, k, group, opts.lang) for n, _, k in self.rows], values,
+                      [self.COLORS[k] for _, _, k in self.rows], [_count(m) for m in values], text, opts)
 
-
-@cache
-def _measured(cfg) -> list[dict]:
-    return cost.measured_times(cfg, MEASURED_N)
+    def highlighted(self) -> str:
+        """The stage whose row is in the current stage's colour."""
+        return next(name for name, _, kind in self.rows if kind == "this")
 
 
 class SharePanel:
     """Attention's share of the multiply-adds by the formulas, n = 8 … 8192, and this sentence's counted share."""
 
-    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
+    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int):
         self.plot = new_plot(layout, opts, row=row, col=col)
         _log_axes(self.plot, (8, 64, 512, 4096), (0.01, 0.1, 0.2, 0.5, 1.0), lambda y: f"{y:.0%}")
-        self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.setLabel("bottom", caption("tokens_n", opts.lang), color=foreground(opts).name())
-        self.plot.setLabel("left", caption("share_axis", opts.lang), color=foreground(opts).name())
+        _axis_labels(self.plot, opts, "tokens_n", "share_axis")
         self.curve = self.plot.plot(pen=pg.mkPen(color(0), width=2))
         self.point = self.plot.plot(**markers(opts), pen=None, symbol="o", symbolSize=12, symbolBrush=color(1))
 
-    def update(self, trace, opts: PlotOptions) -> None:
+    def update(self, trace, stage: str, opts: PlotOptions) -> None:
         rows = cost.share_curve(trace.config, cost.vocab_out(trace))
-        self.curve.setData([r["n"] for r in rows], [r["share"] for r in rows])
+        self.curve.setData([r["n"] for r in rows], [max(r["share"], 1e-4) for r in rows])
         n = max(len(t) for t in trace.tokens.values())
-        self.point.setData([n], [cost.counted_share(cost.stage_costs(trace), trace)])
-        set_caption(self.plot, caption("share", opts.lang), opts)
+        share = cost.counted_share(cost.stage_costs(trace), trace)
+        self.point.setData([n], [max(share, 1e-4)])
+        set_caption(self.plot, caption("share", opts.lang, n=n, share=f"{share:.1%}"), opts)
+
+
+@cache
+def measured(cfg) -> tuple[dict, ...]:
+    """One attention's time at MEASURED_N, measured once per model config while the program runs."""
+    return tuple(cost.measured_times(cfg, MEASURED_N))
 
 
 class TimePanel:
-    """One attention's wall time at a few n, measured here, beside the n² the formula predicts."""
+    """One attention's wall time at a few n, measured on this machine, beside the n² the formula predicts."""
 
-    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
+    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int):
         self.plot = new_plot(layout, opts, row=row, col=col)
-        _log_axes(self.plot, MEASURED_N, (0.01, 0.1, 1, 10, 100), lambda y: f"{y:g}")
-        self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.setLabel("bottom", caption("tokens_n", opts.lang), color=foreground(opts).name())
-        self.plot.setLabel("left", caption("milliseconds", opts.lang), color=foreground(opts).name())
+        _log_axes(self.plot, MEASURED_N, (0.001, 0.01, 0.1, 1, 10, 100), lambda y: f"{y:g}")
+        _axis_labels(self.plot, opts, "tokens_n", "milliseconds")
         self.formula = self.plot.plot(pen=pg.mkPen(color(5), width=2, style=Qt.PenStyle.DashLine))
         self.measured = self.plot.plot(**markers(opts), pen=pg.mkPen(color(1), width=2), symbol="o",
                                        symbolBrush=color(1))
 
-    def update(self, trace, opts: PlotOptions) -> None:
-        rows = _measured(trace.config)
+    def update(self, trace, stage: str, opts: PlotOptions) -> None:
+        rows = measured(trace.config)
         ns = np.array([r["n"] for r in rows], dtype=float)
         ms = np.array([max(r["seconds"], 1e-9) * 1e3 for r in rows])
         macs = np.array([r["formula_macs"] for r in rows], dtype=float)
@@ -110,55 +182,75 @@ class TimePanel:
         set_caption(self.plot, caption("measured_time", opts.lang, threads=torch.get_num_threads()), opts)
 
 
-class KVPanel:
-    """The KV cache's bytes after each token: one more row of K and V per layer, per token."""
-
-    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
-                 colspan: int = 2):
-        self.bars = Bars(layout, opts, row, col, [(caption("kv_cache", opts.lang), color(2))], colspan=colspan)
-
-    def update(self, trace, opts: PlotOptions) -> None:
-        kv = cost.kv_cache(trace)
-        tokens = list(trace.tokens.get("dec", []))
-        values = np.array([kv["per_token_bytes"] * (k + 1) for k in range(len(tokens))], dtype=float)
-        text = caption("kv_growth", opts.lang, per_token=kv["per_token_bytes"], layers=kv["layers"],
-                       d=trace.config.d_model)
-        self.bars.set(tokens, [values], opts, text)
-
-
 class MemoryPanel:
-    """Memory of inference and of training with Adam, part by part, from the actual tensors."""
+    """Memory of inference and of training with Adam, part by part and in all, from the actual tensors."""
 
     PARTS = ("weights", "gradients", "adam_moments", "activations", "largest_stage", "kv_cache")
+    TRAINING, INFERENCE = color(4), color(0)
+    COLORS = {"weights": LAYER_COLOR, "gradients": TRAINING, "adam_moments": TRAINING, "activations": TRAINING,
+              "largest_stage": INFERENCE, "kv_cache": INFERENCE, "inference": INFERENCE, "training": TRAINING}
 
-    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
-                 colspan: int = 2):
-        series = [(caption("inference", opts.lang), color(0)), (caption("training", opts.lang), color(4))]
-        self.bars = Bars(layout, opts, row, col, series, colspan=colspan)
-        self.bars.plot.setLabel("left", caption("bytes", opts.lang), color=foreground(opts).name())
+    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int):
+        self.bars = SideBars(layout, opts, row, col)
 
-    def update(self, trace, opts: PlotOptions) -> None:
+    def update(self, trace, stage: str, opts: PlotOptions) -> None:
         mem = cost.memory(trace)
-        inference = {"weights", "largest_stage", "kv_cache"}
-        training = {"weights", "gradients", "adam_moments", "activations"}
-        first = np.array([mem[p] if p in inference else 0 for p in self.PARTS], dtype=float)
-        second = np.array([mem[p] if p in training else 0 for p in self.PARTS], dtype=float)
-        text = caption("memory", opts.lang, inference=_size(mem["inference"]), training=_size(mem["training"]),
-                       ratio=f"{mem['adam_moments'] / mem['weights']:.1f}")
-        self.bars.set([caption(p, opts.lang) for p in self.PARTS], [first, second], opts, text, show_values=False)
+        keys = [*self.PARTS, "inference", "training"]
+        values = [float(mem[k]) for k in keys]
+        text = caption("memory", opts.lang, ratio=f"{mem['adam_moments'] / mem['weights']:.1f}",
+                       adam=_size(mem["adam_moments"]), weights=_size(mem["weights"]))
+        self.bars.set([caption(k, opts.lang) for k in keys], values, [self.COLORS[k] for k in keys],
+                      [_size(v) for v in values], text, opts)
 
 
-def cost_panels(layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, top: int, first: list) -> list:
-    """The stage's own panel (`first`, at row top, column 0), its multiply-adds beside it, and under them the part
-    of the cost view this stage teaches: attention's share and time at the scores, the KV cache at K and V,
-    memory at the last stage, else the bytes of every stage."""
-    args = (layout, trace, name, opts)
-    op = trace.stage(name).op if trace.stage(name) is not None else "tokens"
-    panels = [*first, StageCostPanel(*args, top, 1)]
-    if op in ("attn.scores", "attn.weights"):
-        return panels + [SharePanel(*args, top + 1, 0), TimePanel(*args, top + 1, 1)]
-    if op in ("attn.k", "attn.v") and trace.stage(name).rows == "dec":  # the decoder's own K, V: the cached ones
-        return panels + [KVPanel(*args, top + 1, 0)]
-    if name == trace.stage_names[-1]:
-        return panels + [MemoryPanel(*args, top + 1, 0)]
-    return panels + [StageCostPanel(*args, top + 1, 0, colspan=2, key="bytes")]
+class KVPanel:
+    """The KV cache's bytes after each token of the decoder's sentence: one more row of K and V per layer."""
+
+    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int):
+        self.plot = new_plot(layout, opts, row=row, col=col)
+        _axis_labels(self.plot, opts, "tokens_read", "bytes")
+        self.curve = self.plot.plot(**markers(opts), pen=pg.mkPen(color(2), width=2), symbol="o", symbolSize=7,
+                                    symbolBrush=color(2))
+
+    def update(self, trace, stage: str, opts: PlotOptions) -> None:
+        kv = cost.kv_cache(trace)
+        if not kv["per_token_bytes"]:
+            self.curve.setData([], [])
+            set_caption(self.plot, caption("no_kv_cache", opts.lang), opts)
+            return
+        tokens = np.arange(1, kv["tokens"] + 1, dtype=float)
+        self.curve.setData(tokens, tokens * kv["per_token_bytes"])
+        set_caption(self.plot, caption("kv_growth", opts.lang, per_token=kv["per_token_bytes"], layers=kv["layers"],
+                                       d=trace.config.d_model), opts)
+
+
+class CostFigure:
+    """The cost view's panels in one layout; refresh() follows the trace and the current stage."""
+
+    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions):
+        layout.clear()
+        self.title = None
+        top = 0
+        if opts.slide and opts.title:
+            self.title = pg.LabelItem(justify="center")
+            self.title.item.setFont(font(opts, "title"))
+            layout.addItem(self.title, row=0, col=0, colspan=2)
+            top = 1
+        self.stages = StageMacsPanel(layout, opts, top, 0)
+        self.share, self.time = SharePanel(layout, opts, top + 1, 0), TimePanel(layout, opts, top + 1, 1)
+        self.memory, self.kv = MemoryPanel(layout, opts, top + 2, 0), KVPanel(layout, opts, top + 2, 1)
+        self.panels = [self.stages, self.share, self.time, self.memory, self.kv]
+
+    def refresh(self, trace, stage: str, opts: PlotOptions) -> None:
+        for panel in self.panels:
+            panel.update(trace, stage, opts)
+        if self.title is not None:
+            self.title.setText(figure_title(trace, stage, opts, caption("cost_title", opts.lang)),
+                               color=foreground(opts))
+
+
+def draw_cost(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) -> CostFigure:
+    """Clear `layout` and draw what the model costs, at `stage` (how export draws the cost dock's figure)."""
+    figure = CostFigure(layout, opts)
+    figure.refresh(trace, stage, opts)
+    return figure

@@ -7,7 +7,6 @@ from typing import Protocol
 import pyqtgraph as pg
 
 from .attention import LinesPanel, MaskPanel, RowBarsPanel, ScalePanel, WeightedSumPanel
-from .cost import cost_panels
 from .embedding import PositionCurvesPanel
 from .ffn import ActivationPanel
 from .gate import GatePanel
@@ -37,28 +36,20 @@ class StageFigure:
             self.title.setText(figure_title(trace, self.stage, opts), color=foreground(opts))
 
 
-def figure_title(trace, stage: str, opts: PlotOptions) -> str:
-    """"Scores Q·Kᵀ · head 1 — enc.0.attn.scores", the model's switches on a second line."""
+def figure_title(trace, stage: str, opts: PlotOptions, heading: str | None = None) -> str:
+    """"Scores Q·Kᵀ · head 1 — enc.0.attn.scores" (or another heading before the stage), the model's switches on
+    a second line."""
     cfg = trace.config
     heads = caption("one_head" if cfg.n_heads == 1 else "n_heads", opts.lang, n=cfg.n_heads)
     switches = f"{cfg.architecture} · d_model {cfg.d_model} · {heads} · {cfg.norm}-LN · {cfg.activation}"
     if cfg.switches:
         switches += " · " + caption("what_if", opts.lang, switches=", ".join(cfg.switches))
     small = font(opts, "caption").pointSize()
-    return (f"{stage_caption(trace, stage, opts)} — {stage}"
+    return (f"{heading or stage_caption(trace, stage, opts)} — {stage}"
             f"<br><span style='font-size:{small}pt; font-weight:normal'>{switches}</span>")
 
 
 def _panels(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions, top: int) -> list[Panel]:
-    """The panels that teach a stage, placed from layout row `top` down; with the config's cost view, the
-    stage's matrix and what it costs (gui/plots/cost.py)."""
-    if trace.config.cost_view:
-        first = [MatrixPanel(layout, trace, stage, opts, top, 0, select_row=is_per_head(trace, stage))]
-        return cost_panels(layout, trace, stage, opts, top, first)
-    return _teaching_panels(layout, trace, stage, opts, top)
-
-
-def _teaching_panels(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions, top: int) -> list[Panel]:
     """The panels that teach a stage, placed from layout row `top` down."""
     op, t, args = stage_op(trace, stage), top, (layout, trace, stage, opts)
     inputs = trace.stage(stage).inputs if trace.stage(stage) else ()

@@ -88,28 +88,34 @@ CAPTIONS: dict[str, tuple[str, str]] = {
                      "每个头保存的数值个数：最大分块 vs n × n 分数 · 最大 |分块 − A·V| = {diff}"),
     "largest_tile": ("largest tile {r}×{c}", "最大分块 {r}×{c}"),
     "full_scores": ("n × n = {n}×{m}, never stored", "n × n = {n}×{m}，从不保存"),
-    # the cost view (cost-of-context lesson)
-    "stage_macs": ("Multiply-adds of each matrix product · this stage: {macs} multiply-adds, {size}",
-                   "每个矩阵乘法的乘加次数 · 本阶段：{macs} 次乘加，{size}"),
-    "stage_bytes": ("Bytes of each stage's tensor (float32)", "每个阶段张量的字节数（float32）"),
-    "multiply_adds": ("multiply-adds", "乘加次数"),
+    # the cost view (the "Cost of this model" dock, gui/plots/cost.py)
+    "cost_title": ("Cost of this model", "计算与内存开销"),
+    "stage_macs": ("Multiply-adds of each layer, {layer} stage by stage · this stage: {macs} multiply-adds{per_head}, "
+                   "{size}",
+                   "各层的乘加次数，{layer} 逐阶段展开 · 本阶段：{macs} 次乘加{per_head}，{size}"),
+    "per_head": (" ({macs} per head)", "（每个头 {macs} 次）"),
+    "layer_total": ("{layer}, all stages", "{layer} 全部阶段"),
     "bytes": ("bytes", "字节"),
-    "this_stage": ("this stage", "本阶段"),
     "share": ("Attention's share (Q·Kᵀ and A·V) of all multiply-adds as n grows (log axes); ● this sentence, "
-              "counted", "随 n 增长注意力（Q·Kᵀ 和 A·V）占全部乘加的比例（对数坐标）；● 本句实际计数"),
+              "counted: {share} at n = {n}",
+              "随 n 增长注意力（Q·Kᵀ 和 A·V）占全部乘加的比例（对数坐标）；● 本句实际计数：n = {n} 时 {share}"),
     "share_axis": ("share of multiply-adds", "乘加次数占比"),
     "tokens_n": ("n (tokens)", "n（词元数）"),
-    "measured_time": ("Measured on this machine ({threads} threads): one attention's time (ms); dashed: ∝ n² "
+    "tokens_read": ("tokens read", "已读词元数"),
+    "measured_time": ("Measured on this machine (torch threads: {threads}): one attention's time (ms); dashed: ∝ n² "
                       "(formula 2·n²·d)",
                       "在本机上实测（{threads} 个线程）：一次注意力的耗时（毫秒）；虚线：∝ n²（公式 2·n²·d）"),
     "milliseconds": ("ms", "毫秒"),
     "kv_growth": ("KV cache: {per_token} bytes per token (2 × {layers} layers × d_model {d} × 4 B), growing by one "
                   "row per token",
                   "KV 缓存：每个词元 {per_token} 字节（2 × {layers} 层 × d_model {d} × 4 字节），每个词元增加一行"),
-    "memory": ("Memory: inference {inference} vs training {training} · Adam's two moments = {ratio} × the weights",
-               "显存：推理 {inference} vs 训练 {training} · Adam 的两个动量 = 权重的 {ratio} 倍"),
-    "inference": ("inference", "推理"),
-    "training": ("training", "训练"),
+    "no_kv_cache": ("No KV cache: an encoder reads the whole sentence at once and generates nothing",
+                    "没有 KV 缓存：编码器一次读入整个句子，不逐词生成"),
+    "memory": ("Memory, float32: inference vs training with Adam · Adam's two moments = {ratio} × the weights "
+               "({adam} vs {weights})",
+               "内存（float32）：推理 vs 用 Adam 训练 · Adam 的两个动量 = 权重的 {ratio} 倍（{adam} 对 {weights}）"),
+    "inference": ("= inference", "= 推理"),
+    "training": ("= training", "= 训练"),
     "weights": ("weights", "权重"),
     "gradients": ("gradients", "梯度"),
     "adam_moments": ("Adam m and v", "Adam 的 m 和 v"),

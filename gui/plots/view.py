@@ -67,21 +67,28 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
 
 
 class FigureView(FittedLayoutWidget):
-    """Draw into `self.ci` with draw_stage; right-click offers "Export figure…" and "Copy figure".
+    """Draw into `self.ci` with draw_stage (or `draw`, the same way export draws it: a dock's own figure, named
+    `prefix` + the stage in the file suggested); right-click offers "Export figure…" and "Copy figure".
 
     `options` returns the PlotOptions the window currently shows (head, row, temperature, language).
     """
 
-    def __init__(self, state, options: Callable[[], PlotOptions], parent: QWidget | None = None):
+    def __init__(self, state, options: Callable[[], PlotOptions], parent: QWidget | None = None,
+                 draw: Callable | None = None, prefix: str = ""):
         super().__init__(parent)
         self.state, self.options = state, options
+        self.draw, self.prefix = draw, prefix
 
     def context_menu(self) -> QMenu:
         from gui.export.dialogs import copy_figure_to_clipboard, export_figure_dialog
+        from gui.plots import draw_stage
 
+        draw = self.draw or draw_stage
         menu = QMenu(self)
-        menu.addAction(self.tr("Export figure…"), lambda: export_figure_dialog(self, self.state, self.options()))
-        menu.addAction(self.tr("Copy figure"), lambda: copy_figure_to_clipboard(self, self.state, self.options()))
+        menu.addAction(self.tr("Export figure…"),
+                       lambda: export_figure_dialog(self, self.state, self.options(), draw, self.prefix))
+        menu.addAction(self.tr("Copy figure"),
+                       lambda: copy_figure_to_clipboard(self, self.state, self.options(), draw))
         return menu
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:

@@ -1,0 +1,42 @@
+"""The "Cost of this model" dock: what the current model costs on the current sentence (gui/plots/cost.py), with the
+current stage's layer stage by stage. It follows the cursor, new sentences and edits; hidden, it draws nothing.
+Right-click exports or copies its figure in the slide style."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QVBoxLayout
+
+from .lazy_view import LazyView
+from .plots import PlotOptions
+from .plots.cost import CostFigure, draw_cost
+from .plots.view import FigureView
+from .state import AppState
+
+
+class CostView(LazyView):
+    def __init__(self, state: AppState, lang: str = "en", parent=None):
+        super().__init__(parent)
+        self.state, self.lang = state, lang
+        self.plot = FigureView(state, self.options, self, draw=draw_cost, prefix="cost.")
+        self.plot.setMinimumHeight(240)
+        self.figure: CostFigure | None = None
+        self.draws = 0  # how often it drew (a hidden dock must not)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot)
+        for signal in (state.cursorChanged, state.lessonChanged, state.traceEdited):
+            signal.connect(self.schedule)
+
+    def options(self) -> PlotOptions:
+        return PlotOptions(head=self.state.head, row=self.state.row, lang=self.lang)
+
+    def draw(self, *_) -> None:
+        opts = self.options()
+        if self.figure is None:
+            self.figure = CostFigure(self.plot.ci, opts)
+        self.figure.refresh(self.state.trace, self.state.current_stage, opts)  # the first times attention, once
+        self.draws += 1
+
+    def highlighted(self) -> str | None:
+        """The stage shown in its own colour in the per-stage chart."""
+        return None if self.figure is None else self.figure.stages.highlighted()

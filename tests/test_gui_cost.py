@@ -1,0 +1,81 @@
+"""The "Cost of this model" dock: for any model, following the cursor, every bar named, idle while hidden,
+opened by a lesson that asks for it, its figure exportable."""
+
+import pytest
+from PySide6.QtGui import QFontMetrics
+
+from engine.lesson import VIEWS
+from gui.export.figure import export_figure
+from gui.plots import PlotOptions
+from gui.plots.cost import ROW_SPACING, draw_cost
+from gui.plots.style import font
+from tests import gui_lessons
+
+own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
+
+
+def shown(qtbot, window):
+    """The cost dock, drawn for the current stage."""
+    window.teaching.cost_dock.show()
+    cost = window.teaching.cost
+    qtbot.waitUntil(lambda: cost.highlighted() == window.state.current_stage)
+    return cost
+
+
+def assert_every_bar_named(qtbot, cost) -> None:
+    bars = cost.figure.stages.bars
+    ticks = bars.plot.getAxis("left")._tickLevels[0]
+    heights = bars.item.opts["width"]
+    assert [i for i, _ in ticks] == list(range(len(heights))) and len(heights) == len(cost.figure.stages.rows)
+    assert all(label.strip() for _, label in ticks) and len({label for _, label in ticks}) == len(ticks)
+    line = QFontMetrics(font(PlotOptions(), "tick")).height()
+    room = len(ticks) * line * ROW_SPACING - 1  # for every label, once laid out (shrunk as a whole if need be)
+    qtbot.waitUntil(lambda: bars.plot.vb.height() >= room)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_cost_dock_follows_the_cursor_for_any_model(qtbot, start_window, lang):
+    window = start_window("two-heads", lang).window
+    assert not window.teaching.cost_dock.isVisible()  # a lesson without views opens none
+    state = window.state
+    cost = shown(qtbot, window)
+    assert_every_bar_named(qtbot, cost)
+    for model in ("toy", "classroom"):
+        assert window.model_picker.choose(model)
+        for stage in (state.stage_names[-1], next(n for n in state.stage_names if n.endswith("attn.scores"))):
+            state.go_to(stage)
+            qtbot.waitUntil(lambda s=stage: cost.highlighted() == s)
+            assert_every_bar_named(qtbot, cost)
+    assert cost.figure.memory.bars.labels[-1].startswith("= ") and "2.0" in cost.figure.memory.bars.plot.titleLabel.text
+
+
+def test_a_hidden_cost_dock_does_no_work(qtbot, start_window):
+    window = start_window("two-heads").window
+    state, cost = window.state, shown(qtbot, window)
+    window.teaching.cost_dock.hide()
+    before = cost.draws
+    for _ in range(5):
+        state.step(1)
+    state.set_sentences("you and I love AI")
+    qtbot.wait(50)
+    assert cost.draws == before
+    window.teaching.cost_dock.show()
+    qtbot.waitUntil(lambda: cost.highlighted() == state.current_stage)
+    assert cost.draws == before + 1
+    assert list(cost.figure.share.point.xData) == [len(state.trace.tokens["enc"])] == [5]  # the new sentence
+
+
+def test_the_cost_lesson_opens_the_dock_and_any_lesson_may(qtbot, start_window):
+    controller = start_window("two-heads")
+    window = controller.window
+    assert set(window.teaching.by_name()) == set(VIEWS)
+    assert controller.open_shipped("cost-of-context")
+    assert window.teaching.cost_dock.isVisible()
+    qtbot.waitUntil(lambda: window.teaching.cost.highlighted() == "dec.0.self_attn.scores")
+
+
+def test_the_cost_figure_exports(qtbot, start_window, tmp_path):
+    window = start_window("cost-of-context", "zh").window
+    path = export_figure(window.state.trace, "dec.0.self_attn.k", PlotOptions(lang="zh"), tmp_path / "cost.png",
+                         draw=draw_cost)
+    assert path.stat().st_size > 10_000
