@@ -12,6 +12,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from engine import EngineError, Model, ModelConfig, Trace, check_value
 from engine.lesson import Lesson
 
+from .backward_trace import ShownTrace
 from .display import DISPLAY
 
 
@@ -90,6 +91,7 @@ class AppState(QObject):
         self.row = 0
         self.previous: dict[str, torch.Tensor] = {}  # values before the last edit, for "show difference"
         self.last_edited: str | None = None
+        self._view: ShownTrace | None = None
         self.title = {"en": "", "zh": ""}  # the lesson's title and description, when it came from one
         self.description = {"en": "", "zh": ""}
 
@@ -99,16 +101,24 @@ class AppState(QObject):
         return self.model.config
 
     @property
+    def view(self) -> ShownTrace:
+        """The trace as the window steps through it: its stages, then the loss and the backward pass (for a
+        model with an output head; their gradients are computed when first read, again after each edit)."""
+        if self._view is None or self._view.trace is not self.trace:
+            self._view = ShownTrace(self.trace)
+        return self._view
+
+    @property
     def stage_names(self) -> list[str]:
-        return self.trace.stage_names
+        return self.view.stage_names
 
     @property
     def current_stage(self) -> str:
-        return self.trace.stage_names[self.cursor]
+        return self.stage_names[self.cursor]
 
     def is_computed(self, name: str) -> bool:
         """Stages up to the cursor are shown as computed; later ones are 'not computed yet'."""
-        return self.trace.stage_names.index(name) <= self.cursor
+        return self.stage_names.index(name) <= self.cursor
 
     def changed(self, name: str) -> torch.Tensor | None:
         """Boolean mask of the cells the last edit changed in `name` (None when it did not touch it)."""
@@ -133,7 +143,7 @@ class AppState(QObject):
             self.message.emit(str(exc))
             return str(exc)
         self.model, self.trace, self.text, self.target = model, trace, text, target
-        self.cursor = min(self.cursor, len(trace.stage_names) - 1)
+        self.cursor = min(self.cursor, len(self.stage_names) - 1)
         self.head = min(self.head, model.config.n_heads - 1)
         self.row = 0
         self.previous, self.last_edited = {}, None
@@ -196,7 +206,7 @@ class AppState(QObject):
         self.model, self.trace, self.text, self.target = trace.model, trace, text, target
         self.title, self.description = dict(title), dict(description)
         self.original_params = {k: v.clone() for k, v in self.model.params.items()}
-        self.cursor = trace.stage_names.index(stage) if stage in trace.stage_names else 0
+        self.cursor = self.stage_names.index(stage) if stage in self.stage_names else 0
         self.head = self.row = 0
         self.previous, self.last_edited = {}, None
         self.undo_stack.clear()
@@ -229,13 +239,13 @@ class AppState(QObject):
 
     # ---- stepping ---------------------------------------------------------------------------
     def set_cursor(self, index: int) -> None:
-        index = max(0, min(index, len(self.trace.stage_names) - 1))
+        index = max(0, min(index, len(self.stage_names) - 1))
         if index != self.cursor:
             self.cursor = index
             self.cursorChanged.emit(index)
 
     def go_to(self, name: str) -> None:
-        self.set_cursor(self.trace.stage_names.index(name))
+        self.set_cursor(self.stage_names.index(name))
 
     def step(self, delta: int) -> None:
         self.set_cursor(self.cursor + delta)
@@ -290,7 +300,7 @@ class AppState(QObject):
         """Make another trace of this lesson current without clearing the undo stack (used by undoable
         switches and generated tokens); the cursor goes to `stage`, the selected row to `row`."""
         self.model, self.trace, self.text, self.target = trace.model, trace, text, target
-        names = trace.stage_names
+        names = self.stage_names
         self.cursor = names.index(stage) if stage in names else min(self.cursor, len(names) - 1)
         self.row = row
         self.previous, self.last_edited = previous or {}, None
@@ -309,8 +319,14 @@ class AppState(QObject):
         touched = set(recomputed) | ({edited} if edited else set())
         self.previous = {n: before[n] for n in touched if n in before}
         self.last_edited = edited
-        self.traceEdited.emit(sorted(touched, key=self._order))
+        self._view = None  # the loss and the gradients are read afresh (when a backward stage is shown)
+        self.traceEdited.emit(sorted(touched | self._backward_names(), key=self._order))
+
+    def _backward_names(self) -> set[str]:
+        """The loss and every gradient: an edit anywhere changes them all."""
+        extra = self.view.extra
+        return set(extra) | ({f"grad.{p}" for p in self.trace.params} if extra else set())
 
     def _order(self, name: str) -> int:
-        names = self.trace.stage_names
+        names = self.stage_names
         return names.index(name) if name in names else -1
