@@ -157,6 +157,7 @@ def _backward_rules() -> dict[str, str]:
         "positional": "PE = W_pos[0 : n]  ⇒  ∂L/∂W_pos[p] = g[p]   (" + tr("sinusoidal: nothing to learn") + ")",
         "embedding_rows": "E = W_E[ids]  ⇒  ∂L/∂W_E[t] = Σ_{i: idsᵢ = t} gᵢ",
         "identity": "y = x  ⇒  ∂L/∂x = g   (" + tr("switched off") + ")",
+        "tiled": "∂L/∂S = ∂L/∂o = 0   (" + tr("the model reads Z = A·V; the tiles are stepped beside it") + ")",
         "matmul.attn.scores": "scores = Q·Kᵀ  ⇒  ∂L/∂Q = G·K,  ∂L/∂K = Gᵀ·Q",
         "matmul.attn.z": "Z = A·V  ⇒  ∂L/∂A = G·Vᵀ,  ∂L/∂V = Aᵀ·G",
     }
