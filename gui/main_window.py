@@ -25,6 +25,7 @@ from .stage_view import StageView
 from .state import AppState
 from .stepper import StepperBar
 from .teaching_views import TeachingViews
+from .training_step import TrainingStepActions
 
 
 class MainWindow(QMainWindow):
@@ -136,6 +137,8 @@ class MainWindow(QMainWindow):
 
         model = self.add_menu("model", self.tr("&Model"), None)
         self._action(model, self.tr("Settings…"), self.open_settings, "Ctrl+,")
+        model.addSeparator()
+        self.training_step = TrainingStepActions(state, model)
 
         help_menu = self.add_menu("help", self.tr("&Help"), None)
         self._action(help_menu, self.tr("Keyboard shortcuts"), self.show_shortcuts, "F1")

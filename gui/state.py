@@ -10,6 +10,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from engine import EngineError, Model, ModelConfig, Trace, check_value
+from engine.backward import TrainingStep, apply_step, training_step, undo_step
 from engine.lesson import Lesson
 
 from .backward_trace import ShownTrace
@@ -67,6 +68,24 @@ class ReplaceParamsCommand(QUndoCommand):
 
     def undo(self):
         self._swap(self.old, self.old_overrides)
+
+
+class TrainingStepCommand(QUndoCommand):
+    """W ← W − lr·∂L/∂W for every parameter at once (engine.backward.training_step); undo puts every
+    parameter back bit for bit."""
+
+    def __init__(self, state: AppState, step: TrainingStep, text: str):
+        super().__init__(text)
+        self.state, self.step = state, step
+
+    def _set(self, change) -> None:
+        self.state._apply(lambda t: (change(t, self.step), [st.name for st in t.stages] + list(t.params))[1], None)
+
+    def redo(self):
+        self._set(apply_step)
+
+    def undo(self):
+        self._set(undo_step)
 
 
 class AppState(QObject):
@@ -275,6 +294,20 @@ class AppState(QObject):
         if command.old_value == float(torch.tensor(value, dtype=self.trace[name].dtype)):
             return True  # the same number (as stored): not an edit
         self.undo_stack.push(command)
+        return True
+
+    def take_training_step(self, lr: float) -> bool:
+        """One step of gradient descent on this sentence's loss, as one undoable command; the status bar says
+        the loss before and after. A model without an output head or a bad learning rate changes nothing."""
+        try:
+            step = training_step(self.trace, lr)
+        except EngineError as exc:
+            self.message.emit(str(exc))
+            return False
+        text = QCoreApplication.translate("AppState", "Training step (learning rate {0:g})").format(step.lr)
+        self.undo_stack.push(TrainingStepCommand(self, step, text))
+        self.message.emit(QCoreApplication.translate("AppState", "Training step: loss {0:.4f} → {1:.4f}").format(
+            step.loss_before, step.loss_after))
         return True
 
     def reset_weights(self) -> None:

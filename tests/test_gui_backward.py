@@ -82,3 +82,34 @@ def test_an_encoder_decoder_steps_back_to_the_encoder(qtbot):
 def test_an_encoder_has_no_loss(qtbot):
     window = open_window(qtbot)
     assert window.state.stage_names == window.state.trace.stage_names
+
+
+def test_one_training_step_is_one_command_and_undone_exactly(qtbot):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    state = window.state
+    before = {k: v.clone() for k, v in state.trace.params.items()}
+    grads = backward(state.trace)
+    window.training_step.lr.setValue(0.5)
+    messages = []
+    state.message.connect(messages.append)
+    state.go_to("dec.0.ffn.up")
+    window.training_step.step_action.trigger()
+    assert state.undo_stack.count() == 1
+    for name, w in before.items():
+        assert torch.equal(state.trace.params[name], w - 0.5 * grads[f"grad.{name}"]), name
+    loss_after = float(backward(state.trace)["loss"])
+    assert loss_after < float(grads["loss"])
+    assert messages[-1] == f"Training step: loss {float(grads['loss']):.4f} → {loss_after:.4f}"
+    view = window.stage_view
+    view.difference_action.setChecked(True)  # the weight table shows the step: −lr·∂L/∂W
+    weights = panel_for(window, "dec.0.ffn.W1")
+    assert torch.allclose(weights.model.shown, -0.5 * grads["grad.dec.0.ffn.W1"])
+    press(qtbot, window, Qt.Key_Z, Qt.ControlModifier)
+    assert state.undo_stack.index() == 0
+    assert all(torch.equal(state.trace.params[name], w) for name, w in before.items())
+
+
+def test_an_encoder_takes_no_training_step(qtbot):
+    window = open_window(qtbot)
+    assert not window.training_step.step_action.isEnabled()
+    assert not window.state.take_training_step(0.1) and window.state.undo_stack.count() == 0
