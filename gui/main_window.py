@@ -25,6 +25,7 @@ from .stage_view import StageView
 from .state import AppState
 from .stepper import StepperBar
 from .teaching_views import TeachingViews
+from .training_lab import add_training_lab
 from .training_step import TrainingStepActions
 
 
@@ -73,6 +74,7 @@ class MainWindow(QMainWindow):
         self.menus: dict[str, QMenu] = {}
         self._build_menus()
         self.teaching = TeachingViews(self)  # head grid, generation, KV cache, what-if switches
+        self.lab_dock = add_training_lab(self)
         state.message.connect(self.show_message)
         state.lessonChanged.connect(self.show_lesson)
         self.show_lesson()
@@ -196,4 +198,5 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.stepper.stop()
+        self.lab_dock.widget().stop()
         super().closeEvent(event)
