@@ -6,6 +6,8 @@ import torch
 from PySide6.QtCore import Qt
 
 from engine.backward import backward
+from gui.export.figure import export_figure
+from gui.plots import PlotOptions
 from gui.stage_list import stage_title
 from gui.stage_texts import op_title, text_key
 from tests.gui_window import open_lesson_window, open_window, panel_for, press
@@ -113,3 +115,10 @@ def test_an_encoder_takes_no_training_step(qtbot):
     window = open_window(qtbot)
     assert not window.training_step.step_action.isEnabled()
     assert not window.state.take_training_step(0.1) and window.state.undo_stack.count() == 0
+
+
+def test_the_figure_of_a_backward_stage_exports(qtbot, tmp_path):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    path = export_figure(window.state.view, "grad.dec.0.self_attn.weights", PlotOptions(), tmp_path / "g.png",
+                         width=400)
+    assert path.stat().st_size > 0
