@@ -53,7 +53,7 @@ class StageCostPanel:
     def update(self, trace, opts: PlotOptions) -> None:
         costs = cost.stage_costs(trace)
         names = [n for n, c in costs.items() if c["macs"] > 0] if self.key == "macs" else [
-            n for n in trace.stage_names if trace.stage(n) is not None]
+            st.name for st in trace.stages]
         values = np.array([costs[n][self.key] for n in names], dtype=float)
         mine = np.where([n == self.name for n in names], values, 0.0)
         this = costs[self.name]
@@ -159,6 +159,6 @@ def cost_panels(layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, 
         return panels + [SharePanel(*args, top + 1, 0), TimePanel(*args, top + 1, 1)]
     if op in ("attn.k", "attn.v") and trace.stage(name).rows == "dec":  # the decoder's own K, V: the cached ones
         return panels + [KVPanel(*args, top + 1, 0)]
-    if name == trace.stage_names[-1]:
+    if name == trace.stages[-1].name:
         return panels + [MemoryPanel(*args, top + 1, 0)]
     return panels + [StageCostPanel(*args, top + 1, 0, colspan=2, key="bytes")]

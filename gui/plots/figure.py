@@ -6,6 +6,7 @@ from typing import Protocol
 
 import pyqtgraph as pg
 
+from ..backward_trace import extra_stages
 from .attention import LinesPanel, MaskPanel, RowBarsPanel, ScalePanel, WeightedSumPanel
 from .cost import cost_panels
 from .embedding import PositionCurvesPanel
@@ -51,8 +52,9 @@ def figure_title(trace, stage: str, opts: PlotOptions) -> str:
 
 def _panels(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions, top: int) -> list[Panel]:
     """The panels that teach a stage, placed from layout row `top` down; with the config's cost view, the
-    stage's matrix and what it costs (gui/plots/cost.py)."""
-    if trace.config.cost_view:
+    stage's matrix and what it costs (gui/plots/cost.py); the cost view covers the forward pass, not the loss
+    and the backward pass."""
+    if trace.config.cost_view and stage not in extra_stages(trace):
         first = [MatrixPanel(layout, trace, stage, opts, top, 0, select_row=is_per_head(trace, stage))]
         return cost_panels(layout, trace, stage, opts, top, first)
     return _teaching_panels(layout, trace, stage, opts, top)
