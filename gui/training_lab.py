@@ -33,10 +33,13 @@ class LabRunner(QThread):
         self.going = threading.Event()
         self.going.set()
         self.stopping = False
+        self.waiting = False  # paused between two steps, waiting for Resume or Stop
 
     def run(self) -> None:
         while True:
+            self.waiting = not self.going.is_set()
             self.going.wait()
+            self.waiting = False
             if self.stopping:
                 self.generator.close()
                 self.finished_with.emit(None)

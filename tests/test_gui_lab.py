@@ -34,7 +34,8 @@ def test_the_lab_pauses_and_stop_keeps_what_was_drawn(qtbot):
     lab.start("no-layernorm", seeds=1, steps=200)
     qtbot.waitUntil(lambda: any(len(xs) >= 2 for xs, _ in lab.curves.values()), timeout=30_000)
     lab.pause_button.setChecked(True)
-    qtbot.wait(300)  # the step under way may still arrive
+    qtbot.waitUntil(lambda: lab.runner.waiting, timeout=30_000)  # the step under way is done
+    qtbot.wait(50)  # and drawn
     drawn = sum(len(xs) for xs, _ in lab.curves.values())
     qtbot.wait(500)
     assert sum(len(xs) for xs, _ in lab.curves.values()) == drawn and lab.running  # paused, not ended
