@@ -92,6 +92,8 @@ class TrainingLab(QWidget):
         self.bar_plot.setTitle(self.tr("Gradient norm per layer ‖∂L/∂W‖"))
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=color(0))
         self.bar_plot.addItem(self.bars)
+        self.curve_plot.setMinimumHeight(200)
+        self.bar_plot.setMinimumHeight(140)
         self.status = QLabel(self)
         self.verdict = QLabel(self)
         self.verdict.setWordWrap(True)

@@ -23,6 +23,7 @@ def test_the_lab_trains_while_the_window_answers_and_draws_the_result(qtbot):
     qtbot.waitUntil(lambda: lab.result is not None, timeout=60_000)
     assert lab.verdict.text() == lab.result["verdict"] and lab.run_button.isEnabled()
     assert {arm for arm, _ in lab.items} == set(lab.result["summary"])  # the two arms on one plot
+    assert [label.text for _, label in lab.curve_plot.plotItem.legend.items] == list(lab.result["summary"])
     assert all(len(xs) == 4 for xs, _ in lab.curves.values())
     assert lab.layers[:2] == ["dec.embed", "dec.0"] and lab.layers[-1] == "unembed"
     assert len(lab.bars.opts["height"]) == len(lab.layers) and lab.bars.opts["height"][1] > 0
