@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 
 from engine.backward import backward
 from gui.export.figure import export_figure
+from gui.export.matrix import export_matrix
 from gui.plots import PlotOptions
 from gui.stage_list import stage_title
 from gui.stage_texts import op_title, text_key
@@ -122,3 +123,13 @@ def test_the_figure_of_a_backward_stage_exports(qtbot, tmp_path):
     path = export_figure(window.state.view, "grad.dec.0.self_attn.weights", PlotOptions(), tmp_path / "g.png",
                          width=400)
     assert path.stat().st_size > 0
+    grad = export_matrix(window.state.view, "grad.unembed.b_U", tmp_path / "g.csv", decimals=6)
+    assert grad.read_text().count("\n") == 2  # the header and one row: b_U's gradient
+
+
+def test_a_lesson_saved_on_a_backward_stage_reopens_on_the_probabilities(qtbot):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    window.state.go_to("grad.dec.0.self_attn.weights")
+    lesson = window.state.to_lesson()
+    lesson.validate()
+    assert lesson.stage == "probs"
