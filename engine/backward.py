@@ -43,6 +43,8 @@ RULES = {
     "attn.z": "matmul", "attn.concat": "reshape", "attn.out": "linear", "add": "residual",
     "norm.mean": "layernorm_mean", "norm.var": "layernorm_var", "norm.hat": "layernorm", "norm.out": "affine",
     "ffn.up": "linear", "ffn.gate": "linear", "ffn.act": "activation", "ffn.down": "linear",
+    # tiled attention (engine/tiled.py) is stepped beside p.z, which the rest of the model reads: gradient 0
+    **{f"attn.tiled.{part}": "tiled" for part in ("scores", "m", "l", "o", "skipped", "z")},
 }
 
 

@@ -10,6 +10,7 @@ from PySide6.QtCore import QCoreApplication
 
 from engine import tiled
 
+from .backward_trace import GRAD_PREFIX, LABELS, forward_of, is_backward
 from .stage_texts import stage_op
 
 GAP = "   "
@@ -23,7 +24,7 @@ PRODUCED = {
     "add": "x", "norm.mean": "μ", "norm.var": "σ²", "norm.hat": "x_norm", "norm.out": "y",
     "ffn.up": "H", "ffn.gate": "G", "ffn.act": "A", "ffn.down": "F", "logits": "logits", "probs": "p",
     "attn.tiled.scores": "S", "attn.tiled.m": "m", "attn.tiled.l": "ℓ", "attn.tiled.o": "o",
-    "attn.tiled.skipped": "mask", "attn.tiled.z": "Z",
+    "attn.tiled.skipped": "mask", "attn.tiled.z": "Z", "loss.per_position": "ℓ", "loss": "L",
 }
 PARAMS = {"gamma": "γ", "beta": "β"}
 
@@ -42,8 +43,25 @@ def shape_of(trace, name: str) -> str:
     return dims(*(shape[1:] if len(shape) == 3 else shape))
 
 
+def letter(trace, name: str) -> str:
+    """What a stage, a parameter or a gradient is called in the formulas: "A", "W_Q", "∂L/∂A"."""
+    if is_backward(name):
+        return "∂L/∂" + letter(trace, forward_of(name))
+    if name in trace.params:
+        leaf = name.rsplit(".", 1)[1]
+        return PARAMS.get(leaf, leaf)
+    if name == LABELS:
+        return "y"
+    op = stage_op(trace, name)
+    return name.rsplit(".", 1)[1] if op == "add" else PRODUCED.get(op, "x")
+
+
 def symbols(trace, name: str) -> tuple[dict[str, str], str]:
     """The letters the formula uses: {input name: letter} and the output's letter."""
+    if is_backward(name):
+        return {i: letter(trace, i) for i in trace.stage(name).inputs}, letter(trace, name)
+    if name in ("loss.per_position", "loss"):
+        return {i: letter(trace, i) for i in trace.stage(name).inputs}, letter(trace, name)
     op = stage_op(trace, name)
     stage = trace.stage(name)
     inputs = list(stage.inputs) if stage is not None else []
@@ -104,7 +122,7 @@ def formula(trace, name: str, head: int = 0) -> str:
 
 def _cross_note(trace, name: str) -> str:
     """Cross-attention says where its q, k and v come from and what its rows and columns are."""
-    if ".cross_attn." not in name:
+    if ".cross_attn." not in name or is_backward(name):
         return ""
     op = stage_op(trace, name)
     if op == "attn.q":
@@ -118,8 +136,51 @@ def _cross_note(trace, name: str) -> str:
     return f"{GAP}[{note}]"
 
 
+def _backward_rules() -> dict[str, str]:
+    """The local rule of each backward step (engine.backward.RULES); g = ∂L/∂(the stage's output)."""
+    return {
+        "mean": "L = (1/m)·Σᵢ ℓᵢ  ⇒  ∂L/∂ℓᵢ = 1/m",
+        "cross_entropy": "ℓᵢ = −log p[i, yᵢ]  ⇒  ∂ℓᵢ/∂p[i, yᵢ] = −1/p[i, yᵢ]   (" + tr("0 for the other tokens") + ")",
+        "softmax_jacobian": "∂L/∂x = p ⊙ (g − Σⱼ pⱼ·gⱼ)   (J = diag(p) − p·pᵀ)",
+        "linear": "Y = X·W + b  ⇒  ∂L/∂X = G·Wᵀ,  ∂L/∂W = Xᵀ·G,  ∂L/∂b = Σᵢ Gᵢ",
+        "residual": "∂(x + f(x))/∂x = I + ∂f/∂x  ⇒  ∂L/∂x = g + (∂f/∂x)ᵀ·g",
+        "layernorm": "x_norm = (x − μ)/√(σ² + ε)  ⇒  ∂L/∂x = g/√(σ² + ε),  ∂L/∂σ² = −½·Σ g⊙(x − μ)·(σ² + ε)^(−3/2)",
+        "layernorm_mean": "μ = (1/d)·Σ x  ⇒  ∂L/∂x += (1/d)·∂L/∂μ",
+        "layernorm_var": "σ² = (1/d)·Σ (x − μ)²  ⇒  ∂L/∂x += (2/d)·(x − μ)·∂L/∂σ²",
+        "affine": "y = γ ⊙ x_norm + β  ⇒  ∂L/∂x_norm = γ ⊙ g,  ∂L/∂γ = Σᵢ gᵢ ⊙ x_normᵢ,  ∂L/∂β = Σᵢ gᵢ",
+        "scale": "scaled = scores/√d_k  ⇒  ∂L/∂scores = g/√d_k",
+        "mask": "∂L/∂scaled = g   (" + tr("0 where the mask hides a key (−∞)") + ")",
+        "activation": "A = f(H)  ⇒  ∂L/∂H = g ⊙ f′(H)",
+        "rotation": "Q_rot = R·Q  ⇒  ∂L/∂Q = Rᵀ·g",
+        "reshape": "Concat = [Z₀ | Z₁ | …]  ⇒  ∂L/∂Z_h = g[:, h·d_k : (h+1)·d_k]",
+        "sum": "X = E + PE  ⇒  ∂L/∂E = ∂L/∂PE = g",
+        "positional": "PE = W_pos[0 : n]  ⇒  ∂L/∂W_pos[p] = g[p]   (" + tr("sinusoidal: nothing to learn") + ")",
+        "embedding_rows": "E = W_E[ids]  ⇒  ∂L/∂W_E[t] = Σ_{i: idsᵢ = t} gᵢ",
+        "identity": "y = x  ⇒  ∂L/∂x = g   (" + tr("switched off") + ")",
+        "tiled": "∂L/∂S = ∂L/∂o = 0   (" + tr("the model reads Z = A·V; the tiles are stepped beside it") + ")",
+        "matmul.attn.scores": "scores = Q·Kᵀ  ⇒  ∂L/∂Q = G·K,  ∂L/∂K = Gᵀ·Q",
+        "matmul.attn.z": "Z = A·V  ⇒  ∂L/∂A = G·Vᵀ,  ∂L/∂V = Aᵀ·G",
+    }
+
+
+def _backward(trace, name: str, head: int) -> str:
+    """∂L/∂(the stage) with its shape, then the local rule that passes it on to the stage's inputs."""
+    rule = stage_op(trace, name).removeprefix(GRAD_PREFIX)
+    of = forward_of(name)
+    text = _backward_rules()[f"matmul.{stage_op(trace, of)}" if rule == "matmul" else rule]
+    note = _head_note(trace, head) if trace[name].dim() == 3 else ""
+    return f"{letter(trace, name)} {shape_of(trace, name)}{GAP}{text}{note}"
+
+
 def _operation(trace, name: str, head: int) -> str:
     op = stage_op(trace, name)
+    if op.startswith(GRAD_PREFIX):
+        return _backward(trace, name, head)
+    if op == "loss.per_position":
+        m, vocab = trace["probs"].shape
+        return f"ℓᵢ = −log p[i, yᵢ]{GAP}{dims(m, vocab)} → {dims(m)}{GAP}(" + tr("yᵢ: the next token") + ")"
+    if op == "loss":
+        return f"L = (1/m)·Σᵢ ℓᵢ{GAP}{dims(trace['probs'].shape[0])} → " + tr("one number")
     cfg = trace.config
     stage = trace.stage(name)
     inputs = list(stage.inputs) if stage is not None else []

@@ -25,6 +25,8 @@ from .stage_view import StageView
 from .state import AppState
 from .stepper import StepperBar
 from .teaching_views import TeachingViews
+from .training_lab import add_training_lab
+from .training_step import TrainingStepActions
 
 
 class MainWindow(QMainWindow):
@@ -74,6 +76,7 @@ class MainWindow(QMainWindow):
         self.menus: dict[str, QMenu] = {}
         self._build_menus()
         self.teaching = TeachingViews(self)  # head grid, generation, KV cache, what-if switches
+        self.lab_dock = add_training_lab(self)
         state.message.connect(self.show_message)
         state.lessonChanged.connect(self.show_lesson)
         self.show_lesson()
@@ -143,6 +146,8 @@ class MainWindow(QMainWindow):
 
         model = self.add_menu("model", self.tr("&Model"), None)
         self._action(model, self.tr("Settings…"), self.open_settings, "Ctrl+,")
+        model.addSeparator()
+        self.training_step = TrainingStepActions(state, model)
 
         help_menu = self.add_menu("help", self.tr("&Help"), None)
         self._action(help_menu, self.tr("Keyboard shortcuts"), self.show_shortcuts, "F1")
@@ -200,4 +205,5 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:
         self.stepper.stop()
+        self.lab_dock.widget().stop()
         super().closeEvent(event)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .backward_trace import forward_of
 from .display import DISPLAY
 from .head_colors import header_tint
 from .plots.predicts import row_labels
@@ -106,8 +107,10 @@ def axis_labels(trace, window: Window) -> tuple[list[str], list[str]]:
         elif stage.cols in tokens:
             cols = list(tokens[stage.cols])
         else:
-            cols = {"norm.mean": ["μ"], "norm.var": ["σ²"]}.get(stage.op, features)
+            cols = {"norm.mean": ["μ"], "norm.var": ["σ²"], "loss.per_position": ["ℓ"], "loss": ["L"]}.get(
+                stage.op, features)
         return rows, cols
+    name = forward_of(name)  # a parameter's gradient is labelled as the parameter
     leaf = name.rsplit(".", 1)[1]
     vocab_cols = list(trace.model.vocabs["dec"].tokens) if leaf in ("W_U", "b_U") else features
     if window.dim == 1:
@@ -177,7 +180,7 @@ class MatrixModel(QAbstractTableModel):
         self.beginResetModel()
         self.window, self.editable, self.highlight = window, editable, None
         if window is not None:
-            self.row_labels, self.col_labels = axis_labels(self.state.trace, window)
+            self.row_labels, self.col_labels = axis_labels(self.state.view, window)
             self._read()
         else:
             self.shown, self.changed, self.row_labels, self.col_labels = torch.zeros(0, 0), None, [], []
@@ -228,9 +231,9 @@ class MatrixModel(QAbstractTableModel):
 
     def _read(self) -> None:
         window, state = self.window, self.state
-        stage = state.trace.stage(window.name)
+        stage = state.view.stage(window.name)
         self.sequential = stage is not None and stage.op in PROBABILITY_OPS
-        values = window.slice2d(state.trace[window.name])
+        values = window.slice2d(state.view[window.name])
         changed = state.changed(window.name)
         self.changed = window.slice2d(changed) if changed is not None and changed.any() else None
         difference = state.difference(window.name) if self.show_difference else None
@@ -295,7 +298,7 @@ class MatrixModel(QAbstractTableModel):
         if role == Qt.DisplayRole:
             return self.text(r, c)
         if role == Qt.EditRole:
-            return f"{float(self.state.trace[self.window.name][self.window.full_index(r, c)]):.6g}"
+            return f"{float(self.state.view[self.window.name][self.window.full_index(r, c)]):.6g}"
         if role == Qt.ToolTipRole:
             return self.tooltip(r, c)
         if role == Qt.BackgroundRole:
@@ -305,7 +308,7 @@ class MatrixModel(QAbstractTableModel):
     def tooltip(self, r: int, c: int) -> str:
         name = self.window.name
         cell = ",".join(map(str, self.window.full_index(r, c)))
-        value = self.state.trace[name][self.window.full_index(r, c)]
+        value = self.state.view[name][self.window.full_index(r, c)]
         tip = f"{name}[{cell}] = {float(value):.6g}\n" + self.tr("row: {0}    column: {1}").format(
             self.row_labels[r], self.col_labels[c])
         if self.show_difference:
@@ -492,7 +495,7 @@ class MatrixPanel(QWidget):
             self.hide()
             return
         rows, cols = self.model.shown.shape
-        full = "×".join(map(str, self.model.state.trace[window.name].shape))
+        full = "×".join(map(str, self.model.state.view[window.name].shape))
         caption = f"<b>{symbol}</b>&nbsp;&nbsp;[{rows}×{cols}]<span style='color:#555'>{note}</span>"
         if output:
             caption = "<span style='color:#b35900'><b>" + self.tr("Output") + "</b></span>&nbsp;&nbsp;" + caption

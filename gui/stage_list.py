@@ -6,6 +6,7 @@ from PySide6.QtCore import QCoreApplication, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QStyle, QTreeView, QVBoxLayout, QWidget
 
+from .backward_trace import forward_of, is_backward
 from .stage_texts import op_title, stage_op
 from .state import AppState
 
@@ -33,8 +34,11 @@ def _sublayer(part: str, pre_ln: bool) -> str:
 
 
 def group_path(config, name: str) -> list[str]:
-    """The groups a stage sits in, outermost first, e.g. ["Encoder", "Block 0", "Self-attention"]."""
-    if name in ("logits", "probs"):
+    """The groups a stage sits in, outermost first, e.g. ["Encoder", "Block 0", "Self-attention"]; a step of
+    the backward pass sits under "Backward pass", in the groups of the stage whose gradient it computes."""
+    if is_backward(name):
+        return [tr("Backward pass"), *group_path(config, forward_of(name))]
+    if name in ("logits", "probs", "loss.per_position", "loss"):
         return [tr("Output")]
     parts = name.split(".")
     stack = tr("Encoder") if parts[0] == "enc" else tr("Decoder")
@@ -49,6 +53,8 @@ def group_path(config, name: str) -> list[str]:
 
 def stage_title(trace, name: str, lang: str) -> str:
     """The operation's title; a step of tiled attention also says which tile (block of queries, block of keys)."""
+    if is_backward(name):
+        return "∂L/∂ " + stage_title(trace, forward_of(name), lang)
     title = op_title(stage_op(trace, name), lang)
     stage = trace.stage(name)
     if stage is None or stage.tile is None:
@@ -96,7 +102,7 @@ class StageList(QWidget):
         self.model.clear()
         self.leaves = []
         groups: dict[tuple[str, ...], QStandardItem] = {}
-        trace = self.state.trace
+        trace = self.state.view
         for name in trace.stage_names:
             parent = self.model.invisibleRootItem()
             path = group_path(trace.config, name)

@@ -7,6 +7,8 @@ from functools import cache
 
 from engine.assets import ASSETS_DIR
 
+from .backward_trace import extra_stages
+
 TEXTS_FILE = ASSETS_DIR / "stage_texts.json"
 
 
@@ -16,8 +18,9 @@ def _texts() -> dict:
 
 
 def stage_op(trace, name: str) -> str:
-    """The operation of a stage ("attn.scores", …); token inputs are "tokens"."""
-    stage = trace.stage(name)
+    """The operation of a stage ("attn.scores", …; "loss", "grad.linear", … for the loss and the backward
+    pass, gui/backward_trace.py); token inputs are "tokens"."""
+    stage = trace.stage(name) or extra_stages(trace).get(name)
     return stage.op if stage is not None else "tokens"
 
 

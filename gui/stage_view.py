@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from engine.provenance import sources
 
+from .backward_trace import GRAD_PREFIX
 from .display import DISPLAY
 from .formulas import formula, symbols
 from .matrix_view import MatrixPanel, Window
@@ -35,7 +36,7 @@ from .stage_list import group_path
 from .stage_texts import op_text, op_title, stage_op, text_key
 from .state import AppState
 
-MAX_INPUTS = 3
+MAX_INPUTS = 5  # a backward step through X·W + b: X, W, b, ∂L/∂W, ∂L/∂b
 PLOT_MIN_WIDTH = 320  # the matrices come first; the plots keep at least this width
 PLOT_MIN_SHARE = 0.4  # and at least this share of the width (wide matrices scroll)
 MATMUL_OPS = ("attn.q", "attn.k", "attn.v", "attn.out", "ffn.up", "ffn.gate", "ffn.down", "logits")  # inputs X, W, b
@@ -221,7 +222,7 @@ class StageView(QWidget):
     # ---- building -----------------------------------------------------------------------------
     def rebuild(self, *_) -> None:
         """Show the current stage from scratch (new cursor, new lesson)."""
-        state, trace = self.state, self.state.trace
+        state, trace = self.state, self.state.view
         name = state.current_stage
         op = stage_op(trace, name)
         self.figure = None
@@ -246,13 +247,13 @@ class StageView(QWidget):
     def draw_plots(self) -> None:
         """The plots for the current stage (gui.plots), drawn into the plot area."""
         state = self.state
-        self.figure = self.figures.show(
+        self.figure = self.figures.show(  # kept per engine trace; drawn from the stepped view (backward stages too)
             state.trace, state.current_stage,
-            lambda layout: draw_stage(layout, state.trace, state.current_stage, self.plot_options()),
-            lambda figure: figure.refresh(state.trace, self.plot_options()))
+            lambda layout: draw_stage(layout, state.view, state.current_stage, self.plot_options()),
+            lambda figure: figure.refresh(state.view, self.plot_options()))
 
     def _show_matrices(self) -> None:
-        trace, name, head = self.state.trace, self.state.current_stage, self.state.head
+        trace, name, head = self.state.view, self.state.current_stage, self.state.head
         stage = trace.stage(name)
         in_symbols, out_symbol = symbols(trace, name)
         shown = list(stage.inputs) if stage is not None else []
@@ -265,7 +266,7 @@ class StageView(QWidget):
                 panel.show_tensor(None, "", False)
         window = window_for(trace, name, name, head)
         self.output.show_tensor(window, out_symbol, is_editable(trace, name), self._note(window), output=True)
-        self._place(stage.op in MATMUL_OPS if stage is not None else False, len(shown))
+        self._place(stage.op if stage is not None else "tokens", len(shown))
         per_head = any(p.model.window.head is not None or p.model.window.col_stop is not None
                        for p in self.panels())
         self.head_label.setVisible(per_head)
@@ -273,14 +274,21 @@ class StageView(QWidget):
         for panel in self.panels():
             panel.model.set_show_difference(self.difference_action.isChecked())
 
-    def _place(self, matmul: bool, n_inputs: int) -> None:
+    def _place(self, op: str, n_inputs: int) -> None:
         """X·W + b as a multiplication scheme (W above the output, X to its left, b below), so the row of X
-        and the column of W behind an output cell line up with it; otherwise inputs above the output."""
+        and the column of W behind an output cell line up with it; a backward step as two columns, forward
+        values (the stage, its parameters) beside their gradients; otherwise inputs above the output."""
         for panel in [*self.inputs, self.output]:
             self.grid.removeWidget(panel)
         top_left = Qt.AlignLeft | Qt.AlignTop
-        if matmul:
-            x, w, b = self.inputs
+        if op.startswith(GRAD_PREFIX):
+            weights = self.inputs[1:n_inputs]  # the parameters, then their gradients
+            half = len(weights) // 2
+            forward, grads = [self.inputs[0], *weights[:half]], [self.output, *weights[half:]]
+            places = [(p, row, col) for col, panels in enumerate((forward, grads)) for row, p in enumerate(panels)]
+            columns = [forward, grads]
+        elif op in MATMUL_OPS:
+            x, w, b = self.inputs[:3]
             places = [(w, 0, 1), (x, 1, 0), (self.output, 1, 1), (b, 2, 1)]
             columns = [[x], [w, self.output, b]]
         else:
@@ -310,23 +318,23 @@ class StageView(QWidget):
         """After an edit: new numbers in every visible table and in the plots, nothing rebuilt."""
         for panel in self.panels():
             panel.model.refresh(names)
-        stage = self.state.trace.stage(self.state.current_stage)
+        stage = self.state.view.stage(self.state.current_stage)
         used = {self.state.current_stage, *(stage.inputs if stage is not None else ())}
         if self.figure is not None and used & set(names):
-            self.figure.refresh(self.state.trace, self.plot_options())
+            self.figure.refresh(self.state.view, self.plot_options())
 
     def _selection_changed(self) -> None:
         if self.shown_head != self.state.head:
             self.shown_head = self.state.head
             self.head_box.setCurrentIndex(self.state.head)
-            self.formula.setText(formula(self.state.trace, self.state.current_stage, self.state.head))
+            self.formula.setText(formula(self.state.view, self.state.current_stage, self.state.head))
             self._show_matrices()
         if self.figure is not None:
-            self.figure.refresh(self.state.trace, self.plot_options())
+            self.figure.refresh(self.state.view, self.plot_options())
 
     def _row_clicked(self, panel: MatrixPanel, row: int) -> None:
         """A click on a token row selects that token for the plots (e.g. its attention bars)."""
-        stage = self.state.trace.stage(panel.model.window.name)
+        stage = self.state.view.stage(panel.model.window.name)
         if stage is not None and stage.rows is not None:
             self.state.set_row(row)
 
@@ -342,7 +350,7 @@ class StageView(QWidget):
         self.temperature = value / 10
         self.temp_label.setText(self.tr("Temperature T = {0:.1f}").format(self.temperature))
         if self.figure is not None and not self.temp_slider.isHidden():
-            self.figure.refresh(self.state.trace, self.plot_options())
+            self.figure.refresh(self.state.view, self.plot_options())
 
     def _difference_toggled(self, on: bool) -> None:
         for panel in self.panels():

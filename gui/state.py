@@ -10,8 +10,10 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from engine import EngineError, Model, ModelConfig, Trace, check_value
+from engine.backward import TrainingStep, apply_step, training_step, undo_step
 from engine.lesson import Lesson
 
+from .backward_trace import ShownTrace
 from .display import DISPLAY
 
 
@@ -68,6 +70,24 @@ class ReplaceParamsCommand(QUndoCommand):
         self._swap(self.old, self.old_overrides)
 
 
+class TrainingStepCommand(QUndoCommand):
+    """W ← W − lr·∂L/∂W for every parameter at once (engine.backward.training_step); undo puts every
+    parameter back bit for bit."""
+
+    def __init__(self, state: AppState, step: TrainingStep, text: str):
+        super().__init__(text)
+        self.state, self.step = state, step
+
+    def _set(self, change) -> None:
+        self.state._apply(lambda t: (change(t, self.step), [st.name for st in t.stages] + list(t.params))[1], None)
+
+    def redo(self):
+        self._set(apply_step)
+
+    def undo(self):
+        self._set(undo_step)
+
+
 class AppState(QObject):
     lessonChanged = Signal()  # a new model or new sentences: views rebuild
     rebuilt = Signal(bool)  # after lessonChanged, when new sentences (False) or settings (True, a new model) took
@@ -91,6 +111,7 @@ class AppState(QObject):
         self.row = 0
         self.previous: dict[str, torch.Tensor] = {}  # values before the last edit, for "show difference"
         self.last_edited: str | None = None
+        self._view: ShownTrace | None = None
         self.title = {"en": "", "zh": ""}  # the lesson's title and description, when it came from one
         self.description = {"en": "", "zh": ""}
         self.views: tuple[str, ...] = ()  # the docks the lesson opens with (engine.lesson.VIEWS)
@@ -101,16 +122,24 @@ class AppState(QObject):
         return self.model.config
 
     @property
+    def view(self) -> ShownTrace:
+        """The trace as the window steps through it: its stages, then the loss and the backward pass (for a
+        model with an output head; their gradients are computed when first read, again after each edit)."""
+        if self._view is None or self._view.trace is not self.trace:
+            self._view = ShownTrace(self.trace)
+        return self._view
+
+    @property
     def stage_names(self) -> list[str]:
-        return self.trace.stage_names
+        return self.view.stage_names
 
     @property
     def current_stage(self) -> str:
-        return self.trace.stage_names[self.cursor]
+        return self.stage_names[self.cursor]
 
     def is_computed(self, name: str) -> bool:
         """Stages up to the cursor are shown as computed; later ones are 'not computed yet'."""
-        return self.trace.stage_names.index(name) <= self.cursor
+        return self.stage_names.index(name) <= self.cursor
 
     def changed(self, name: str) -> torch.Tensor | None:
         """Boolean mask of the cells the last edit changed in `name` (None when it did not touch it)."""
@@ -136,7 +165,7 @@ class AppState(QObject):
             return str(exc)
         fresh_model = model is not self.model
         self.model, self.trace, self.text, self.target = model, trace, text, target
-        self.cursor = min(self.cursor, len(trace.stage_names) - 1)
+        self.cursor = min(self.cursor, len(self.stage_names) - 1)
         self.head = min(self.head, model.config.n_heads - 1)
         self.row = 0
         self.previous, self.last_edited = {}, None
@@ -201,7 +230,7 @@ class AppState(QObject):
         self.model, self.trace, self.text, self.target = trace.model, trace, text, target
         self.title, self.description, self.views = dict(title), dict(description), tuple(views)
         self.original_params = {k: v.clone() for k, v in self.model.params.items()}
-        self.cursor = trace.stage_names.index(stage) if stage in trace.stage_names else 0
+        self.cursor = self.stage_names.index(stage) if stage in self.stage_names else 0
         self.head = self.row = 0
         self.previous, self.last_edited = {}, None
         self.undo_stack.clear()
@@ -229,18 +258,23 @@ class AppState(QObject):
         return Lesson(
             config=self.config, text=self.text, target=self.target, params=dict(self.trace.params),
             vocabularies={s: list(v.tokens) for s, v in self.model.vocabs.items()},
-            overrides=dict(self.trace.overrides), stage=self.current_stage, lang=lang,
+            overrides=dict(self.trace.overrides), stage=self._forward_stage(), lang=lang,
             title=dict(self.title), description=dict(self.description), views=self.views)
+
+    def _forward_stage(self) -> str:
+        """The current stage as a lesson file records it: the loss and the backward pass are the window's, so
+        there the file says `probs`, the last stage of the forward pass."""
+        return self.current_stage if self.current_stage in self.trace.stage_names else "probs"
 
     # ---- stepping ---------------------------------------------------------------------------
     def set_cursor(self, index: int) -> None:
-        index = max(0, min(index, len(self.trace.stage_names) - 1))
+        index = max(0, min(index, len(self.stage_names) - 1))
         if index != self.cursor:
             self.cursor = index
             self.cursorChanged.emit(index)
 
     def go_to(self, name: str) -> None:
-        self.set_cursor(self.trace.stage_names.index(name))
+        self.set_cursor(self.stage_names.index(name))
 
     def step(self, delta: int) -> None:
         self.set_cursor(self.cursor + delta)
@@ -272,6 +306,20 @@ class AppState(QObject):
         self.undo_stack.push(command)
         return True
 
+    def take_training_step(self, lr: float) -> bool:
+        """One step of gradient descent on this sentence's loss, as one undoable command; the status bar says
+        the loss before and after. A model without an output head or a bad learning rate changes nothing."""
+        try:
+            step = training_step(self.trace, lr)
+        except EngineError as exc:
+            self.message.emit(str(exc))
+            return False
+        text = QCoreApplication.translate("AppState", "Training step (learning rate {0:g})").format(step.lr)
+        self.undo_stack.push(TrainingStepCommand(self, step, text))
+        self.message.emit(QCoreApplication.translate("AppState", "Training step: loss {0:.4f} → {1:.4f}").format(
+            step.loss_before, step.loss_after))
+        return True
+
     def reset_weights(self) -> None:
         """Return to the lesson's own weights (undoable)."""
         text = QCoreApplication.translate("AppState", "Reset weights")
@@ -295,7 +343,7 @@ class AppState(QObject):
         """Make another trace of this lesson current without clearing the undo stack (used by undoable
         switches and generated tokens); the cursor goes to `stage`, the selected row to `row`."""
         self.model, self.trace, self.text, self.target = trace.model, trace, text, target
-        names = trace.stage_names
+        names = self.stage_names
         self.cursor = names.index(stage) if stage in names else min(self.cursor, len(names) - 1)
         self.row = row
         self.previous, self.last_edited = previous or {}, None
@@ -314,8 +362,14 @@ class AppState(QObject):
         touched = set(recomputed) | ({edited} if edited else set())
         self.previous = {n: before[n] for n in touched if n in before}
         self.last_edited = edited
-        self.traceEdited.emit(sorted(touched, key=self._order))
+        self._view = None  # the loss and the gradients are read afresh (when a backward stage is shown)
+        self.traceEdited.emit(sorted(touched | self._backward_names(), key=self._order))
+
+    def _backward_names(self) -> set[str]:
+        """The loss and every gradient: an edit anywhere changes them all."""
+        extra = self.view.extra
+        return set(extra) | ({f"grad.{p}" for p in self.trace.params} if extra else set())
 
     def _order(self, name: str) -> int:
-        names = self.trace.stage_names
+        names = self.stage_names
         return names.index(name) if name in names else -1

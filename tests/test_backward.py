@@ -119,6 +119,17 @@ def test_switches_give_identity_rules():
     assert rules["dec.0.self_attn.scaled"] == rules["dec.0.add1"] == rules["dec.0.norm1.out"] == "identity"
 
 
+def test_tiled_attention_stepped_beside_the_model_has_its_rule_and_no_gradient():
+    cfg = ModelConfig(architecture="decoder", d_model=4, n_heads=1, d_ff=4, n_layers=1, max_len=8, tiled=(2, 2))
+    trace = Model.create(cfg).trace("a b c")
+    rules = {s.of: s.rule for s in backward_stages(trace)}
+    tiled = [name for name in rules if ".tiled." in name]
+    assert tiled and {rules[name] for name in tiled} == {"tiled"}
+    grads = backward(trace)
+    assert all(not grads[f"grad.{name}"].any() for name in tiled)
+    assert grads["grad.dec.0.self_attn.z"].any()  # the model reads the untiled path
+
+
 def functional_param_grads(trace) -> dict[str, torch.Tensor]:
     """Parameter gradients of the same loss through tests/functional_reference.py, by torch autograd."""
     P = {k: v.detach().clone().requires_grad_(True) for k, v in trace.params.items()}

@@ -56,7 +56,8 @@ def test_a_decoder_lesson_end_to_end_with_two_generated_tokens(qtbot):
     state = window.state
     assert state.trace.tokens["dec"] == ["<start>", "我", "爱"]
     passed = step_to_end(window)
-    assert passed[-1] == "probs" and "dec.0.self_attn.masked" in passed
+    assert "probs" in passed and "dec.0.self_attn.masked" in passed
+    assert passed[-1] == "grad.dec.embed"  # past the loss and back through the backward pass
     state.go_to("dec.0.self_attn.masked")  # the mask shows what each position may see
     output = window.stage_view.output.model
     assert [output.text(0, j) for j in range(3)][1:] == ["−∞", "−∞"] and output.text(2, 1) != "−∞"

@@ -50,7 +50,7 @@ NOTATION = {
     "MiniLM", "Hugging", "Face", "Stepformer", "Pre", "Post", "LN", "PE", "tanh", "ids", "vocab", "tokens",
     "scores", "scaled", "masked", "logits", "probs", "Concat", "Attention", "Sublayer", "inf", "train", "KV",
     "PNG", "SVG", "PDF", "CSV", "LaTeX", "bmatrix", "PowerPoint", "Ctrl", "Shift", "Space", "Home", "End", "Page",
-    "Up", "Down", "PgUp", "PgDown", "English", "Language",
+    "Up", "Down", "PgUp", "PgDown", "English", "Language", "log", "diag",
 }
 
 

@@ -27,7 +27,7 @@ def button(window, action) -> QToolButton:
 def assert_shows(window, i: int) -> None:
     """The window shows stage i: counter, list, title, formula, and the output's real numbers."""
     state, view = window.state, window.stage_view
-    trace, name, n = state.trace, state.stage_names[i], len(state.stage_names)
+    trace, name, n = state.view, state.stage_names[i], len(state.stage_names)  # the loss, the backward pass too
     assert state.cursor == i
     assert window.stepper.counter.text() == f"stage {i + 1} / {n}"
     assert view.title.text() == op_title(text_key(trace, name))

@@ -69,7 +69,7 @@ def export_figure_dialog(parent: QWidget, state, opts: PlotOptions | None = None
         if not ok:
             return False
     return _report(parent, state, lambda: tr("Exported {0} to {1}").format(
-        stage, export_figure(state.trace, stage, opts, path, width=width, draw=draw)))
+        stage, export_figure(state.view, stage, opts, path, width=width, draw=draw)))
 
 
 def copy_figure_to_clipboard(parent: QWidget, state, opts: PlotOptions | None = None,
@@ -78,7 +78,7 @@ def copy_figure_to_clipboard(parent: QWidget, state, opts: PlotOptions | None = 
     stage = state.current_stage
 
     def run() -> str:
-        copy_figure(state.trace, stage, opts, draw=draw)
+        copy_figure(state.view, stage, opts, draw=draw)
         return tr("Copied the figure of {0}").format(stage)
 
     return _report(parent, state, run)
@@ -95,7 +95,7 @@ def export_matrix_dialog(parent: QWidget, state, name: str) -> bool:
     if not ok:
         return False
     return _report(parent, state, lambda: tr("Exported {0} to {1}").format(
-        name, export_matrix(state.trace, name, path, decimals, state.head)))
+        name, export_matrix(state.view, name, path, decimals, state.head)))
 
 
 def export_deck_dialog(parent: QWidget, state, opts: PlotOptions | None = None) -> bool:

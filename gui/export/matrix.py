@@ -20,9 +20,9 @@ def matrix_of(trace, name: str, head: int = 0) -> tuple[np.ndarray, list[str], l
     """(values [r, c], row labels, column labels) of a stage or parameter; per-head stages give one head."""
     if name in trace.stage_names:
         return stage_matrix(trace, name, PlotOptions(head=head))
-    if name not in trace.params:
+    if name not in trace:
         raise EngineError(f"no stage or parameter named {name!r}")
-    m = np.atleast_2d(trace.params[name].detach().double().numpy())  # a bias [d] is one row
+    m = np.atleast_2d(trace[name].detach().double().numpy())  # a parameter (or its gradient); a bias [d] is one row
     return m, [str(i) for i in range(m.shape[0])], [str(j) for j in range(m.shape[1])]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
+from ..backward_trace import forward_of, is_backward
 from .heatmap import Heatmap, axis_labels
 from .predicts import row_labels
 from .style import PlotOptions
@@ -21,6 +22,8 @@ def stage_op(trace, name: str) -> str:
 def stage_caption(trace, name: str, opts: PlotOptions) -> str:
     """The stage's plain name in the figure's language, with the head for per-head stages."""
     op = stage_op(trace, name)
+    if is_backward(name):
+        return "∂L/∂ " + stage_caption(trace, forward_of(name), opts)
     text = caption(op, opts.lang) if op in CAPTIONS else name
     if is_per_head(trace, name):
         text += " · " + caption("head", opts.lang, head=head_of(trace, opts))

@@ -38,6 +38,8 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "attn.masked": ("Masked scores (−∞ = hidden)", "掩码后的分数（−∞ = 不可见）"),
     "mask_pattern": ("Mask: visible / hidden", "掩码：可见 / 不可见"),
     "attn.weights": ("Attention weights (softmax)", "注意力权重（softmax）"),
+    "loss.per_position": ("Loss of each position: −log p(next token)", "每个位置的损失：−log p(下一个词元)"),
+    "loss": ("Loss L: the mean over positions", "损失 L：各位置的平均"),
     "attn.z": ("Weighted sum of values", "值的加权和"),
     "attn.concat": ("Heads side by side", "各头拼接"),
     "attn.out": ("Attention output", "注意力输出"),

@@ -1,0 +1,83 @@
+"""The trace as the window steps through it: the forward stages, then, for a model with an output head, the
+loss and the backward pass (engine/backward.py) as stages of their own.
+
+The engine's trace keeps its stages (the command line's `trace`, `stages` and `export` are unchanged). Here
+each loss and backward step becomes a Stage the views already know how to show: `loss.per_position` and
+`loss` read the probabilities and the labels; `grad.<stage>` (op "grad.<rule>", the local rule of
+engine.backward.RULES) shows ∂L/∂(that stage), with the forward value, the parameters read there and their
+gradients as its inputs. The gradients are computed on demand, the first time one is read.
+"""
+
+from __future__ import annotations
+
+from weakref import WeakKeyDictionary
+
+import torch
+
+from engine.backward import LABELS, LOSS_STAGES, backward, backward_stages
+from engine.graph import Stage
+
+GRAD_PREFIX = "grad."
+_EXTRA: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def _grad_stage(trace, step) -> Stage:
+    forward = trace.stage(step.of) or next(st for st in LOSS_STAGES if st.name == step.of)
+    inputs = (step.of, *step.params, *(GRAD_PREFIX + p for p in step.params))
+    # fn None: a backward stage is read from engine.backward's gradients, never computed on its own
+    return Stage(step.name, GRAD_PREFIX + step.rule, inputs, None, rows=forward.rows, cols=forward.cols)
+
+
+def extra_stages(trace) -> dict[str, Stage]:
+    """The loss and backward stages of a trace in stepping order ({} for a model without an output head)."""
+    if isinstance(trace, ShownTrace):
+        return trace.extra
+    if trace not in _EXTRA:
+        if "probs" not in trace.values:
+            _EXTRA[trace] = {}
+        else:
+            steps = backward_stages(trace)
+            _EXTRA[trace] = {st.name: st for st in LOSS_STAGES} | {s.name: _grad_stage(trace, s) for s in steps}
+    return _EXTRA[trace]
+
+
+def is_backward(name: str) -> bool:
+    return name.startswith(GRAD_PREFIX)
+
+
+def forward_of(name: str) -> str:
+    """The forward stage or parameter a gradient belongs to ("grad.dec.x0" → "dec.x0")."""
+    return name.removeprefix(GRAD_PREFIX)
+
+
+class ShownTrace:
+    """The engine trace with the loss and backward stages added; everything else is the trace's own."""
+
+    def __init__(self, trace):
+        self.trace = trace
+        self.extra = extra_stages(trace)
+        self.stage_names = trace.stage_names + list(self.extra)
+        self._gradients: dict[str, torch.Tensor] | None = None
+
+    def __getattr__(self, attr):
+        return getattr(self.trace, attr)
+
+    def stage(self, name: str) -> Stage | None:
+        return self.trace.stage(name) or self.extra.get(name)
+
+    def gradients(self) -> dict[str, torch.Tensor]:
+        """engine.backward of the trace (the loss, its labels and every gradient), computed once."""
+        if self._gradients is None:
+            self._gradients = backward(self.trace)
+        return self._gradients
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.trace or (bool(self.extra) and name in self.gradients())
+
+    def __getitem__(self, name: str) -> torch.Tensor:
+        if name in self.trace:
+            return self.trace[name]
+        value = self.gradients()[name]
+        if name in ("loss.per_position", "grad.loss.per_position", LABELS):
+            return value[:, None]  # one row per decoder token
+        return value.reshape(1, 1) if value.dim() == 0 else value

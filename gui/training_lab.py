@@ -1,0 +1,238 @@
+"""The training lab (View ▸ Training lab): run one of engine/lab.py's experiments in the background and watch
+its curves grow — a loss curve per arm and seed (or, for the experiments that do not train, one number per
+seed, then the curves over layers / d_k / positions when done), the gradient norm of each layer, and the
+verdict. Run, Pause, Stop; Stop keeps what was drawn.
+
+The experiment is a generator of Progress (engine.lab.experiment); a LabRunner thread advances it and sends
+each step to the window by a queued signal, so the window keeps answering while it trains.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, Qt, QThread, Signal
+from PySide6.QtWidgets import QComboBox, QDockWidget, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from engine import EngineError
+from engine.lab import EXPERIMENTS, experiment
+
+from .plots.style import color
+
+
+class LabRunner(QThread):
+    """Advances an experiment's generator; pauses between steps, stops by closing it."""
+
+    progressed = Signal(object)  # engine.lab.Progress
+    finished_with = Signal(object)  # the result dict, or None when stopped
+
+    def __init__(self, run, parent=None):
+        super().__init__(parent)
+        self.generator = run
+        self.going = threading.Event()
+        self.going.set()
+        self.stopping = False
+        self.waiting = False  # paused between two steps, waiting for Resume or Stop
+
+    def run(self) -> None:
+        while True:
+            self.waiting = not self.going.is_set()
+            self.going.wait()
+            self.waiting = False
+            if self.stopping:
+                self.generator.close()
+                self.finished_with.emit(None)
+                return
+            try:
+                progress = next(self.generator)
+            except StopIteration as done:
+                self.finished_with.emit(done.value)
+                return
+            self.progressed.emit(progress)
+
+    def pause(self, paused: bool) -> None:
+        (self.going.clear if paused else self.going.set)()
+
+    def stop(self) -> None:
+        self.stopping = True
+        self.going.set()
+
+
+class TrainingLab(QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.runner: LabRunner | None = None
+        self.curves: dict[tuple[str, int], tuple[list[float], list[float]]] = {}
+        self.items: dict[tuple[str, int], pg.PlotDataItem] = {}
+        self.arms: list[str] = []
+        self.layers: list[str] = []  # the bars: dec.embed, dec.0, …, unembed
+        self.result: dict | None = None
+
+        self.choice = QComboBox(self)
+        for name, (title, _) in self._experiments().items():
+            self.choice.addItem(title, name)
+        self.choice.currentIndexChanged.connect(lambda _: self._show_claim(self.choice.currentData()))
+        self.run_button = QPushButton(self.tr("Run"), self)
+        self.run_button.clicked.connect(lambda: self.start(self.choice.currentData()))
+        self.pause_button = QPushButton(self.tr("Pause"), self)
+        self.pause_button.setCheckable(True)
+        self.pause_button.toggled.connect(self._pause_toggled)
+        self.stop_button = QPushButton(self.tr("Stop"), self)
+        self.stop_button.clicked.connect(self.stop)
+        controls = QHBoxLayout()
+        for widget in (self.choice, self.run_button, self.pause_button, self.stop_button):
+            controls.addWidget(widget)
+        controls.addStretch(1)
+        self.claim = QLabel(self)
+        self.claim.setWordWrap(True)
+        self.curve_plot = pg.PlotWidget(self)
+        self.curve_plot.addLegend(offset=(-10, 10))
+        self.bar_plot = pg.PlotWidget(self)
+        self.bar_plot.setTitle(self.tr("Gradient norm per layer ‖∂L/∂W‖"))
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=color(0))
+        self.bar_plot.addItem(self.bars)
+        self.curve_plot.setMinimumHeight(200)
+        self.bar_plot.setMinimumHeight(140)
+        self.status = QLabel(self)
+        self.verdict = QLabel(self)
+        self.verdict.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addWidget(self.claim)
+        layout.addWidget(self.curve_plot, 3)
+        layout.addWidget(self.bar_plot, 2)
+        layout.addWidget(self.status)
+        layout.addWidget(self.verdict)
+        self._show_claim(self.choice.currentData())
+        self._enable(running=False)
+
+    def _experiments(self) -> dict[str, tuple[str, str]]:
+        """Each experiment of engine/lab.py: its title and the tutorials' claim it tests, in the window's language."""
+        return {
+            "gradient-highway": (self.tr("Gradient highway: with and without residual connections"),
+                                 self.tr("the residual connection carries the gradient to the first layers")),
+            "post-vs-pre-ln": (self.tr("Post-LN vs pre-LN, with and without warm-up"),
+                               self.tr("post-LN is unstable in deep stacks and needs warm-up; pre-LN trains stably")),
+            "no-layernorm": (self.tr("With and without LayerNorm"),
+                             self.tr("without LayerNorm the loss curve is a roller coaster")),
+            "scale-saturation": (self.tr("Softmax saturation: scaled by √d_k or not"),
+                                 self.tr("dividing by √d_k keeps the softmax out of saturation")),
+            "teacher-forcing": (self.tr("Teacher forcing: one masked pass vs step by step"),
+                                self.tr("one masked pass gives every position's prediction, as N incremental steps "
+                                        "would")),
+        }
+
+    # ---- running ----------------------------------------------------------------------------------
+    def start(self, name: str, seeds: int | None = None, steps: int | None = None) -> bool:
+        """Run an experiment (its default seeds and steps unless given); a bad choice changes nothing."""
+        if self.running:
+            return False
+        try:
+            run = experiment(name, seeds, steps)
+        except EngineError as exc:
+            self.status.setText(str(exc))
+            return False
+        self.choice.setCurrentIndex(self.choice.findData(name))
+        self._clear(name)
+        self.runner = LabRunner(run, self)
+        self.runner.progressed.connect(self._progressed)
+        self.runner.finished_with.connect(self._finished)
+        self.runner.start()
+        self._enable(running=True)
+        return True
+
+    @property
+    def running(self) -> bool:
+        return self.runner is not None and self.runner.isRunning()
+
+    def stop(self) -> None:
+        """Stop after the step under way; what was drawn stays."""
+        if self.runner is not None:
+            self.runner.stop()
+            self.runner.wait()
+
+    def _pause_toggled(self, paused: bool) -> None:
+        if self.runner is not None:
+            self.runner.pause(paused)
+        self.pause_button.setText(self.tr("Resume") if paused else self.tr("Pause"))
+
+    def _enable(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.choice.setEnabled(not running)
+        self.pause_button.setEnabled(running)
+        self.stop_button.setEnabled(running)
+        if not running:
+            self.pause_button.setChecked(False)
+
+    # ---- drawing ----------------------------------------------------------------------------------
+    def _show_claim(self, name: str) -> None:
+        self.claim.setText(self.tr("Claim tested: {0}").format(self._experiments()[name][1]))
+
+    def _clear(self, name: str) -> None:
+        self.curve_plot.clear()
+        self.curve_plot.plotItem.legend.clear()
+        self.curves, self.items, self.arms, self.result = {}, {}, [], None
+        self.bars.setOpts(x=[], height=[])
+        self.curve_plot.setLogMode(x=False, y=False)
+        self.verdict.setText("")
+        trains = EXPERIMENTS[name].steps is not None
+        self.curve_plot.setLabel("bottom", self.tr("step") if trains else self.tr("seed"))
+        self.curve_plot.setLabel("left", self.tr("loss") if trains else self.tr("value"))
+
+    def _progressed(self, progress) -> None:
+        trains = progress.grad_norms is not None
+        key = (progress.arm, progress.seed if trains else -1)  # not training: one number per seed, one line per arm
+        xs, ys = self.curves.setdefault(key, ([], []))
+        xs.append(progress.step if trains else progress.seed)
+        ys.append(progress.value)
+        self._draw(key, xs, ys, symbol=None if trains else "o")
+        if trains:
+            self.layers = list(progress.grad_norms)
+            self.bars.setOpts(x=list(range(len(self.layers))), height=list(progress.grad_norms.values()))
+            self.bar_plot.getAxis("bottom").setTicks([list(enumerate(self.layers))])
+        self.status.setText(self.tr("{0}, seed {1}: step {2} of {3}").format(
+            progress.arm, progress.seed, progress.step + 1, progress.steps))
+
+    def _draw(self, key: tuple[str, int], xs: list, ys: list, symbol: str | None = None) -> None:
+        arm = key[0]
+        if arm not in self.arms:
+            self.arms.append(arm)
+        if key not in self.items:
+            pen = pg.mkPen(color(self.arms.index(arm)), width=2)
+            first = not any(k[0] == arm for k in self.items)
+            self.items[key] = self.curve_plot.plot(name=arm if first else None, pen=pen, symbol=symbol,
+                                                   symbolBrush=color(self.arms.index(arm)))
+        self.items[key].setData(xs, [float("nan") if y is None else y for y in ys])
+
+    def _finished(self, result: dict | None) -> None:
+        self.runner.wait()
+        self._enable(running=False)
+        if result is None:
+            self.status.setText(self.tr("Stopped: the curves so far are kept."))
+            return
+        self.result = result
+        x = result["x"]
+        if x["label"] != "step":  # the whole curves over layers, d_k or positions
+            self.curve_plot.clear()
+            self.curve_plot.plotItem.legend.clear()
+            self.items = {}
+            for series in result["series"]:
+                values = series["values"]
+                xs = x["values"] or list(range(len(values)))
+                self._draw((series["arm"], series["seed"]), xs, values, symbol="o")
+            self.curve_plot.setLabel("bottom", x["label"])
+            self.curve_plot.setLogMode(x=x["label"] == "d_k", y=False)
+        self.status.setText(self.tr("Done in {0:.1f} s.").format(result["seconds"]))
+        self.verdict.setText(result["verdict"])
+
+
+def add_training_lab(window) -> QDockWidget:
+    """The lab as a dock of the main window, hidden until View ▸ Training lab."""
+    dock = QDockWidget(QCoreApplication.translate("TrainingLab", "Training lab"), window)
+    dock.setObjectName("dock_training_lab")
+    dock.setWidget(TrainingLab(dock))
+    window.addDockWidget(Qt.BottomDockWidgetArea, dock)
+    dock.hide()
+    window.menus["view"].addAction(dock.toggleViewAction())
+    return dock

@@ -1,0 +1,135 @@
+"""The window steps past the loss and back through the backward pass (issue 16)."""
+
+from __future__ import annotations
+
+import torch
+from PySide6.QtCore import Qt
+
+from engine.backward import backward
+from gui.export.figure import export_figure
+from gui.export.matrix import export_matrix
+from gui.plots import PlotOptions
+from gui.stage_list import stage_title
+from gui.stage_texts import op_title, text_key
+from tests.gui_window import open_lesson_window, open_window, panel_for, press
+
+
+def forward_and_backward(state) -> tuple[list[str], list[str]]:
+    names = state.stage_names
+    split = names.index("probs") + 1
+    return names[:split], names[split:]
+
+
+def test_a_decoder_steps_to_the_loss_and_back_through_every_backward_stage(qtbot):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    state, view = window.state, window.stage_view
+    forward, after = forward_and_backward(state)
+    assert forward == state.trace.stage_names  # the forward stages as the command line lists them
+    assert after[:3] == ["loss.per_position", "loss", "grad.loss"] and after[-1].startswith("grad.dec.")
+    state.go_to("probs")
+    for name in after:  # the Right key, stage by stage
+        press(qtbot, window, Qt.Key_Right)
+        assert state.current_stage == name
+        assert view.title.text() == op_title(text_key(state.trace, name)) and view.formula.text()
+        assert view.explanation.text()
+    leaves = {leaf.data(Qt.UserRole + 1): leaf for leaf in window.stage_list.leaves}
+    assert leaves["grad.dec.0.self_attn.weights"].text() == "∂L/∂ " + stage_title(
+        state.trace, "dec.0.self_attn.weights", "en")
+    group = leaves["grad.dec.0.self_attn.weights"].parent()
+    assert [group.text(), group.parent().parent().text(), group.parent().parent().parent().text()] == [
+        "Masked self-attention", "Decoder", "Backward pass"]
+
+
+def test_a_backward_stage_shows_engine_gradients_beside_the_weights(qtbot):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    state = window.state
+    grads = backward(state.trace)
+    state.go_to("grad.logits")
+    assert "∂L/∂X = G·Wᵀ" in window.stage_view.formula.text()
+    output = panel_for(window, "grad.logits")
+    assert torch.equal(output.model.shown, grads["grad.logits"])
+    assert torch.equal(panel_for(window, "grad.unembed.W_U").model.shown, grads["grad.unembed.W_U"])
+    weights = panel_for(window, "unembed.W_U")
+    assert weights.model.editable and not panel_for(window, "grad.unembed.W_U").model.editable
+    weights.model.setData(weights.model.index(0, 0), "0.75")  # an edit: every gradient is computed again
+    assert torch.equal(output.model.shown, backward(state.trace)["grad.logits"])
+    assert not torch.equal(output.model.shown, grads["grad.logits"])
+    state.undo_stack.undo()
+    assert torch.equal(output.model.shown, grads["grad.logits"])
+
+
+def test_forward_edits_do_not_compute_the_backward_pass(qtbot, monkeypatch):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    calls = []
+    monkeypatch.setattr("gui.backward_trace.backward", lambda trace: calls.append(trace))
+    window.state.go_to("dec.x0")
+    window.state.edit_cell("dec.embed.W_E", (1, 1), 0.5)
+    assert calls == []
+
+
+def test_an_encoder_decoder_steps_back_to_the_encoder(qtbot):
+    window = open_lesson_window(qtbot, "cross-attention")
+    state, view = window.state, window.stage_view
+    _, after = forward_and_backward(state)
+    assert "grad.dec.0.cross_attn.weights" in after and after[-1].startswith("grad.enc.")
+    grads = backward(state.trace)
+    for name in after:
+        state.go_to(name)
+        assert view.title.text() == op_title(text_key(state.trace, name))
+    state.go_to("grad.dec.0.cross_attn.weights")
+    head = state.head
+    assert torch.equal(panel_for(window, name="grad.dec.0.cross_attn.weights").model.shown,
+                       grads["grad.dec.0.cross_attn.weights"][head])
+
+
+def test_an_encoder_has_no_loss(qtbot):
+    window = open_window(qtbot)
+    assert window.state.stage_names == window.state.trace.stage_names
+
+
+def test_one_training_step_is_one_command_and_undone_exactly(qtbot):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    state = window.state
+    before = {k: v.clone() for k, v in state.trace.params.items()}
+    grads = backward(state.trace)
+    window.training_step.lr.setValue(0.5)
+    messages = []
+    state.message.connect(messages.append)
+    state.go_to("dec.0.ffn.up")
+    window.training_step.step_action.trigger()
+    assert state.undo_stack.count() == 1
+    for name, w in before.items():
+        assert torch.equal(state.trace.params[name], w - 0.5 * grads[f"grad.{name}"]), name
+    loss_after = float(backward(state.trace)["loss"])
+    assert loss_after < float(grads["loss"])
+    assert messages[-1] == f"Training step: loss {float(grads['loss']):.4f} → {loss_after:.4f}"
+    view = window.stage_view
+    view.difference_action.setChecked(True)  # the weight table shows the step: −lr·∂L/∂W
+    weights = panel_for(window, "dec.0.ffn.W1")
+    assert torch.allclose(weights.model.shown, -0.5 * grads["grad.dec.0.ffn.W1"])
+    press(qtbot, window, Qt.Key_Z, Qt.ControlModifier)
+    assert state.undo_stack.index() == 0
+    assert all(torch.equal(state.trace.params[name], w) for name, w in before.items())
+
+
+def test_an_encoder_takes_no_training_step(qtbot):
+    window = open_window(qtbot)
+    assert not window.training_step.step_action.isEnabled()
+    assert not window.state.take_training_step(0.1) and window.state.undo_stack.count() == 0
+
+
+def test_the_figure_of_a_backward_stage_exports(qtbot, tmp_path):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    path = export_figure(window.state.view, "grad.dec.0.self_attn.weights", PlotOptions(), tmp_path / "g.png",
+                         width=400)
+    assert path.stat().st_size > 0
+    grad = export_matrix(window.state.view, "grad.unembed.b_U", tmp_path / "g.csv", decimals=6)
+    assert grad.read_text().count("\n") == 2  # the header and one row: b_U's gradient
+
+
+def test_a_lesson_saved_on_a_backward_stage_reopens_on_the_probabilities(qtbot):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    window.state.go_to("grad.dec.0.self_attn.weights")
+    lesson = window.state.to_lesson()
+    lesson.validate()
+    assert lesson.stage == "probs"

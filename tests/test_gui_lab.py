@@ -1,0 +1,55 @@
+"""The training lab runs in the background: the window answers while it trains; pause, stop, results."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from tests.gui_window import open_lesson_window, press
+
+
+def lab_of(window):
+    window.lab_dock.show()
+    return window.lab_dock.widget()
+
+
+def test_the_lab_trains_while_the_window_answers_and_draws_the_result(qtbot):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    lab = lab_of(window)
+    assert lab.start("no-layernorm", seeds=1, steps=4)
+    assert lab.running and not lab.run_button.isEnabled()
+    cursor = window.state.cursor
+    press(qtbot, window, Qt.Key_Right)  # handled at once, while the experiment trains in its thread
+    assert window.state.cursor == cursor + 1
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=60_000)
+    assert lab.verdict.text() == lab.result["verdict"] and lab.run_button.isEnabled()
+    assert {arm for arm, _ in lab.items} == set(lab.result["summary"])  # the two arms on one plot
+    assert [label.text for _, label in lab.curve_plot.plotItem.legend.items] == list(lab.result["summary"])
+    assert all(len(xs) == 4 for xs, _ in lab.curves.values())
+    assert lab.layers[:2] == ["dec.embed", "dec.0"] and lab.layers[-1] == "unembed"
+    assert len(lab.bars.opts["height"]) == len(lab.layers) and lab.bars.opts["height"][1] > 0
+
+
+def test_the_lab_pauses_and_stop_keeps_what_was_drawn(qtbot):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    lab = lab_of(window)
+    lab.start("no-layernorm", seeds=1, steps=200)
+    qtbot.waitUntil(lambda: any(len(xs) >= 2 for xs, _ in lab.curves.values()), timeout=30_000)
+    lab.pause_button.setChecked(True)
+    qtbot.waitUntil(lambda: lab.runner.waiting, timeout=30_000)  # the step under way is done
+    qtbot.wait(50)  # and drawn
+    drawn = sum(len(xs) for xs, _ in lab.curves.values())
+    qtbot.wait(500)
+    assert sum(len(xs) for xs, _ in lab.curves.values()) == drawn and lab.running  # paused, not ended
+    lab.stop()
+    qtbot.waitUntil(lambda: lab.run_button.isEnabled())
+    assert not lab.running and lab.result is None
+    assert sum(len(xs) for xs, _ in lab.curves.values()) == drawn and "Stopped" in lab.status.text()
+
+
+def test_an_experiment_that_does_not_train_draws_its_curves_when_done(qtbot):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    lab = lab_of(window)
+    lab.start("scale-saturation", seeds=2)
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
+    assert len(lab.items) == 4  # 2 arms × 2 seeds, over d_k
+    assert lab.result["x"]["label"] == "d_k" and "d_k = 64" in lab.verdict.text()
