@@ -34,7 +34,8 @@ class CostView(LazyView):
         opts = self.options()
         if self.figure is None:
             self.figure = CostFigure(self.plot.ci, opts)
-        self.figure.refresh(self.state.trace, self.state.current_stage, opts)  # the first times attention, once
+        # on the loss and the backward pass: the forward pass's last stage (the cost view covers the forward pass)
+        self.figure.refresh(self.state.trace, self.state.forward_stage(), opts)  # the first times attention, once
         self.draws += 1
 
     def highlighted(self) -> str | None:

@@ -258,10 +258,10 @@ class AppState(QObject):
         return Lesson(
             config=self.config, text=self.text, target=self.target, params=dict(self.trace.params),
             vocabularies={s: list(v.tokens) for s, v in self.model.vocabs.items()},
-            overrides=dict(self.trace.overrides), stage=self._forward_stage(), lang=lang,
+            overrides=dict(self.trace.overrides), stage=self.forward_stage(), lang=lang,
             title=dict(self.title), description=dict(self.description), views=self.views)
 
-    def _forward_stage(self) -> str:
+    def forward_stage(self) -> str:
         """The current stage as a lesson file records it: the loss and the backward pass are the window's, so
         there the file says `probs`, the last stage of the forward pass."""
         return self.current_stage if self.current_stage in self.trace.stage_names else "probs"
