@@ -84,6 +84,34 @@
         <translation>每个目标词元一行；v 来自编码器</translation>
     </message>
     <message>
+        <source>0 for the other tokens</source>
+        <translation>其他词元处为 0</translation>
+    </message>
+    <message>
+        <source>0 where the mask hides a key (−∞)</source>
+        <translation>掩码遮住的键（−∞）处为 0</translation>
+    </message>
+    <message>
+        <source>sinusoidal: nothing to learn</source>
+        <translation>正弦编码：没有要学习的参数</translation>
+    </message>
+    <message>
+        <source>switched off</source>
+        <translation>已关闭</translation>
+    </message>
+    <message>
+        <source>the model reads Z = A·V; the tiles are stepped beside it</source>
+        <translation>模型读取的是 Z = A·V；分块是在旁边单独演示的</translation>
+    </message>
+    <message>
+        <source>yᵢ: the next token</source>
+        <translation>yᵢ：下一个词元</translation>
+    </message>
+    <message>
+        <source>one number</source>
+        <translation>一个数</translation>
+    </message>
+    <message>
         <source>{0} tokens</source>
         <translation>{0} 个词元</translation>
     </message>
@@ -208,6 +236,10 @@
         <translation>残差与归一化 {0}</translation>
     </message>
     <message>
+        <source>Backward pass</source>
+        <translation>反向传播</translation>
+    </message>
+    <message>
         <source>Output</source>
         <translation>输出</translation>
     </message>
@@ -245,6 +277,14 @@
     <message>
         <source>This model was opened from a checkpoint folder. A lesson file cannot hold its tokenizer yet, so it cannot be saved; open the folder again with Model ▸ Open model ▸ Checkpoint folder… (figures and slides can still be exported).</source>
         <translation>这个模型是从检查点文件夹打开的。课程文件目前还不能保存它的分词器，因此无法保存；请通过“模型 ▸ 打开模型 ▸ 检查点文件夹…”重新打开该文件夹（图表和幻灯片仍可导出）。</translation>
+    </message>
+    <message>
+        <source>Training step (learning rate {0:g})</source>
+        <translation>训练一步（学习率 {0:g}）</translation>
+    </message>
+    <message>
+        <source>Training step: loss {0:.4f} → {1:.4f}</source>
+        <translation>训练一步：损失 {0:.4f} → {1:.4f}</translation>
     </message>
     <message>
         <source>Reset weights</source>
@@ -1054,6 +1094,14 @@
         <translation>KV 缓存</translation>
     </message>
     <message>
+        <source>Cost of this model</source>
+        <translation>计算与内存开销</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>开销</translation>
+    </message>
+    <message>
         <source>What &amp;if</source>
         <translation>假如(&amp;I)</translation>
     </message>
@@ -1064,6 +1112,120 @@
     <message>
         <source>What if: </source>
         <translation>假如：</translation>
+    </message>
+</context>
+<context>
+    <name>TrainingLab</name>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Gradient norm per layer ‖∂L/∂W‖</source>
+        <translation>每层的梯度范数 ‖∂L/∂W‖</translation>
+    </message>
+    <message>
+        <source>Gradient highway: with and without residual connections</source>
+        <translation>梯度高速公路：有无残差连接</translation>
+    </message>
+    <message>
+        <source>the residual connection carries the gradient to the first layers</source>
+        <translation>残差连接把梯度带到最前面的层</translation>
+    </message>
+    <message>
+        <source>Post-LN vs pre-LN, with and without warm-up</source>
+        <translation>后置 LN 与前置 LN，有无预热</translation>
+    </message>
+    <message>
+        <source>post-LN is unstable in deep stacks and needs warm-up; pre-LN trains stably</source>
+        <translation>后置 LN 在深层网络中不稳定、需要预热；前置 LN 训练稳定</translation>
+    </message>
+    <message>
+        <source>With and without LayerNorm</source>
+        <translation>有无 LayerNorm</translation>
+    </message>
+    <message>
+        <source>without LayerNorm the loss curve is a roller coaster</source>
+        <translation>没有 LayerNorm，损失曲线像过山车</translation>
+    </message>
+    <message>
+        <source>Softmax saturation: scaled by √d_k or not</source>
+        <translation>softmax 饱和：是否除以 √d_k</translation>
+    </message>
+    <message>
+        <source>dividing by √d_k keeps the softmax out of saturation</source>
+        <translation>除以 √d_k 让 softmax 不饱和</translation>
+    </message>
+    <message>
+        <source>Teacher forcing: one masked pass vs step by step</source>
+        <translation>教师强制：一次掩码前向与逐步生成</translation>
+    </message>
+    <message>
+        <source>one masked pass gives every position&apos;s prediction, as N incremental steps would</source>
+        <translation>一次掩码前向就得到每个位置的预测，与 N 次逐步计算相同</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Claim tested: {0}</source>
+        <translation>检验的说法：{0}</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>{0}, seed {1}: step {2} of {3}</source>
+        <translation>{0}，种子 {1}：第 {2} 步，共 {3} 步</translation>
+    </message>
+    <message>
+        <source>Stopped: the curves so far are kept.</source>
+        <translation>已停止：保留目前的曲线。</translation>
+    </message>
+    <message>
+        <source>Done in {0:.1f} s.</source>
+        <translation>完成，用时 {0:.1f} 秒。</translation>
+    </message>
+    <message>
+        <source>Training lab</source>
+        <translation>训练实验室</translation>
+    </message>
+</context>
+<context>
+    <name>TrainingStepActions</name>
+    <message>
+        <source>Take one training step</source>
+        <translation>训练一步</translation>
+    </message>
+    <message>
+        <source>W ← W − lr·∂L/∂W for every weight, on this sentence (Ctrl+Z undoes it)</source>
+        <translation>用这句话对每个权重做 W ← W − lr·∂L/∂W（Ctrl+Z 撤销）</translation>
+    </message>
+    <message>
+        <source>Learning rate:</source>
+        <translation>学习率：</translation>
     </message>
 </context>
 <context>
