@@ -46,6 +46,19 @@ class Model:
 
     def encode(self, stack: str, text: str) -> tuple[list[str], torch.Tensor]:
         """Tokens and ids of `text` for one stack; a free vocabulary grows for new words."""
+        tokens, ids = self.encode_all({stack: text})
+        return tokens[stack], ids[stack]
+
+    def encode_all(self, texts: dict[str, str]) -> tuple[dict[str, list[str]], dict[str, torch.Tensor]]:
+        """Tokens and ids of each stack's sentence. Every sentence is checked before any free vocabulary
+        grows: a refused sentence (empty, too long) changes nothing, not even the other stack's words."""
+        pieces = {stack: self._tokens(stack, text) for stack, text in texts.items()}
+        tokens = {stack: p[0] for stack, p in pieces.items()}
+        return tokens, {stack: self._ids(stack, *p) for stack, p in pieces.items()}
+
+    def _tokens(self, stack: str, text: str) -> tuple[list[str], list[int] | None]:
+        """A sentence's tokens (and a checkpoint tokenizer's ids), or EngineError when it cannot be run."""
+        ids = None
         if self.tokenizer is not None:  # a checkpoint's own tokenizer, with its own special tokens
             tokens, ids = self.tokenizer.encode(text) if text.strip() else ([], [])
         else:
@@ -59,11 +72,15 @@ class Model:
             raise EngineError(
                 f"the sentence has {len(tokens)} tokens; this model takes at most {limit} (max_len)"
             )
-        if self.tokenizer is not None:
-            return tokens, torch.tensor(ids, dtype=torch.long)
+        return tokens, ids
+
+    def _ids(self, stack: str, tokens: list[str], ids: list[int] | None) -> torch.Tensor:
+        """Token ids, growing a free vocabulary (and its weights) for new words."""
+        if ids is not None:
+            return torch.tensor(ids, dtype=torch.long)
         vocab = self.vocabs[stack]
         grow_vocab(self.config, self.params, stack, vocab, vocab.new_words(tokens))
-        return tokens, torch.tensor([vocab.id_of(t) for t in tokens], dtype=torch.long)
+        return torch.tensor([vocab.id_of(t) for t in tokens], dtype=torch.long)
 
     def trace(self, text: str, target: str | None = None) -> Trace:
         """Run the model on a sentence (and a target for an encoder-decoder model)."""
@@ -72,8 +89,8 @@ class Model:
             raise EngineError(f"a target sentence is only used by encoder-decoder models, not {cfg.architecture}")
         texts = {"encoder": {"enc": text}, "decoder": {"dec": text},
                  "encoder-decoder": {"enc": text, "dec": target or ""}}[cfg.architecture]
-        encoded = {s: self.encode(s, t) for s, t in texts.items()}
-        return Trace(self, {s: e[0] for s, e in encoded.items()}, {s: e[1] for s, e in encoded.items()})
+        tokens, ids = self.encode_all(texts)
+        return Trace(self, tokens, ids)
 
 
 def check_value(value) -> float:
