@@ -55,9 +55,13 @@ def bert_folder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def gpt2_folder(tmp_path_factory):
+    return make_gpt2_folder(tmp_path_factory.mktemp("gpt2"))
+
+
+def make_gpt2_folder(folder):
+    """A small random GPT-2 (d=16, 2 layers, 4 heads) with its own byte-level BPE tokenizer, saved to `folder`."""
     from tokenizers import ByteLevelBPETokenizer
 
-    folder = tmp_path_factory.mktemp("gpt2")
     bpe = ByteLevelBPETokenizer()
     bpe.train_from_iterator(SENTENCES * 3 + ["the cat ate the fish"], vocab_size=300, min_frequency=1,
                             special_tokens=["<|endoftext|>"], show_progress=False)
