@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import sys
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -70,7 +71,7 @@ class Walker:
             (12, self.step), (6, self.jump), (6, self.head), (10, self.edit_cell), (2, self.edit_bad_cell),
             (4, self.sentence), (2, self.odd_sentence), (3, self.switch), (3, self.generate), (1, self.language),
             (2, self.display), (3, self.dock), (6, self.undo), (3, self.redo), (1, self.reset_weights),
-            (1, self.difference),
+            (1, self.difference), (1, self.undo_and_redo_everything),
         ]
 
     # ---- the window as it is now (a language or display change builds a new one) -------------------
@@ -106,8 +107,6 @@ class Walker:
             raise WalkFailure(self.report("an exception was raised"))
 
     def _record(self, kind, value, tb) -> None:
-        import traceback
-
         self.errors.append("".join(traceback.format_exception(kind, value, tb)))
 
     def report(self, what: str) -> str:
@@ -125,6 +124,19 @@ class Walker:
         if differences:
             raise WalkFailure(self.report("undoing everything did not return to the start: "
                                           + "; ".join(differences[:10])))
+
+    def undo_and_redo_everything(self) -> str:
+        """Undo all (the start, exactly), then redo as much (where the walk was, exactly)."""
+        now, index = Start.of(self.state), self.state.undo_stack.index()
+        self.undo_all()
+        while self.state.undo_stack.index() < index:  # what was undone before stays undone
+            self.window.redo_action.trigger()
+            settle()
+        differences = now.differences(self.state)
+        if differences:
+            raise WalkFailure(self.report("redoing everything did not return to where the walk was: "
+                                          + "; ".join(differences[:10])))
+        return "undo everything, redo everything"
 
     def _new_start_if_history_cleared(self) -> None:
         """New sentences start a new history (the undo stack is cleared): the start moves with it."""
