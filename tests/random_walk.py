@@ -44,11 +44,12 @@ def open_walk(lesson: str, seed: int):
     return Walker(controller, random.Random(seed), " ".join(SENTENCES).split())
 
 
-def walk(lesson: str, seed: int, actions: int) -> bool:
+def walk(lesson: str, seed: int, actions: int, verbose: bool) -> bool:
     from tests.walk import WalkFailure
 
     started = time.monotonic()
     walker = open_walk(lesson, seed)
+    walker.trace_actions = verbose
 
     def progress(done: int) -> None:
         if done % 100 == 0:
@@ -72,6 +73,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, default=2000, help="actions per lesson (default 2000)")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--verbose", action="store_true", help="print each action as it is done")
     parser.add_argument("--lesson", action="append", help=f"a lesson (repeatable); default: {', '.join(LESSONS)}")
     args = parser.parse_args()
     faulthandler.enable()
@@ -80,7 +82,7 @@ def main() -> int:
 
     torch.set_num_threads(1)
     app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (kept alive)
-    results = [walk(lesson, args.seed, args.actions) for lesson in args.lesson or LESSONS]
+    results = [walk(lesson, args.seed, args.actions, args.verbose) for lesson in args.lesson or LESSONS]
     return 0 if all(results) else 1
 
 

@@ -64,6 +64,7 @@ class Walker:
     words: list[str]  # words the lesson knows, for good sentences
     history: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    trace_actions: bool = False  # print each action before its events run (a crash then shows what did it)
 
     def __post_init__(self):
         self.start = Start.of(self.state)
@@ -102,6 +103,8 @@ class Walker:
         where = f"{len(self.history)}: (at {state.current_stage}, head {state.head}, {self.controller.lang}) "
         self.history.append(where + action.__name__ + " …")
         self.history[-1] = where + action()
+        if self.trace_actions:
+            print(self.history[-1], flush=True)
         settle()
         if self.errors:
             raise WalkFailure(self.report("an exception was raised"))
