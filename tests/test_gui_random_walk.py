@@ -88,17 +88,3 @@ def test_a_refused_target_changes_nothing_and_the_source_words_work_after_reset_
     assert not state.problem and state.trace.tokens["enc"] == ["I", "love", "brandnew"]
     controller.prompts.path = str(tmp_path / "saved.stepformer")
     assert controller.save_as() and not controller.prompts.errors
-
-
-def test_every_plot_view_paints_without_a_bsp_index(qtbot, start_window):
-    """pyqtgraph items change their bounding rect unannounced, so a BSP index kept dangling pointers to deleted
-    items: the masked-decoder walk (seed 11) segfaulted in paintEvent at action 897; without an index it runs
-    to the end."""
-    from PySide6.QtWidgets import QGraphicsScene
-
-    from gui.plots.view import FittedLayoutWidget
-
-    controller = start_window("masked-decoder")
-    views = controller.window.findChildren(FittedLayoutWidget)
-    assert len(views) >= 4  # the stage's plots and the docks'
-    assert {v.scene().itemIndexMethod() for v in views} == {QGraphicsScene.ItemIndexMethod.NoIndex}

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent
-from PySide6.QtWidgets import QGraphicsScene, QMenu, QWidget
+from PySide6.QtWidgets import QMenu, QWidget
 
 from .style import PlotOptions
 
@@ -21,11 +21,6 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        # No BSP index: pyqtgraph items change their bounding rect without prepareGeometryChange() (an axis with
-        # a grid spans its view box), so the index removed them with the wrong rect and kept dangling pointers
-        # once they were deleted; the next paint crashed (a seeded random walk, tests/random_walk.py). A figure
-        # has a few hundred items at most: no index costs nothing.
-        self.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.scale = 1.0  # scene units per pixel: above 1 when the figure is shrunk to fit
         self.fit_timer = QTimer(self)
         self.fit_timer.setSingleShot(True)
