@@ -104,8 +104,7 @@ def generate(model: Model, text: str, target: str | None = None, steps: int = 1,
     if cfg.architecture == "decoder" and target:
         raise EngineError("a target sentence is only used by encoder-decoder models; give a decoder its prompt as text")
     texts = {"enc": text, "dec": target or ""} if "enc" in cfg.stacks else {"dec": text}
-    encoded = {s: model.encode(s, t) for s, t in texts.items()}
-    tokens, ids = {s: e[0] for s, e in encoded.items()}, {s: e[1] for s, e in encoded.items()}
+    tokens, ids = model.encode_all(texts)
     if len(tokens["dec"]) >= cfg.max_len:
         raise EngineError(f"the sentence already has max_len = {cfg.max_len} tokens; there is no room for one more")
     n_src, vocab = len(tokens.get("enc", [])), model.vocabs["dec"]

@@ -48,7 +48,27 @@ class Model:
 
     def encode(self, stack: str, text: str) -> tuple[list[str], torch.Tensor]:
         """Tokens and ids of `text` for one stack; a free vocabulary grows for new words."""
+        tokens, ids = self.encode_all({stack: text})
+        return tokens[stack], ids[stack]
+
+    def encode_all(self, texts: dict[str, str], budget: bool = False
+                   ) -> tuple[dict[str, list[str]], dict[str, torch.Tensor]]:
+        """Tokens and ids of each stack's sentence. Every sentence is checked (and, with `budget`, the memory and
+        time of tracing them) before any free vocabulary grows: a refused sentence (empty, too long, too big)
+        changes nothing, not even the other stack's words."""
+        pieces = {stack: self._tokens(stack, text) for stack, text in texts.items()}
+        tokens = {stack: p[0] for stack, p in pieces.items()}
+        if budget:
+            sizes = {s: len(v) for s, v in self.vocabs.items()}
+            for stack, (words, given_ids) in pieces.items():
+                sizes[stack] += 0 if given_ids is not None else len(self.vocabs[stack].new_words(words))
+            check_trace(self.config, {s: len(t) for s, t in tokens.items()}, sizes)
+        return tokens, {stack: self._ids(stack, *p) for stack, p in pieces.items()}
+
+    def _tokens(self, stack: str, text: str) -> tuple[list[str], list[int] | None]:
+        """A sentence's tokens (and a checkpoint tokenizer's ids), or EngineError when it cannot be run."""
         check_text(text, "the sentence")
+        ids = None
         if self.tokenizer is not None:  # a checkpoint's own tokenizer, with its own special tokens
             tokens, ids = self.tokenizer.encode(text) if text.strip() else ([], [])
         else:
@@ -62,11 +82,15 @@ class Model:
             raise EngineError(
                 f"the sentence has {len(tokens)} tokens; this model takes at most {limit} (max_len)"
             )
-        if self.tokenizer is not None:
-            return tokens, torch.tensor(ids, dtype=torch.long)
+        return tokens, ids
+
+    def _ids(self, stack: str, tokens: list[str], ids: list[int] | None) -> torch.Tensor:
+        """Token ids, growing a free vocabulary (and its weights) for new words."""
+        if ids is not None:
+            return torch.tensor(ids, dtype=torch.long)
         vocab = self.vocabs[stack]
         grow_vocab(self.config, self.params, stack, vocab, vocab.new_words(tokens))
-        return tokens, torch.tensor([vocab.id_of(t) for t in tokens], dtype=torch.long)
+        return torch.tensor([vocab.id_of(t) for t in tokens], dtype=torch.long)
 
     def trace(self, text: str, target: str | None = None) -> Trace:
         """Run the model on a sentence (and a target for an encoder-decoder model)."""
@@ -75,9 +99,8 @@ class Model:
             raise EngineError(f"a target sentence is only used by encoder-decoder models, not {cfg.architecture}")
         texts = {"encoder": {"enc": text}, "decoder": {"dec": text},
                  "encoder-decoder": {"enc": text, "dec": target or ""}}[cfg.architecture]
-        encoded = {s: self.encode(s, t) for s, t in texts.items()}
-        check_trace(cfg, {s: len(e[0]) for s, e in encoded.items()}, {s: len(v) for s, v in self.vocabs.items()})
-        return Trace(self, {s: e[0] for s, e in encoded.items()}, {s: e[1] for s, e in encoded.items()})
+        tokens, ids = self.encode_all(texts, budget=True)
+        return Trace(self, tokens, ids)
 
 
 def check_value(value) -> float:

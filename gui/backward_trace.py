@@ -14,7 +14,8 @@ from weakref import WeakKeyDictionary
 
 import torch
 
-from engine.backward import LABELS, LOSS_STAGES, backward, backward_stages
+from engine import EngineError
+from engine.backward import LABELS, LOSS_STAGES, backward, backward_stages, labels
 from engine.graph import Stage
 
 GRAD_PREFIX = "grad."
@@ -33,11 +34,13 @@ def extra_stages(trace) -> dict[str, Stage]:
     if isinstance(trace, ShownTrace):
         return trace.extra
     if trace not in _EXTRA:
-        if "probs" not in trace.values:
-            _EXTRA[trace] = {}
-        else:
+        try:
+            labels(trace)  # the tokens each position must predict: the loss needs them
             steps = backward_stages(trace)
-            _EXTRA[trace] = {st.name: st for st in LOSS_STAGES} | {s.name: _grad_stage(trace, s) for s in steps}
+        except EngineError:  # no loss to take (no output head, or a checkpoint without <end>): forward only
+            steps = None
+        _EXTRA[trace] = {} if steps is None else (
+            {st.name: st for st in LOSS_STAGES} | {s.name: _grad_stage(trace, s) for s in steps})
     return _EXTRA[trace]
 
 

@@ -66,7 +66,7 @@ def rebuild_record(state: AppState, fresh_model: bool) -> dict:
 
 
 def stage_record(state: AppState) -> dict:
-    return {"op": "stage", "stage": state.current_stage}
+    return {"op": "stage", "stage": state.forward_stage()}  # lesson files hold forward stages
 
 
 def language_record(lang: str) -> dict:

@@ -48,7 +48,7 @@ class HeadGridView(LazyView):
 
     def draw(self) -> None:
         trace = self.state.trace
-        self.shown = heads_stage(trace, self.state.current_stage)
+        self.shown = heads_stage(trace, self.state.forward_stage())  # a backward stage: its forward one
         if self.shown is None:
             self.figure = None
             self.plot.show_layout(self.blank)

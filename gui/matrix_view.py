@@ -153,6 +153,30 @@ SELECTED = QStyle.State_Selected
 NUMBER_ALIGN = Qt.AlignRight | Qt.AlignVCenter
 
 
+@dataclass(frozen=True)
+class Numbers:
+    """The numbers a table paints: values (or changes), the cells the last edit changed, the colour scale."""
+
+    shown: torch.Tensor
+    changed: torch.Tensor | None  # bool mask, None when no shown cell changed
+    scale: float
+    sequential: bool
+
+    @classmethod
+    def nothing(cls) -> Numbers:
+        return cls(torch.zeros(0, 0), None, 1.0, False)
+
+
+@dataclass(frozen=True)
+class Content:
+    """What a table shows of one window: its labels and numbers."""
+
+    window: Window | None
+    row_labels: list[str]
+    col_labels: list[str]
+    numbers: Numbers
+
+
 class MatrixModel(QAbstractTableModel):
     """A window onto one tensor of the app state's trace."""
 
@@ -175,16 +199,22 @@ class MatrixModel(QAbstractTableModel):
         self.col_labels: list[str] = []
 
     # ---- what is shown ---------------------------------------------------------------------
-    def show(self, window: Window | None, editable: bool) -> None:
-        """Show another tensor (or nothing): a model reset."""
+    def content(self, window: Window | None) -> Content:
+        """Everything the table would show for `window`, computed without changing what it shows now (so a
+        failure leaves the table as it was)."""
+        if window is None:
+            return Content(None, [], [], Numbers.nothing())
+        row_labels, col_labels = axis_labels(self.state.view, window)
+        return Content(window, row_labels, col_labels, self._numbers(window))
+
+    def show(self, window: Window | None, editable: bool, content: Content | None = None) -> None:
+        """Show another tensor (or nothing): a model reset. `content` is `self.content(window)` when the caller
+        computed it already; it is computed first, then swapped in whole."""
+        content = self.content(window) if content is None else content
         self.beginResetModel()
         self.window, self.editable, self.highlight = window, editable, None
-        if window is not None:
-            self.row_labels, self.col_labels = axis_labels(self.state.view, window)
-            self._read()
-        else:
-            self.shown, self.changed, self.row_labels, self.col_labels = torch.zeros(0, 0), None, [], []
-            self._values, self._changed, self._changed_box = self.shown.numpy(), None, None
+        self.row_labels, self.col_labels = content.row_labels, content.col_labels
+        self._take(content.numbers)
         self._set_flags()
         self.endResetModel()
 
@@ -194,7 +224,7 @@ class MatrixModel(QAbstractTableModel):
         if self.window is None:
             return
         old_box, old_scale = self._changed_box, self.scale
-        self._read()
+        self._take(self._numbers(self.window))
         rows, cols = self.shown.shape
         if not rows or not cols:
             return
@@ -229,23 +259,27 @@ class MatrixModel(QAbstractTableModel):
             if rows and cols:
                 self.dataChanged.emit(self.index(0, 0), self.index(rows - 1, cols - 1), [Qt.BackgroundRole])
 
-    def _read(self) -> None:
-        window, state = self.window, self.state
+    def _numbers(self, window: Window) -> Numbers:
+        state = self.state
         stage = state.view.stage(window.name)
-        self.sequential = stage is not None and stage.op in PROBABILITY_OPS
+        sequential = stage is not None and stage.op in PROBABILITY_OPS
         values = window.slice2d(state.view[window.name])
         changed = state.changed(window.name)
-        self.changed = window.slice2d(changed) if changed is not None and changed.any() else None
+        changed = window.slice2d(changed) if changed is not None else None  # this window's part of the change
         difference = state.difference(window.name) if self.show_difference else None
         if difference is not None:
-            self.shown, self.sequential = window.slice2d(difference), False
+            shown, sequential = window.slice2d(difference), False
         elif self.show_difference:
-            self.shown = torch.zeros_like(values, dtype=torch.float32)
+            shown = torch.zeros_like(values, dtype=torch.float32)
         else:
-            self.shown = values
-        finite = self.shown[torch.isfinite(self.shown)] if self.shown.is_floating_point() else self.shown
-        self.scale = float(finite.abs().max()) if finite.numel() else 1.0
-        self.scale = self.scale or 1.0
+            shown = values
+        finite = shown[torch.isfinite(shown)] if shown.is_floating_point() else shown
+        scale = float(finite.abs().max()) if finite.numel() else 1.0
+        return Numbers(shown, changed if changed is not None and changed.any() else None, scale or 1.0, sequential)
+
+    def _take(self, numbers: Numbers) -> None:
+        self.shown, self.changed, self.scale, self.sequential = (numbers.shown, numbers.changed, numbers.scale,
+                                                                 numbers.sequential)
         self._values = self.shown.numpy()
         self._changed = None if self.changed is None else self.changed.numpy()
         self._changed_box = None
@@ -488,9 +522,10 @@ class MatrixPanel(QWidget):
         layout.addStretch(1)
 
     def show_tensor(self, window: Window | None, symbol: str, editable: bool, note: str = "",
-                    output: bool = False) -> None:
-        """One caption line: the symbol, the shape shown, which head, editable; the full name in its tooltip."""
-        self.model.show(window, editable)
+                    output: bool = False, content: Content | None = None) -> None:
+        """One caption line: the symbol, the shape shown, which head, editable; the full name in its tooltip.
+        `content`: the table's `model.content(window)`, when computed already."""
+        self.model.show(window, editable, content)
         if window is None:
             self.hide()
             return

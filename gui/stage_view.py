@@ -221,16 +221,21 @@ class StageView(QWidget):
 
     # ---- building -----------------------------------------------------------------------------
     def rebuild(self, *_) -> None:
-        """Show the current stage from scratch (new cursor, new lesson)."""
+        """Show the current stage from scratch (new cursor, new lesson). Everything is computed before anything
+        shown changes: a failure leaves the view as it was, never half of one stage and half of another."""
         state, trace = self.state, self.state.view
         name = state.current_stage
         op = stage_op(trace, name)
+        title, explanation = op_title(text_key(trace, name), self.lang), op_text(text_key(trace, name), self.lang)
+        shown_formula = formula(trace, name, state.head)
+        location = " · ".join(group_path(trace.config, name)) + f"  —  {name}"
+        matrices = self._matrices()
         self.figure = None
         self.shown_head = state.head
-        self.title.setText(op_title(text_key(trace, name), self.lang))
-        self.formula.setText(formula(trace, name, state.head))
-        self.location.setText(" · ".join(group_path(trace.config, name)) + f"  —  {name}")
-        self.explanation.setText(op_text(text_key(trace, name), self.lang))
+        self.title.setText(title)
+        self.formula.setText(shown_formula)
+        self.location.setText(location)
+        self.explanation.setText(explanation)
         self._fit_explanation()
         self.head_box.clear()
         self.head_box.addItems([self.tr("{0} of {1}").format(h, trace.config.n_heads)
@@ -238,7 +243,7 @@ class StageView(QWidget):
         self.head_box.setCurrentIndex(state.head)
         self.temp_label.setVisible(op in ("logits", "probs"))
         self.temp_slider.setVisible(op in ("logits", "probs"))
-        self._show_matrices()
+        self._show_matrices(matrices)
         self._fit_split()
         self.plot.show_layout(self.blank)
         self.plot_timer.start()  # draw when the event loop is idle: holding → skips the plots in between
@@ -252,21 +257,31 @@ class StageView(QWidget):
             lambda layout: draw_stage(layout, state.view, state.current_stage, self.plot_options()),
             lambda figure: figure.refresh(state.view, self.plot_options()))
 
-    def _show_matrices(self) -> None:
+    def _matrices(self) -> list[tuple]:
+        """For each panel (inputs, then the output): the show_tensor arguments for the current stage and head,
+        the table's content computed (nothing shown changes here)."""
         trace, name, head = self.state.view, self.state.current_stage, self.state.head
         stage = trace.stage(name)
         in_symbols, out_symbol = symbols(trace, name)
         shown = list(stage.inputs) if stage is not None else []
+        plans = []
         for i, panel in enumerate(self.inputs):
             if i < len(shown):
-                inp = shown[i]
-                window = window_for(trace, inp, name, head)
-                panel.show_tensor(window, in_symbols.get(inp, inp), is_editable(trace, inp), self._note(window))
+                window = window_for(trace, shown[i], name, head)
+                plans.append((panel, window, in_symbols.get(shown[i], shown[i]), is_editable(trace, shown[i]),
+                              self._note(window), False))
             else:
-                panel.show_tensor(None, "", False)
+                plans.append((panel, None, "", False, "", False))
         window = window_for(trace, name, name, head)
-        self.output.show_tensor(window, out_symbol, is_editable(trace, name), self._note(window), output=True)
-        self._place(stage.op if stage is not None else "tokens", len(shown))
+        plans.append((self.output, window, out_symbol, is_editable(trace, name), self._note(window), True))
+        return [(*plan, plan[0].model.content(plan[1])) for plan in plans]
+
+    def _show_matrices(self, matrices: list[tuple]) -> None:
+        """Swap in the panels' new content (from _matrices) and lay them out."""
+        for panel, *arguments in matrices:
+            panel.show_tensor(*arguments)
+        stage = self.state.view.stage(self.state.current_stage)
+        self._place(stage.op if stage is not None else "tokens", len(stage.inputs) if stage is not None else 0)
         per_head = any(p.model.window.head is not None or p.model.window.col_stop is not None
                        for p in self.panels())
         self.head_label.setVisible(per_head)
@@ -325,10 +340,12 @@ class StageView(QWidget):
 
     def _selection_changed(self) -> None:
         if self.shown_head != self.state.head:
+            shown_formula = formula(self.state.view, self.state.current_stage, self.state.head)
+            matrices = self._matrices()
             self.shown_head = self.state.head
             self.head_box.setCurrentIndex(self.state.head)
-            self.formula.setText(formula(self.state.view, self.state.current_stage, self.state.head))
-            self._show_matrices()
+            self.formula.setText(shown_formula)
+            self._show_matrices(matrices)
         if self.figure is not None:
             self.figure.refresh(self.state.view, self.plot_options())
 

@@ -13,7 +13,7 @@ from engine import EngineError, Model, ModelConfig, Trace, check_value
 from engine.backward import TrainingStep, apply_step, training_step, undo_step
 from engine.lesson import Lesson
 
-from .backward_trace import ShownTrace
+from .backward_trace import ShownTrace, forward_of, is_backward
 from .display import DISPLAY
 
 
@@ -262,9 +262,12 @@ class AppState(QObject):
             title=dict(self.title), description=dict(self.description), views=self.views)
 
     def forward_stage(self) -> str:
-        """The current stage as a lesson file records it: the loss and the backward pass are the window's, so
-        there the file says `probs`, the last stage of the forward pass."""
-        return self.current_stage if self.current_stage in self.trace.stage_names else "probs"
+        """The current stage as the forward pass knows it (a lesson file records it, the docks show it): on a
+        backward stage ∂L/∂X, the stage X; on the loss, `probs`, the last stage of the forward pass."""
+        names = self.trace.stage_names
+        name = self.current_stage
+        forward = forward_of(name) if is_backward(name) else name
+        return forward if forward in names else "probs"
 
     # ---- stepping ---------------------------------------------------------------------------
     def set_cursor(self, index: int) -> None:

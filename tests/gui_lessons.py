@@ -63,6 +63,22 @@ def state_for(lesson: str | Lesson) -> AppState:
     return state
 
 
+def start_controller(lesson: str = "two-heads", lang: str = "en", prompts: FakePrompts | None = None,
+                     state: AppState | None = None) -> LessonController:
+    """The window as `python main.py` shows it (minus the start page), 1400×900, not yet exposed."""
+    pg.setConfigOptions(background="w", foreground="k")
+    torch.set_num_threads(1)
+    app = QApplication.instance()
+    i18n.set_language(app, lang)
+    display.load()
+    display.apply(app)
+    controller = LessonController(state or state_for(lesson), lang, shipped=lesson, prompts=prompts or FakePrompts())
+    window = controller.show_window()
+    window.setWindowState(Qt.WindowNoState)
+    window.resize(1400, 900)
+    return controller
+
+
 @pytest.fixture
 def start_window(qtbot, own_folders):
     """start(lesson, lang, prompts, state): the window as `python main.py` shows it (minus the start page);
@@ -71,17 +87,8 @@ def start_window(qtbot, own_folders):
 
     def start(lesson: str = "two-heads", lang: str = "en", prompts: FakePrompts | None = None,
               state: AppState | None = None) -> LessonController:
-        pg.setConfigOptions(background="w", foreground="k")
-        torch.set_num_threads(1)
-        app = QApplication.instance()
-        i18n.set_language(app, lang)
-        display.load()
-        display.apply(app)
-        controller = LessonController(state or state_for(lesson), lang, shipped=lesson,
-                                      prompts=prompts or FakePrompts())
-        window = controller.show_window()
-        window.setWindowState(Qt.WindowNoState)
-        window.resize(1400, 900)
+        controller = start_controller(lesson, lang, prompts, state)
+        window = controller.window
         qtbot.waitExposed(window)
         window.activateWindow()
         qtbot.waitUntil(window.isActiveWindow)  # keyboard shortcuts go to the active window

@@ -53,7 +53,7 @@ def make_bert_folder(folder):
 
 
 def make_gpt2_folder(folder):
-    """A random 2-layer GPT-2 (d_model 16) saved by transformers into `folder`, with a byte-level BPE tokenizer."""
+    """A small random GPT-2 (d=16, 2 layers, 4 heads) with its own byte-level BPE tokenizer, saved to `folder`."""
     from tokenizers import ByteLevelBPETokenizer
 
     bpe = ByteLevelBPETokenizer()

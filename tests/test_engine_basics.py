@@ -75,6 +75,17 @@ def test_empty_or_too_long_sentence_is_refused(text):
         Model.create(ModelConfig()).trace(text)
 
 
+def test_a_refused_target_adds_none_of_the_sources_new_words():
+    """The target is checked before the source's new words grow the vocabulary and W_E."""
+    model = Model.create(ModelConfig(architecture="encoder-decoder", max_len=16))
+    model.trace("I love AI", "我 爱 AI")
+    vocabs, params = {s: list(v.tokens) for s, v in model.vocabs.items()}, dict(model.params)
+    with pytest.raises(EngineError, match="at most 16"):
+        model.trace("brand new words", " ".join(["w"] * 20))
+    assert {s: list(v.tokens) for s, v in model.vocabs.items()} == vocabs
+    assert model.params.keys() == params.keys() and all(model.params[n] is params[n] for n in params)
+
+
 def test_weights_round_trip(tmp_path):
     cfg = ModelConfig(architecture="encoder-decoder", d_model=8, n_layers=2, norm="pre", positional="learned")
     model = Model.create(cfg)

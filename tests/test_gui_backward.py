@@ -127,9 +127,11 @@ def test_the_figure_of_a_backward_stage_exports(qtbot, tmp_path):
     assert grad.read_text().count("\n") == 2  # the header and one row: b_U's gradient
 
 
-def test_a_lesson_saved_on_a_backward_stage_reopens_on_the_probabilities(qtbot):
+def test_a_lesson_saved_on_the_backward_pass_reopens_on_a_forward_stage(qtbot):
+    """Lesson files hold forward stages: ∂L/∂X reopens on X, the loss on the probabilities."""
     window = open_lesson_window(qtbot, "masked-decoder")
-    window.state.go_to("grad.dec.0.self_attn.weights")
-    lesson = window.state.to_lesson()
-    lesson.validate()
-    assert lesson.stage == "probs"
+    for shown, saved in (("grad.dec.0.self_attn.weights", "dec.0.self_attn.weights"), ("loss", "probs")):
+        window.state.go_to(shown)
+        lesson = window.state.to_lesson()
+        lesson.validate()
+        assert lesson.stage == saved

@@ -60,7 +60,7 @@ def test_cost_of_context_lesson_opens_the_cost_dock_which_follows_every_stage(qt
     qtbot.waitUntil(lambda: cost.highlighted() == "dec.0.self_attn.scores")
     drawn = step_to_the_end(qtbot, window, lang)
     assert not any(panel.__module__ == cost_plots.__name__ for panels in drawn.values() for panel in panels)
-    qtbot.waitUntil(lambda: cost.highlighted() == "probs")
+    qtbot.waitUntil(lambda: cost.highlighted() == "dec.embed")  # at ∂L/∂E, the last stage: the embedding's cost
 
 
 def test_a_new_sentence_gets_its_own_tiles(qtbot, start_window):
