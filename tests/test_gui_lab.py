@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 from PySide6.QtCore import Qt
 
+from engine.lab import watch_sentence
 from tests.gui_window import open_lesson_window, press
 
 
@@ -53,3 +55,25 @@ def test_an_experiment_that_does_not_train_draws_its_curves_when_done(qtbot):
     qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
     assert len(lab.items) == 4  # 2 arms × 2 seeds, over d_k
     assert lab.result["x"]["label"] == "d_k" and "d_k = 64" in lab.verdict.text()
+
+
+def test_the_lab_redraws_a_heads_attention_as_it_trains(qtbot):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    window.resize(1280, 720)
+    lab = lab_of(window)
+    lab.start("no-layernorm", seeds=1, steps=7)
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=60_000)
+    last = lab.watched
+    assert (last.arm, last.step) == ("no LayerNorm", 6)  # re-traced at step 0 and 5 of each arm, and at the end
+    assert (lab.layer_box.value(), lab.layer_box.maximum(), lab.head_box.value()) == (3, 3, 0)  # default: last layer
+    trace = last.model.trace(watch_sentence())
+    expected = trace["dec.3.self_attn.weights"][0].numpy().T
+    assert np.allclose(lab.attention.image.image, expected)
+    lab.layer_box.setValue(1)
+    lab.head_box.setValue(1)
+    assert np.allclose(lab.attention.image.image, trace["dec.1.self_attn.weights"][1].numpy().T)
+    tokens = trace.tokens["dec"]
+    for axis in ("left", "top"):  # every token labelled
+        labels = [text for _, text in lab.attention.plot.getAxis(axis)._tickLevels[0]]
+        assert labels == tokens
+    assert lab.attention.bar.levels() == (0.0, 1.0) and "step 7" in lab.attention_caption.text()
