@@ -2,7 +2,8 @@
 its curves grow — a loss curve per arm and seed (or, for the experiments that do not train, one number per
 seed, then the curves over layers / d_k / positions when done), the gradient norm of each layer, the attention
 of a chosen head on a held-out sentence (re-traced every few steps, so the class watches it form), and the
-verdict. Run, Pause, Stop; Stop keeps what was drawn.
+verdict. Run, Pause, Stop; Stop keeps what was drawn. Paused or stopped, "Step through this model" opens the
+model at its last step's weights in the window (through the model picker), at the watched layer's attention.
 
 The experiment is a generator of Progress (engine.lab.experiment); a LabRunner thread advances it and sends
 each step to the window by a queued signal, so the window keeps answering while it trains.
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
 from engine import EngineError
 from engine.lab import EXPERIMENTS, experiment, watch_sentence
 
+from . import model_sources
 from .plots.fit import text_width
 from .plots.heatmap import Heatmap
 from .plots.style import PlotOptions, color
@@ -74,6 +76,7 @@ class LabRunner(QThread):
 
 
 class TrainingLab(QWidget):
+    step_through = Signal(object)  # gui.model_sources.Opened: the model of the last step drawn
     def __init__(self, parent=None):
         super().__init__(parent)
         self.runner: LabRunner | None = None
@@ -83,6 +86,7 @@ class TrainingLab(QWidget):
         self.layers: list[str] = []  # the bars: dec.embed, dec.0, …, unembed
         self.result: dict | None = None
         self.watched = None  # engine.lab.Progress whose model the attention map shows
+        self.latest = None  # the last engine.lab.Progress drawn that has a model
 
         self.choice = QComboBox(self)
         for name, (title, _) in self._experiments().items():
@@ -148,6 +152,11 @@ class TrainingLab(QWidget):
         column.addLayout(choice)
         column.addWidget(self.attention_caption)
         column.addWidget(self.attention_view, 1)
+        self.step_through_button = QPushButton(self.tr("Step through this model"), panel)
+        self.step_through_button.setToolTip(self.tr("Open the model at the last step's weights in the window, "
+                                                    "at this layer's attention (pause or stop first)"))
+        self.step_through_button.clicked.connect(self._open_model)
+        column.addWidget(self.step_through_button)
         panel.setEnabled(False)
         self.attention_panel = panel
         return panel
@@ -201,6 +210,7 @@ class TrainingLab(QWidget):
         if self.runner is not None:
             self.runner.pause(paused)
         self.pause_button.setText(self.tr("Resume") if paused else self.tr("Pause"))
+        self._enable_step_through()
 
     def _enable(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
@@ -209,6 +219,15 @@ class TrainingLab(QWidget):
         self.stop_button.setEnabled(running)
         if not running:
             self.pause_button.setChecked(False)
+        self._enable_step_through()
+
+    def _enable_step_through(self) -> None:
+        """A model to open, and it holds still: paused or not running."""
+        still = not self.running or self.pause_button.isChecked()
+        self.step_through_button.setEnabled(self.latest is not None and still)
+
+    def _open_model(self) -> None:
+        self.step_through.emit(model_sources.lab_model(self.latest, watch_sentence(), self.layer_box.value()))
 
     # ---- drawing ----------------------------------------------------------------------------------
     def _show_claim(self, name: str) -> None:
@@ -222,7 +241,7 @@ class TrainingLab(QWidget):
         self.curve_plot.setLogMode(x=False, y=False)
         self.verdict.setText("")
         trains = EXPERIMENTS[name].steps is not None
-        self.watched = None
+        self.watched = self.latest = None
         self.attention.image.clear()
         self.attention_caption.setText("")
         self.attention_panel.setEnabled(trains)
@@ -237,6 +256,7 @@ class TrainingLab(QWidget):
         ys.append(progress.value)
         self._draw(key, xs, ys, symbol=None if trains else "o")
         if trains:
+            self.latest = progress
             self.layers = list(progress.grad_norms)
             self.bars.setOpts(x=list(range(len(self.layers))), height=list(progress.grad_norms.values()))
             self.bar_plot.getAxis("bottom").setTicks([list(enumerate(self.layers))])

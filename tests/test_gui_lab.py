@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
+import torch
 from PySide6.QtCore import Qt
 
 from engine.lab import watch_sentence
+from tests import gui_lessons
+from tests.gui_lessons import FakePrompts
 from tests.gui_window import open_lesson_window, press
+
+own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
 
 
 def lab_of(window):
@@ -77,3 +82,32 @@ def test_the_lab_redraws_a_heads_attention_as_it_trains(qtbot):
         labels = [text for _, text in lab.attention.plot.getAxis(axis)._tickLevels[0]]
         assert labels == tokens
     assert lab.attention.bar.levels() == (0.0, 1.0) and "step 7" in lab.attention_caption.text()
+
+
+def test_a_paused_run_opens_its_model_in_the_window_asking_about_unsaved_edits(qtbot, start_window):
+    prompts = FakePrompts()
+    controller = start_window("masked-decoder", prompts=prompts)
+    window, state = controller.window, controller.state
+    lab = lab_of(window)
+    assert not lab.step_through_button.isEnabled()  # nothing trained yet
+    lab.start("no-layernorm", seeds=1, steps=200)
+    qtbot.waitUntil(lambda: lab.latest is not None and lab.latest.step >= 2, timeout=30_000)
+    assert not lab.step_through_button.isEnabled()  # still training
+    lab.pause_button.setChecked(True)
+    qtbot.waitUntil(lambda: lab.runner.waiting, timeout=30_000)
+    qtbot.wait(50)  # the last step is drawn
+    paused = lab.latest
+    state.edit_cell("dec.0.self_attn.W_Q", (0, 1), 2.0)  # an unsaved edit: asked about, kept on "cancel"
+    prompts.unsaved_answer = "cancel"
+    lab.step_through_button.click()
+    assert prompts.asked == ["unsaved"] and state.model.config.n_layers == 1
+    prompts.unsaved_answer = "discard"
+    lab.layer_box.setValue(2)
+    lab.step_through_button.click()
+    assert state.model.config == paused.model.config and state.text == watch_sentence()
+    assert state.model.params.keys() == paused.model.params.keys()
+    assert all(torch.equal(state.model.params[name], paused.model.params[name]) for name in state.model.params)
+    assert state.current_stage == "dec.2.self_attn.weights" and "after step" in window.windowTitle()
+    assert lab.running and lab.runner.waiting  # the lab stays paused; Resume goes on training its own copy
+    lab.stop()
+    assert lab.step_through_button.isEnabled()
