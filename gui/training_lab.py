@@ -177,6 +177,11 @@ class TrainingLab(QWidget):
                                         "would")),
         }
 
+    def choose(self, name: str) -> None:
+        """Choose an experiment to run next (a run under way goes on)."""
+        if not self.running:
+            self.choice.setCurrentIndex(self.choice.findData(name))
+
     # ---- running ----------------------------------------------------------------------------------
     def start(self, name: str, seeds: int | None = None, steps: int | None = None) -> bool:
         """Run an experiment (its default seeds and steps unless given); a bad choice changes nothing."""

@@ -111,3 +111,14 @@ def test_a_paused_run_opens_its_model_in_the_window_asking_about_unsaved_edits(q
     assert lab.running and lab.runner.waiting  # the lab stays paused; Resume goes on training its own copy
     lab.stop()
     assert lab.step_through_button.isEnabled()
+
+
+def test_a_lab_lesson_opens_the_lab_with_its_experiment_chosen_not_running(qtbot, start_window):
+    controller = start_window("two-heads")
+    window = controller.window
+    lab = window.lab_dock.widget()
+    assert not window.lab_dock.isVisible()
+    assert controller.open_shipped("lab-no-layernorm")
+    assert window.lab_dock.isVisible() and lab.choice.currentData() == "no-layernorm" and not lab.running
+    assert "roller coaster" in lab.claim.text() and controller.state.to_lesson().lab == "no-layernorm"
+    assert controller.open_shipped("lab-teacher-forcing") and lab.choice.currentData() == "teacher-forcing"
