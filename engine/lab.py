@@ -38,7 +38,7 @@ class Progress:
     step: int  # from 0, within this arm and seed
     steps: int  # steps of this arm and seed
     value: float  # the number plotted at this step (a loss, a gradient norm, a difference)
-    model: Model | None = None  # training experiments: the model being trained, at this step's weights
+    model: Model | None = None  # training experiments: the model being trained, frozen at this step's weights
     grad_norms: dict[str, float] | None = None  # training experiments: ‖∂loss/∂W‖ per layer (train.param_group)
 
 
@@ -51,6 +51,11 @@ def _lm_config(layers: int, norm: str, seed: int, switches: tuple[str, ...] = ()
         architecture="decoder", d_model=32, n_heads=2, d_ff=64, n_layers=layers, norm=norm, activation="relu",
         positional="sinusoidal", max_len=24, dec_vocab=tuple(corpus.lm_vocab()), switches=switches, seed=seed,
     )
+
+
+def watch_sentence() -> str:
+    """The held-out sentence of the training experiments' corpus on which a window shows attention forming."""
+    return corpus.lm_sentences()[1][0]
 
 
 def _finite(x: float) -> float | None:
@@ -70,7 +75,8 @@ def _loss_curve(name: str, arm: str, cfg: ModelConfig, steps: int, lr: float, wa
     run = training_steps(model, examples, settings)
     for step in run:
         losses.append(step.loss)
-        yield Progress(name, arm, cfg.seed, step.index, steps, step.loss, model, step.grad_norms)
+        frozen = Model(model.config, dict(model.params), model.vocabs)  # training replaces tensors, never mutates
+        yield Progress(name, arm, cfg.seed, step.index, steps, step.loss, frozen, step.grad_norms)
         if len(losses) == steps:
             break
     run.close()

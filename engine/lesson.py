@@ -21,6 +21,7 @@ from .assets import ASSETS_DIR
 from .config import ModelConfig
 from .errors import EngineError
 from .files import write_atomic
+from .lab import EXPERIMENTS
 from .lessonfile import LESSON_JSON, OVERRIDES, WEIGHTS, archive_bytes, read_archive
 from .model import Model
 from .params import init_params
@@ -34,9 +35,9 @@ VERSION = 1
 LANGS = ("en", "zh")
 LESSONS_DIR = ASSETS_DIR / "lessons"
 _FIELDS = ("format", "version", "title", "description", "config", "vocabularies", "text", "target", "stage", "lang")
-_OPTIONAL = ("views",)  # absent in older files
+_OPTIONAL = ("views", "lab")  # absent in older files
 # The window's views (docks) a lesson may open with it, by name: plain data here; gui/teaching_views.py shows them.
-VIEWS = ("heads", "whatif", "generation", "kv_cache", "cost")
+VIEWS = ("heads", "whatif", "generation", "kv_cache", "cost", "lab")
 
 Tensors = dict[str, torch.Tensor]
 
@@ -58,6 +59,7 @@ class Lesson:
     title: dict[str, str] = field(default_factory=_texts)  # {"en": …, "zh": …}
     description: dict[str, str] = field(default_factory=_texts)
     views: tuple[str, ...] = ()  # names from VIEWS: the docks the window shows when the lesson opens
+    lab: str | None = None  # the training lab's experiment (engine/lab.py) chosen when the lesson opens the lab
 
     @property
     def switches(self) -> tuple[str, ...]:
@@ -90,6 +92,7 @@ class Lesson:
         if self.lang not in LANGS:
             raise EngineError(f"lesson: language {self.lang!r} is not one of {', '.join(LANGS)}")
         check_views(self.views, "lesson")
+        check_lab(self.lab, self.views, "lesson")
         if not isinstance(self.text, str) or not isinstance(self.target, str):
             raise EngineError("lesson: the sentences must be text")
         trace = self.trace()
@@ -126,6 +129,18 @@ def check_views(views, label: str) -> tuple[str, ...]:
     return tuple(views)
 
 
+def check_lab(lab, views: tuple[str, ...], label: str) -> str | None:
+    """The experiment a lesson chooses in the training lab (None: none); it must be one of engine/lab.py's and the
+    lesson must open the lab."""
+    if lab is None:
+        return None
+    if lab not in EXPERIMENTS:
+        raise EngineError(f"{label}: unknown experiment {lab!r} in lab; choose one of {', '.join(EXPERIMENTS)}")
+    if "lab" not in views:
+        raise EngineError(f'{label}: lab chooses an experiment, so views must open the lab: add "lab" to views')
+    return lab
+
+
 def _check_texts(texts, key: str) -> None:
     if not isinstance(texts, dict) or set(texts) != set(LANGS) or not all(isinstance(t, str) for t in texts.values()):
         raise EngineError(f'lesson: {key} must give a text for each language, e.g. {{"en": "…", "zh": "…"}}')
@@ -139,6 +154,7 @@ def _lesson_json(lesson: Lesson, vocabularies: dict[str, list[str]]) -> dict:
         "config": lesson.config.to_dict(), "vocabularies": vocabularies,
         "text": lesson.text, "target": lesson.target, "stage": lesson.stage, "lang": lesson.lang,
         **({"views": list(lesson.views)} if lesson.views else {}),  # files without views open in older versions
+        **({"lab": lesson.lab} if lesson.lab else {}),
     }
 
 
@@ -182,6 +198,7 @@ def _lesson_from_json(data: dict, params: Tensors | None, overrides: Tensors, la
         vocabularies=_parse_vocabularies(data["vocabularies"], config, label), overrides=overrides,
         stage=stage, lang=data["lang"], title=data["title"], description=data["description"],
         views=check_views(data.get("views", []), label),
+        lab=check_lab(data.get("lab"), tuple(data.get("views", [])), label),
     )
 
 

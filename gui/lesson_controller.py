@@ -104,7 +104,7 @@ class LessonController(QObject):
             self.window.restoreState(layout)
         if full_screen:
             self.window.setWindowState(self.window.windowState() | Qt.WindowFullScreen)
-        self.window.teaching.open_views(self.state.views)  # after the stored layout: the lesson asks for them
+        self.window.teaching.open_views(self.state.views, self.state.lab)  # after the stored layout: the lesson asks
         self.window.show()
         return self.window
 
@@ -287,7 +287,7 @@ class LessonController(QObject):
         self.path, self.shipped, self.dirty = path, shipped, modified
         self.undo_index = self.state.undo_stack.index()
         if self.window is not None:
-            self.window.teaching.open_views(self.state.views)
+            self.window.teaching.open_views(self.state.views, self.state.lab)
         self._remember_path()
         self._update_title()
         if modified:

@@ -68,6 +68,7 @@ class ModelPicker(QObject):
             self.entry_actions[entry.key] = action
         menu.insertMenu(first, self.submenu)
         menu.insertSeparator(first)
+        window.lab_dock.widget().step_through.connect(self.open_lab_model)
         self.dialog: ModelDialog | None = None
 
     def entries(self) -> list[Entry]:
@@ -158,6 +159,10 @@ class ModelPicker(QObject):
             return False
         self.controller.window.statusBar().showMessage(opened.description[self.controller.lang], 20000)
         return True
+
+    def open_lab_model(self, opened: Opened) -> bool:
+        """The training lab's model at a paused or stopped step (the lab's "Step through this model")."""
+        return self.open_model(lambda: opened, opened.title[self.controller.lang])
 
     def _refused(self, what: str, exc: EngineError) -> None:
         text = self.tr("{0} was not opened; nothing was changed.").format(what)

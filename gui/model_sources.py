@@ -73,6 +73,21 @@ def tiny_lm() -> Opened:
     return Opened(trained.load("lm"), LM_PROMPT, "", "probs", title, description)
 
 
+def lab_model(progress, sentence: str, layer: int) -> Opened:
+    """The model a training-lab experiment (engine/lab.py) is training, at the weights of this Progress's step,
+    on the sentence the lab watches, at the self-attention weights of `layer`. A copy of its parameter dict:
+    edits in the window never reach the lab, nor training the window."""
+    model = Model(progress.model.config, dict(progress.model.params), progress.model.vocabs)
+    what, n = f"{progress.experiment}, {progress.arm}, seed {progress.seed}", progress.step + 1
+    title = _texts(f"Training lab: {what}, after step {n}", f"训练实验室：{what}，第 {n} 步之后")
+    description = _texts(
+        f"The model the training lab is training ({what}), with its weights after step {n} of {progress.steps}, "
+        "on a held-out sentence of its corpus.",
+        f"训练实验室正在训练的模型（{what}），取第 {n} 步（共 {progress.steps} 步）之后的权重，"
+        "用它语料中的一个留出句子。")
+    return Opened(model, sentence, "", f"dec.{layer}.self_attn.weights", title, description)
+
+
 def random_model(size: str, architecture: str, text: str, target: str = "") -> Opened:
     """Seeded random weights of a size in SIZES, on the teacher's sentences."""
     cfg = ModelConfig(architecture=architecture, **SIZES[size])

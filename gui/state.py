@@ -115,6 +115,7 @@ class AppState(QObject):
         self.title = {"en": "", "zh": ""}  # the lesson's title and description, when it came from one
         self.description = {"en": "", "zh": ""}
         self.views: tuple[str, ...] = ()  # the docks the lesson opens with (engine.lesson.VIEWS)
+        self.lab: str | None = None  # the experiment the lesson chooses in the training lab
 
     # ---- reading ---------------------------------------------------------------------------
     @property
@@ -215,7 +216,7 @@ class AppState(QObject):
         """Make a lesson the current one: its model, sentences, pinned stages, stage and texts (the undo
         history starts afresh). Raises EngineError, changing nothing, when the lesson cannot be traced."""
         self._start(lesson.trace(), lesson.text, lesson.target, lesson.title, lesson.description, lesson.stage,
-                    lesson.views)
+                    lesson.views, lesson.lab)
 
     def load_model(self, model: Model, text: str, target: str = "", stage: str | None = None,
                    title: dict[str, str] | None = None, description: dict[str, str] | None = None) -> None:
@@ -226,9 +227,9 @@ class AppState(QObject):
         self._start(model.trace(text, target or None), text, target, title or empty, description or empty, stage)
 
     def _start(self, trace: Trace, text: str, target: str, title: dict, description: dict,
-               stage: str | None, views: tuple[str, ...] = ()) -> None:
+               stage: str | None, views: tuple[str, ...] = (), lab: str | None = None) -> None:
         self.model, self.trace, self.text, self.target = trace.model, trace, text, target
-        self.title, self.description, self.views = dict(title), dict(description), tuple(views)
+        self.title, self.description, self.views, self.lab = dict(title), dict(description), tuple(views), lab
         self.original_params = {k: v.clone() for k, v in self.model.params.items()}
         self.cursor = self.stage_names.index(stage) if stage in self.stage_names else 0
         self.head = self.row = 0
@@ -259,7 +260,7 @@ class AppState(QObject):
             config=self.config, text=self.text, target=self.target, params=dict(self.trace.params),
             vocabularies={s: list(v.tokens) for s, v in self.model.vocabs.items()},
             overrides=dict(self.trace.overrides), stage=self.forward_stage(), lang=lang,
-            title=dict(self.title), description=dict(self.description), views=self.views)
+            title=dict(self.title), description=dict(self.description), views=self.views, lab=self.lab)
 
     def forward_stage(self) -> str:
         """The current stage as the forward pass knows it (a lesson file records it, the docks show it): on a

@@ -73,14 +73,18 @@ class TeachingViews(QObject):
 
     def by_name(self) -> dict[str, QDockWidget]:
         """The docks by the names a lesson's "views" give (engine.lesson.VIEWS)."""
-        return {dock.objectName().removeprefix("dock_"): dock for dock in self.docks()}
+        docks = {dock.objectName().removeprefix("dock_"): dock for dock in self.docks()}
+        return {**docks, "lab": self.window.lab_dock}
 
-    def open_views(self, names: tuple[str, ...]) -> None:
-        """Show the docks a lesson opens with (the others stay as they are)."""
+    def open_views(self, names: tuple[str, ...], experiment: str | None = None) -> None:
+        """Show the docks a lesson opens with (the others stay as they are), the training lab with the
+        lesson's experiment chosen (not run: the teacher presses Run)."""
         docks = self.by_name()
         for name in names:
             docks[name].show()
             docks[name].raise_()
+        if experiment is not None:
+            self.window.lab_dock.widget().choose(experiment)
 
     def _menus(self) -> None:
         window = self.window

@@ -1,7 +1,9 @@
 """The training lab (View ▸ Training lab): run one of engine/lab.py's experiments in the background and watch
 its curves grow — a loss curve per arm and seed (or, for the experiments that do not train, one number per
-seed, then the curves over layers / d_k / positions when done), the gradient norm of each layer, and the
-verdict. Run, Pause, Stop; Stop keeps what was drawn.
+seed, then the curves over layers / d_k / positions when done), the gradient norm of each layer, the attention
+of a chosen head on a held-out sentence (re-traced every few steps, so the class watches it form), and the
+verdict. Run, Pause, Stop; Stop keeps what was drawn. Paused or stopped, "Step through this model" opens the
+model at its last step's weights in the window (through the model picker), at the watched layer's attention.
 
 The experiment is a generator of Progress (engine.lab.experiment); a LabRunner thread advances it and sends
 each step to the window by a queued signal, so the window keeps answering while it trains.
@@ -13,12 +15,26 @@ import threading
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt, QThread, Signal
-from PySide6.QtWidgets import QComboBox, QDockWidget, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from engine import EngineError
-from engine.lab import EXPERIMENTS, experiment
+from engine.lab import EXPERIMENTS, experiment, watch_sentence
 
-from .plots.style import color
+from . import model_sources
+from .plots.fit import text_width
+from .plots.heatmap import Heatmap
+from .plots.style import PlotOptions, color
+
+WATCH_EVERY = 5  # training steps between two re-traces of the watched head's attention (and the last step)
 
 
 class LabRunner(QThread):
@@ -60,6 +76,7 @@ class LabRunner(QThread):
 
 
 class TrainingLab(QWidget):
+    step_through = Signal(object)  # gui.model_sources.Opened: the model of the last step drawn
     def __init__(self, parent=None):
         super().__init__(parent)
         self.runner: LabRunner | None = None
@@ -68,6 +85,8 @@ class TrainingLab(QWidget):
         self.arms: list[str] = []
         self.layers: list[str] = []  # the bars: dec.embed, dec.0, …, unembed
         self.result: dict | None = None
+        self.watched = None  # engine.lab.Progress whose model the attention map shows
+        self.latest = None  # the last engine.lab.Progress drawn that has a model
 
         self.choice = QComboBox(self)
         for name, (title, _) in self._experiments().items():
@@ -97,15 +116,50 @@ class TrainingLab(QWidget):
         self.status = QLabel(self)
         self.verdict = QLabel(self)
         self.verdict.setWordWrap(True)
+        plots = QVBoxLayout()
+        plots.addWidget(self.curve_plot, 3)
+        plots.addWidget(self.bar_plot, 2)
+        middle = QHBoxLayout()
+        middle.addLayout(plots, 1)
+        middle.addWidget(self._attention_panel(), 1)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.claim)
-        layout.addWidget(self.curve_plot, 3)
-        layout.addWidget(self.bar_plot, 2)
+        layout.addLayout(middle, 1)
         layout.addWidget(self.status)
         layout.addWidget(self.verdict)
         self._show_claim(self.choice.currentData())
         self._enable(running=False)
+
+    def _attention_panel(self) -> QWidget:
+        """A head's attention weights on the watched sentence, with the layer and head to show."""
+        panel = QWidget(self)
+        self.layer_box, self.head_box = QSpinBox(panel), QSpinBox(panel)
+        for box in (self.layer_box, self.head_box):
+            box.valueChanged.connect(lambda _: self._draw_attention())
+        choice = QHBoxLayout()
+        choice.addWidget(QLabel(self.tr("Attention of layer"), panel))
+        choice.addWidget(self.layer_box)
+        choice.addWidget(QLabel(self.tr("head"), panel))
+        choice.addWidget(self.head_box)
+        choice.addStretch(1)
+        self.attention_caption = QLabel(panel)
+        self.attention_view = pg.GraphicsLayoutWidget(panel)
+        self.attention_view.setMinimumSize(260, 220)
+        self.attention = Heatmap(self.attention_view.ci, PlotOptions(), signed=False, row=0, col=0)
+        column = QVBoxLayout(panel)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addLayout(choice)
+        column.addWidget(self.attention_caption)
+        column.addWidget(self.attention_view, 1)
+        self.step_through_button = QPushButton(self.tr("Step through this model"), panel)
+        self.step_through_button.setToolTip(self.tr("Open the model at the last step's weights in the window, "
+                                                    "at this layer's attention (pause or stop first)"))
+        self.step_through_button.clicked.connect(self._open_model)
+        column.addWidget(self.step_through_button)
+        panel.setEnabled(False)
+        self.attention_panel = panel
+        return panel
 
     def _experiments(self) -> dict[str, tuple[str, str]]:
         """Each experiment of engine/lab.py: its title and the tutorials' claim it tests, in the window's language."""
@@ -122,6 +176,11 @@ class TrainingLab(QWidget):
                                 self.tr("one masked pass gives every position's prediction, as N incremental steps "
                                         "would")),
         }
+
+    def choose(self, name: str) -> None:
+        """Choose an experiment to run next (a run under way goes on)."""
+        if not self.running:
+            self.choice.setCurrentIndex(self.choice.findData(name))
 
     # ---- running ----------------------------------------------------------------------------------
     def start(self, name: str, seeds: int | None = None, steps: int | None = None) -> bool:
@@ -156,6 +215,7 @@ class TrainingLab(QWidget):
         if self.runner is not None:
             self.runner.pause(paused)
         self.pause_button.setText(self.tr("Resume") if paused else self.tr("Pause"))
+        self._enable_step_through()
 
     def _enable(self, running: bool) -> None:
         self.run_button.setEnabled(not running)
@@ -164,6 +224,15 @@ class TrainingLab(QWidget):
         self.stop_button.setEnabled(running)
         if not running:
             self.pause_button.setChecked(False)
+        self._enable_step_through()
+
+    def _enable_step_through(self) -> None:
+        """A model to open, and it holds still: paused or not running."""
+        still = not self.running or self.pause_button.isChecked()
+        self.step_through_button.setEnabled(self.latest is not None and still)
+
+    def _open_model(self) -> None:
+        self.step_through.emit(model_sources.lab_model(self.latest, watch_sentence(), self.layer_box.value()))
 
     # ---- drawing ----------------------------------------------------------------------------------
     def _show_claim(self, name: str) -> None:
@@ -177,6 +246,10 @@ class TrainingLab(QWidget):
         self.curve_plot.setLogMode(x=False, y=False)
         self.verdict.setText("")
         trains = EXPERIMENTS[name].steps is not None
+        self.watched = self.latest = None
+        self.attention.image.clear()
+        self.attention_caption.setText("")
+        self.attention_panel.setEnabled(trains)
         self.curve_plot.setLabel("bottom", self.tr("step") if trains else self.tr("seed"))
         self.curve_plot.setLabel("left", self.tr("loss") if trains else self.tr("value"))
 
@@ -188,9 +261,12 @@ class TrainingLab(QWidget):
         ys.append(progress.value)
         self._draw(key, xs, ys, symbol=None if trains else "o")
         if trains:
+            self.latest = progress
             self.layers = list(progress.grad_norms)
             self.bars.setOpts(x=list(range(len(self.layers))), height=list(progress.grad_norms.values()))
             self.bar_plot.getAxis("bottom").setTicks([list(enumerate(self.layers))])
+            if progress.step % WATCH_EVERY == 0 or progress.step == progress.steps - 1:
+                self._watch(progress)
         self.status.setText(self.tr("{0}, seed {1}: step {2} of {3}").format(
             progress.arm, progress.seed, progress.step + 1, progress.steps))
 
@@ -204,6 +280,32 @@ class TrainingLab(QWidget):
             self.items[key] = self.curve_plot.plot(name=arm if first else None, pen=pen, symbol=symbol,
                                                    symbolBrush=color(self.arms.index(arm)))
         self.items[key].setData(xs, [float("nan") if y is None else y for y in ys])
+
+    def _watch(self, progress) -> None:
+        """Show the attention of this step's model (the layer and head boxes fit its size; first time: the
+        last layer, head 0)."""
+        cfg = progress.model.config
+        if self.watched is None:
+            self.layer_box.setRange(0, cfg.n_layers - 1)
+            self.head_box.setRange(0, cfg.n_heads - 1)
+            self.layer_box.setValue(cfg.n_layers - 1)
+            self.head_box.setValue(0)
+        self.watched = progress
+        self._draw_attention()
+
+    def _draw_attention(self) -> None:
+        if self.watched is None:
+            return
+        progress = self.watched
+        trace = progress.model.trace(watch_sentence())
+        layer, head = self.layer_box.value(), self.head_box.value()
+        weights = trace[f"dec.{layer}.self_attn.weights"][head].numpy()
+        tokens = trace.tokens["dec"]
+        # wide enough for every token's label on the top axis (besides the left axis and the colour bar)
+        self.attention_view.setMinimumWidth(len(tokens) * (text_width(self.attention.tick_font, tokens) + 8) + 150)
+        self.attention.set(weights, tokens, tokens, PlotOptions(), levels=(0.0, 1.0))
+        self.attention_caption.setText(self.tr("{0}, seed {1}, after step {2}").format(
+            progress.arm, progress.seed, progress.step + 1))
 
     def _finished(self, result: dict | None) -> None:
         self.runner.wait()

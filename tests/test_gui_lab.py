@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
+import torch
 from PySide6.QtCore import Qt
 
+from engine.lab import watch_sentence
+from tests import gui_lessons
+from tests.gui_lessons import FakePrompts
 from tests.gui_window import open_lesson_window, press
+
+own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
 
 
 def lab_of(window):
@@ -53,3 +60,65 @@ def test_an_experiment_that_does_not_train_draws_its_curves_when_done(qtbot):
     qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
     assert len(lab.items) == 4  # 2 arms × 2 seeds, over d_k
     assert lab.result["x"]["label"] == "d_k" and "d_k = 64" in lab.verdict.text()
+
+
+def test_the_lab_redraws_a_heads_attention_as_it_trains(qtbot):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    window.resize(1280, 720)
+    lab = lab_of(window)
+    lab.start("no-layernorm", seeds=1, steps=7)
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=60_000)
+    last = lab.watched
+    assert (last.arm, last.step) == ("no LayerNorm", 6)  # re-traced at step 0 and 5 of each arm, and at the end
+    assert (lab.layer_box.value(), lab.layer_box.maximum(), lab.head_box.value()) == (3, 3, 0)  # default: last layer
+    trace = last.model.trace(watch_sentence())
+    expected = trace["dec.3.self_attn.weights"][0].numpy().T
+    assert np.allclose(lab.attention.image.image, expected)
+    lab.layer_box.setValue(1)
+    lab.head_box.setValue(1)
+    assert np.allclose(lab.attention.image.image, trace["dec.1.self_attn.weights"][1].numpy().T)
+    tokens = trace.tokens["dec"]
+    for axis in ("left", "top"):  # every token labelled
+        labels = [text for _, text in lab.attention.plot.getAxis(axis)._tickLevels[0]]
+        assert labels == tokens
+    assert lab.attention.bar.levels() == (0.0, 1.0) and "step 7" in lab.attention_caption.text()
+
+
+def test_a_paused_run_opens_its_model_in_the_window_asking_about_unsaved_edits(qtbot, start_window):
+    prompts = FakePrompts()
+    controller = start_window("masked-decoder", prompts=prompts)
+    window, state = controller.window, controller.state
+    lab = lab_of(window)
+    assert not lab.step_through_button.isEnabled()  # nothing trained yet
+    lab.start("no-layernorm", seeds=1, steps=200)
+    qtbot.waitUntil(lambda: lab.latest is not None and lab.latest.step >= 2, timeout=30_000)
+    assert not lab.step_through_button.isEnabled()  # still training
+    lab.pause_button.setChecked(True)
+    qtbot.waitUntil(lambda: lab.runner.waiting, timeout=30_000)
+    qtbot.wait(50)  # the last step is drawn
+    paused = lab.latest
+    state.edit_cell("dec.0.self_attn.W_Q", (0, 1), 2.0)  # an unsaved edit: asked about, kept on "cancel"
+    prompts.unsaved_answer = "cancel"
+    lab.step_through_button.click()
+    assert prompts.asked == ["unsaved"] and state.model.config.n_layers == 1
+    prompts.unsaved_answer = "discard"
+    lab.layer_box.setValue(2)
+    lab.step_through_button.click()
+    assert state.model.config == paused.model.config and state.text == watch_sentence()
+    assert state.model.params.keys() == paused.model.params.keys()
+    assert all(torch.equal(state.model.params[name], paused.model.params[name]) for name in state.model.params)
+    assert state.current_stage == "dec.2.self_attn.weights" and "after step" in window.windowTitle()
+    assert lab.running and lab.runner.waiting  # the lab stays paused; Resume goes on training its own copy
+    lab.stop()
+    assert lab.step_through_button.isEnabled()
+
+
+def test_a_lab_lesson_opens_the_lab_with_its_experiment_chosen_not_running(qtbot, start_window):
+    controller = start_window("two-heads")
+    window = controller.window
+    lab = window.lab_dock.widget()
+    assert not window.lab_dock.isVisible()
+    assert controller.open_shipped("lab-no-layernorm")
+    assert window.lab_dock.isVisible() and lab.choice.currentData() == "no-layernorm" and not lab.running
+    assert "roller coaster" in lab.claim.text() and controller.state.to_lesson().lab == "no-layernorm"
+    assert controller.open_shipped("lab-teacher-forcing") and lab.choice.currentData() == "teacher-forcing"

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from engine import EngineError
-from engine.lab import EXPERIMENTS, experiment, run_experiment
+from engine.lab import EXPERIMENTS, experiment, run_experiment, watch_sentence
 from tests.test_cli import run
 
 TINY = {"post-vs-pre-ln": 3, "no-layernorm": 3}  # training steps; the other experiments do not train
@@ -42,13 +42,14 @@ def test_a_training_experiment_shows_its_model_and_stops_when_closed():
     run = experiment("no-layernorm", seeds=1, steps=50)
     first = next(run)
     weights = dict(first.model.params)
-    second = next(run)  # paused between steps: the model holds the weights of the last step done
-    assert second.model is first.model and not torch.equal(first.model.params["unembed.W_U"], weights["unembed.W_U"])
+    second = next(run)  # each step's model keeps that step's weights while training goes on
+    assert torch.equal(first.model.params["unembed.W_U"], weights["unembed.W_U"])
+    assert not torch.equal(second.model.params["unembed.W_U"], weights["unembed.W_U"])
     assert list(second.grad_norms) == ["dec.embed", "dec.0", "dec.1", "dec.2", "dec.3", "dec.final_norm", "unembed"]
     assert all(v > 0 for k, v in second.grad_norms.items() if k != "dec.final_norm")  # no_layernorm: unused
     run.close()
     assert [first.step, second.step] == [0, 1] and first.steps == 50
-    assert second.model.trace("猫 吃了 鱼")["dec.0.self_attn.weights"].shape[0] == 2  # a head to draw
+    assert second.model.trace(watch_sentence())["dec.0.self_attn.weights"].shape[0] == 2  # a head to draw
 
 
 def test_bad_settings_are_refused():

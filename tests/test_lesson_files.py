@@ -87,6 +87,14 @@ def test_the_views_a_lesson_opens_round_trip_and_older_files_have_none(tmp_path)
     assert open_lesson(tmp_path / "plain.stepformer").views == ()
 
 
+def test_the_lab_experiment_a_lesson_chooses_round_trips_and_older_files_have_none(tmp_path):
+    lesson = open_lesson("lab-post-vs-pre-ln")
+    assert (lesson.views, lesson.lab) == (("lab",), "post-vs-pre-ln")
+    save_lesson(lesson, tmp_path / "x.stepformer")
+    assert open_lesson(tmp_path / "x.stepformer").lab == "post-vs-pre-ln"
+    assert open_lesson("cost-of-context").lab is None
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10**6))
 def test_any_model_with_any_edits_round_trips(tmp_path, seed):
@@ -314,6 +322,8 @@ def test_too_many_members_are_refused(tmp_path, good):
     ({"views": ["cost", "charts"]}, "unknown view 'charts' in views; a lesson can open heads, whatif, generation"),
     ({"views": "cost"}, "views must be a list of view names"),
     ({"views": ["cost", "cost"]}, "views names a view twice"),
+    ({"views": ["lab"], "lab": "nope"}, "unknown experiment 'nope' in lab; choose one of gradient-highway, "),
+    ({"lab": "teacher-forcing"}, 'lab chooses an experiment, so views must open the lab: add "lab" to views'),
 ])
 def test_bad_lesson_json(tmp_path, good, changes, match):
     refused(tmp_path, with_json(good, **changes), match)

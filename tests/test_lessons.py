@@ -16,6 +16,7 @@ from tests.functional_reference import reference_values
 NAMES = [
     "i-love-ai", "two-heads", "layernorm", "why-scale", "positional-encoding", "masked-decoder",
     "cross-attention", "what-does-it-refer-to", "the-cat-sat", "flash-attention", "cost-of-context",
+    "lab-gradient-highway", "lab-post-vs-pre-ln", "lab-no-layernorm", "lab-scale-saturation", "lab-teacher-forcing",
 ]
 
 
