@@ -1133,6 +1133,22 @@
         <translation>每层的梯度范数 ‖∂L/∂W‖</translation>
     </message>
     <message>
+        <source>Attention of layer</source>
+        <translation>注意力：第几层</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>Step through this model</source>
+        <translation>逐步查看这个模型</translation>
+    </message>
+    <message>
+        <source>Open the model at the last step&apos;s weights in the window, at this layer&apos;s attention (pause or stop first)</source>
+        <translation>在窗口中打开最后一步权重下的模型，停在这一层的注意力上（请先暂停或停止）</translation>
+    </message>
+    <message>
         <source>Gradient highway: with and without residual connections</source>
         <translation>梯度高速公路：有无残差连接</translation>
     </message>
@@ -1199,6 +1215,10 @@
     <message>
         <source>{0}, seed {1}: step {2} of {3}</source>
         <translation>{0}，种子 {1}：第 {2} 步，共 {3} 步</translation>
+    </message>
+    <message>
+        <source>{0}, seed {1}, after step {2}</source>
+        <translation>{0}，种子 {1}，第 {2} 步之后</translation>
     </message>
     <message>
         <source>Stopped: the curves so far are kept.</source>
