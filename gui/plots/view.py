@@ -9,7 +9,7 @@ from collections.abc import Callable, Hashable
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent
-from PySide6.QtWidgets import QMenu, QWidget
+from PySide6.QtWidgets import QGraphicsScene, QMenu, QWidget
 
 from .style import PlotOptions
 
@@ -22,6 +22,10 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        # No spatial index: pyqtgraph items (axes with grids, layouts swapped in and out) change their bounds
+        # without telling the scene, and a BSP index then keeps pointers to removed, deleted items that the
+        # next paint follows (a segfault in QGraphicsView::paintEvent after hundreds of actions).
+        self.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.scale = 1.0  # scene units per pixel: above 1 when the figure is shrunk to fit
         self.fit_timer = QTimer(self)
         self.fit_timer.setSingleShot(True)
