@@ -143,7 +143,8 @@ def cmd_lab(args: argparse.Namespace) -> None:
     result = run_experiment(args.experiment, args.seeds, args.steps)
     if args.out:
         write_atomic(args.out, (json.dumps(result, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
-    print(f"{args.experiment} ({result['seconds']:.1f} s, {result['cpu_seconds']:.1f} s of CPU): {result['verdict']}")
+    verdict = result["verdict_zh" if args.lang == "zh" else "verdict"]
+    print(f"{args.experiment} ({result['seconds']:.1f} s, {result['cpu_seconds']:.1f} s of CPU): {verdict}")
 
 
 def add_lab_verb(sub: argparse._SubParsersAction) -> None:
@@ -154,6 +155,8 @@ def add_lab_verb(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", help="write the series and the verdict to this JSON file")
     p.add_argument("--seeds", type=int, help="runs per arm, seeds 0 … N−1 (default 3 for training, else 5)")
     p.add_argument("--steps", type=int, help="training steps per run (post-vs-pre-ln, no-layernorm)")
+    p.add_argument("--lang", choices=["en", "zh"], default="en", help="the language of the verdict printed "
+                   "(the JSON file holds both: verdict, verdict_zh)")
     p.set_defaults(func=cmd_lab)
 
 

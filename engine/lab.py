@@ -3,7 +3,9 @@
 Each experiment is a generator: it yields a Progress after every step (a GUI draws the curve as it grows,
 pauses by not asking for the next one, stops by closing the generator) and returns its result as plain
 data, which `python main.py lab NAME --out R.json` writes: the settings, the x axis, one series per arm
-and seed, a summary per arm and a one-line verdict computed from the numbers. Deterministic for a seed.
+and seed, a summary per arm and a one-line verdict computed from the numbers, in English ("verdict") and in
+Chinese ("verdict_zh"), both formatted from the same numbers by _verdicts. Arms and x axes are named in
+English; `label(name, "zh")` gives their Chinese. Deterministic for a seed.
 """
 
 from __future__ import annotations
@@ -43,6 +45,27 @@ class Progress:
 
 
 Run = Generator[Progress, None, dict]
+
+LABELS_ZH = {  # the Chinese of the arms' names and the x axes' labels ("d_k" is notation in both)
+    "post-LN": "Post-LN", "post-LN + warmup": "Post-LN + 预热", "pre-LN": "Pre-LN", "pre-LN + warmup": "Pre-LN + 预热",
+    "LayerNorm": "有 LayerNorm", "no LayerNorm": "无 LayerNorm",
+    "pre-LN, residual": "Pre-LN，有残差", "pre-LN, no residual": "Pre-LN，无残差",
+    "post-LN, residual": "Post-LN，有残差", "post-LN, no residual": "Post-LN，无残差",
+    "scaled by √d_k": "除以 √d_k", "not scaled": "不缩放",
+    "causal mask: one pass vs KV-cache steps": "因果掩码：一次前向 ↔ KV 缓存逐步",
+    "no mask: one pass vs prefix passes": "无掩码：一次前向 ↔ 逐个前缀前向",
+    "step": "步", "layer": "层", "d_k": "d_k", "position": "位置",
+}
+
+
+def label(name: str, lang: str) -> str:
+    """An arm's name or an x axis's label in `lang` ("en" or "zh")."""
+    return LABELS_ZH[name] if lang == "zh" else name
+
+
+def _verdicts(en: str, zh: str, **numbers) -> dict[str, str]:
+    """The verdict in English and in Chinese, each template formatted with the same numbers."""
+    return {"verdict": en.format(**numbers), "verdict_zh": zh.format(**numbers)}
 
 
 def _lm_config(layers: int, norm: str, seed: int, switches: tuple[str, ...] = ()) -> ModelConfig:
@@ -125,14 +148,19 @@ def post_vs_pre_ln(seeds: int, steps: int) -> Generator:
             for norm in ("post", "pre") for w in (0, warmup)}
     result = yield from _training_experiment("post-vs-pre-ln", arms, seeds, steps, lr)
     s = result["summary"]
-    finals = ", ".join(f"{arm} {_mean(s[arm]['final_loss']):.2f}" for arm in arms)
     result["settings"] = dict(layers=layers, d_model=32, lr=lr, warmup_steps=warmup, steps=steps, batch=BATCH,
                               optimizer="Adam, no clipping", corpus="engine/corpus.py lm_sentences")
-    result["verdict"] = (
-        f"final loss (mean of {seeds} seeds): {finals}; pre-LN beats post-LN without warm-up in "
-        f"{_wins(s, 'pre-LN', 'post-LN')}/{seeds} seeds; warm-up lowers post-LN's final loss in "
-        f"{_wins(s, 'post-LN + warmup', 'post-LN')}/{seeds} seeds and pre-LN's in "
-        f"{_wins(s, 'pre-LN + warmup', 'pre-LN')}/{seeds}"
+    result |= _verdicts(
+        "final loss (mean of {seeds} seeds): post-LN {post:.2f}, post-LN + warmup {post_w:.2f}, pre-LN {pre:.2f}, "
+        "pre-LN + warmup {pre_w:.2f}; pre-LN beats post-LN without warm-up in {pre_wins}/{seeds} seeds; warm-up "
+        "lowers post-LN's final loss in {post_helped}/{seeds} seeds and pre-LN's in {pre_helped}/{seeds}",
+        "最终损失（{seeds} 个种子的平均）：Post-LN {post:.2f}，Post-LN + 预热 {post_w:.2f}，Pre-LN {pre:.2f}，"
+        "Pre-LN + 预热 {pre_w:.2f}；不预热时 Pre-LN 在 {pre_wins}/{seeds} 个种子上胜过 Post-LN；预热降低了 Post-LN "
+        "的最终损失（{post_helped}/{seeds} 个种子）和 Pre-LN 的（{pre_helped}/{seeds}）",
+        seeds=seeds, post=_mean(s["post-LN"]["final_loss"]), post_w=_mean(s["post-LN + warmup"]["final_loss"]),
+        pre=_mean(s["pre-LN"]["final_loss"]), pre_w=_mean(s["pre-LN + warmup"]["final_loss"]),
+        pre_wins=_wins(s, "pre-LN", "post-LN"), post_helped=_wins(s, "post-LN + warmup", "post-LN"),
+        pre_helped=_wins(s, "pre-LN + warmup", "pre-LN"),
     )
     return result
 
@@ -145,13 +173,18 @@ def no_layernorm(seeds: int, steps: int) -> Generator:
     s = result["summary"]
     result["settings"] = dict(layers=layers, d_model=32, norm="pre", lr=lr, warmup_steps=0, steps=steps,
                               batch=BATCH, optimizer="Adam, no clipping", corpus="engine/corpus.py lm_sentences")
-    result["verdict"] = (
-        f"final loss {_mean(s['LayerNorm']['final_loss']):.2f} with LayerNorm vs "
-        f"{_mean(s['no LayerNorm']['final_loss']):.2f} without (lower with LayerNorm in "
-        f"{_wins(s, 'LayerNorm', 'no LayerNorm')}/{seeds} seeds); upward jumps per step "
-        f"{_mean(s['LayerNorm']['rises']):.3f} vs {_mean(s['no LayerNorm']['rises']):.3f} "
-        f"(smoother with LayerNorm in {_wins(s, 'LayerNorm', 'no LayerNorm', 'rises')}/{seeds} seeds); "
-        f"diverged: {s['LayerNorm']['diverged']} vs {s['no LayerNorm']['diverged']}"
+    on, off = s["LayerNorm"], s["no LayerNorm"]
+    result |= _verdicts(
+        "final loss {loss_on:.2f} with LayerNorm vs {loss_off:.2f} without (lower with LayerNorm in {lower}/{seeds} "
+        "seeds); upward jumps per step {rises_on:.3f} vs {rises_off:.3f} (smoother with LayerNorm in "
+        "{smoother}/{seeds} seeds); diverged: {diverged_on} vs {diverged_off}",
+        "最终损失：有 LayerNorm {loss_on:.2f}，无 LayerNorm {loss_off:.2f}（有 LayerNorm 更低：{lower}/{seeds} 个种子）；"
+        "每步向上的跳动：{rises_on:.3f} 对 {rises_off:.3f}（有 LayerNorm 更平稳：{smoother}/{seeds} 个种子）；"
+        "发散：{diverged_on} 对 {diverged_off}",
+        seeds=seeds, loss_on=_mean(on["final_loss"]), loss_off=_mean(off["final_loss"]),
+        lower=_wins(s, "LayerNorm", "no LayerNorm"), rises_on=_mean(on["rises"]), rises_off=_mean(off["rises"]),
+        smoother=_wins(s, "LayerNorm", "no LayerNorm", "rises"), diverged_on=on["diverged"],
+        diverged_off=off["diverged"],
     )
     return result
 
@@ -179,15 +212,22 @@ def gradient_highway(seeds: int, steps: int) -> Generator:
     wins = {n: sum(a > b for a, b in zip(summary[f"{n}-LN, residual"]["input_layer_norm"],
                                           summary[f"{n}-LN, no residual"]["input_layer_norm"]))
             for n in ("pre", "post")}
-    parts = [f"{n}-LN {summary[f'{n}-LN, residual']['median']:.3g} with residual vs "
-             f"{summary[f'{n}-LN, no residual']['median']:.3g} without (larger in {wins[n]}/{seeds} seeds)"
-             for n in ("pre", "post")]
+    medians = {f"{n}_{kind}": summary[f"{n}-LN, {arm}"]["median"]
+               for n in ("pre", "post") for kind, arm in (("on", "residual"), ("off", "no residual"))}
     return {
         "settings": dict(layers=layers, d_model=32, init="seeded random (engine/params.py)", dtype="float64",
                          sentence="one lm_sentences sentence per seed"),
         "x": {"label": "layer", "values": list(range(layers))},
         "series": series, "summary": summary,
-        "verdict": f"gradient norm at the input of layer 0 of {layers} (median): " + "; ".join(parts),
+        **_verdicts(
+            "gradient norm at the input of layer 0 of {layers} (median): pre-LN {pre_on:.3g} with residual vs "
+            "{pre_off:.3g} without (larger in {pre_wins}/{seeds} seeds); post-LN {post_on:.3g} with residual vs "
+            "{post_off:.3g} without (larger in {post_wins}/{seeds} seeds)",
+            "第 0 层（共 {layers} 层）输入处的梯度范数（中位数）：Pre-LN 有残差 {pre_on:.3g}，无残差 {pre_off:.3g}"
+            "（有残差更大：{pre_wins}/{seeds} 个种子）；Post-LN 有残差 {post_on:.3g}，无残差 {post_off:.3g}"
+            "（有残差更大：{post_wins}/{seeds} 个种子）",
+            layers=layers, seeds=seeds, pre_wins=wins["pre"], post_wins=wins["post"], **medians,
+        ),
     }
 
 
@@ -221,10 +261,17 @@ def scale_saturation(seeds: int, steps: int) -> Generator:
         "settings": dict(d_k=dims, queries=n, keys=n, entries="q, k ~ N(0, 1)"),
         "x": {"label": "d_k", "values": dims},
         "series": series, "summary": summary,
-        "verdict": (f"at d_k = 64 (mean of {seeds} seeds) the largest weight is {off['max_weight'][big]:.3f} "
-                    f"unscaled vs {on['max_weight'][big]:.3f} scaled, its softmax gradient p(1−p) "
-                    f"{off['gradient'][big]:.3g} vs {on['gradient'][big]:.3g}; at d_k = {dims[-1]}: "
-                    f"{off['gradient'][-1]:.3g} vs {on['gradient'][-1]:.3g}"),
+        **_verdicts(
+            "at d_k = {d_k} (mean of {seeds} seeds) the largest weight is {max_off:.3f} unscaled vs {max_on:.3f} "
+            "scaled, its softmax gradient p(1−p) {grad_off:.3g} vs {grad_on:.3g}; at d_k = {last}: "
+            "{last_off:.3g} vs {last_on:.3g}",
+            "d_k = {d_k} 时（{seeds} 个种子的平均），最大的注意力权重不缩放为 {max_off:.3f}，缩放后为 {max_on:.3f}，"
+            "它的 softmax 梯度 p(1−p) 为 {grad_off:.3g} 对 {grad_on:.3g}；d_k = {last} 时：{last_off:.3g} 对 "
+            "{last_on:.3g}",
+            d_k=dims[big], seeds=seeds, max_off=off["max_weight"][big], max_on=on["max_weight"][big],
+            grad_off=off["gradient"][big], grad_on=on["gradient"][big], last=dims[-1], last_off=off["gradient"][-1],
+            last_on=on["gradient"][-1],
+        ),
     }
 
 
@@ -267,8 +314,13 @@ def teacher_forcing(seeds: int, steps: int) -> Generator:
                          sentence="one lm_sentences sentence per seed", dtype="float32"),
         "x": {"label": "position", "values": None},
         "series": series, "summary": summary,
-        "verdict": (f"with the causal mask one pass equals the token-by-token KV-cache steps to {causal:.1e} "
-                    f"(largest |Δ probability|, {seeds} sentences); without it they differ by up to {free:.2f}"),
+        **_verdicts(
+            "with the causal mask one pass equals the token-by-token KV-cache steps to {causal:.1e} (largest "
+            "|Δ probability|, {seeds} sentences); without it they differ by up to {free:.2f}",
+            "有因果掩码时，一次前向与逐个词元的 KV 缓存步骤相差至多 {causal:.1e}（最大 |Δ 概率|，{seeds} 个句子）；"
+            "没有掩码时相差可达 {free:.2f}",
+            causal=causal, seeds=seeds, free=free,
+        ),
     }
 
 

@@ -1,12 +1,13 @@
 """The training lab: every experiment's result shape, determinism for a seed, progress, and the lab verb."""
 
 import json
+import re
 
 import pytest
 import torch
 
 from engine import EngineError
-from engine.lab import EXPERIMENTS, experiment, run_experiment, watch_sentence
+from engine.lab import EXPERIMENTS, LABELS_ZH, experiment, label, run_experiment, watch_sentence
 from tests.test_cli import run
 
 TINY = {"post-vs-pre-ln": 3, "no-layernorm": 3}  # training steps; the other experiments do not train
@@ -26,6 +27,7 @@ def test_experiment_results_have_their_series_and_are_deterministic(name):
     assert result == again
     assert result["experiment"] == name and result["seeds"] == 2
     assert isinstance(result["verdict"], str) and "\n" not in result["verdict"]
+    assert numbers(result["verdict_zh"]) == numbers(result["verdict"]) and "\n" not in result["verdict_zh"]
     arms = list(result["summary"])
     assert len(arms) >= 2
     assert [(s["arm"], s["seed"]) for s in result["series"]] == [(a, k) for a in arms for k in range(2)]
@@ -35,7 +37,20 @@ def test_experiment_results_have_their_series_and_are_deterministic(name):
     steps = TINY.get(name, 1)
     assert len(progress) == len(arms) * 2 * steps
     assert {p.arm for p in progress} == set(arms) and all(p.experiment == name for p in progress)
+    assert all(arm in LABELS_ZH for arm in arms) and result["x"]["label"] in LABELS_ZH
     json.dumps(result, allow_nan=False)
+
+
+def numbers(text: str) -> list[str]:
+    """The numbers of a verdict, in order (1.2e-05, 0.31, 3/5 → 3 and 5)."""
+    return re.findall(r"\d+(?:\.\d+)?(?:e[-+]\d+)?", text)
+
+
+def test_the_chinese_verdict_says_the_same_numbers_in_chinese():
+    result = tiny("scale-saturation")
+    assert numbers(result["verdict_zh"]) == numbers(result["verdict"]) and len(numbers(result["verdict"])) == 10
+    assert "不缩放" in result["verdict_zh"] and "unscaled" in result["verdict"]
+    assert label("not scaled", "zh") == "不缩放" and label("not scaled", "en") == "not scaled"
 
 
 def test_a_training_experiment_shows_its_model_and_stops_when_closed():
@@ -73,6 +88,8 @@ def test_lab_verb_writes_the_results(tmp_path):
     assert result.returncode == 0, result.stderr
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["experiment"] == "scale-saturation" and data["verdict"] in result.stdout
+    chinese = run("lab", "scale-saturation", "--seeds", "1", "--lang", "zh")
+    assert chinese.returncode == 0 and data["verdict_zh"] in chinese.stdout
     bad = run("lab", "gradient-highway", "--steps", "4")
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "does not train" in bad.stderr
     nowhere = run("lab", "teacher-forcing", "--out", str(tmp_path / "no" / "r.json"))
