@@ -178,8 +178,9 @@ def no_layernorm(seeds: int, steps: int) -> Generator:
         "final loss {loss_on:.2f} with LayerNorm vs {loss_off:.2f} without (lower with LayerNorm in {lower}/{seeds} "
         "seeds); upward jumps per step {rises_on:.3f} vs {rises_off:.3f} (smoother with LayerNorm in "
         "{smoother}/{seeds} seeds); diverged: {diverged_on} vs {diverged_off}",
-        "最终损失：有 LayerNorm {loss_on:.2f}，无 LayerNorm {loss_off:.2f}（有 LayerNorm 更低：{lower}/{seeds} 个种子）；"
-        "每步向上的跳动：{rises_on:.3f} 对 {rises_off:.3f}（有 LayerNorm 更平稳：{smoother}/{seeds} 个种子）；"
+        "最终损失：有 LayerNorm {loss_on:.2f}，无 LayerNorm {loss_off:.2f}"
+        "（有 LayerNorm 更低：{lower}/{seeds} 个种子）；每步向上的跳动：{rises_on:.3f} 对 {rises_off:.3f}"
+        "（有 LayerNorm 更平稳：{smoother}/{seeds} 个种子）；"
         "发散：{diverged_on} 对 {diverged_off}",
         seeds=seeds, loss_on=_mean(on["final_loss"]), loss_off=_mean(off["final_loss"]),
         lower=_wins(s, "LayerNorm", "no LayerNorm"), rises_on=_mean(on["rises"]), rises_off=_mean(off["rises"]),

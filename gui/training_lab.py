@@ -27,9 +27,10 @@ from PySide6.QtWidgets import (
 )
 
 from engine import EngineError
-from engine.lab import EXPERIMENTS, experiment, watch_sentence
+from engine.lab import EXPERIMENTS, experiment, label, watch_sentence
 
 from . import model_sources
+from .i18n import current_language
 from .plots.fit import text_width
 from .plots.heatmap import Heatmap
 from .plots.style import PlotOptions, color
@@ -268,7 +269,7 @@ class TrainingLab(QWidget):
             if progress.step % WATCH_EVERY == 0 or progress.step == progress.steps - 1:
                 self._watch(progress)
         self.status.setText(self.tr("{0}, seed {1}: step {2} of {3}").format(
-            progress.arm, progress.seed, progress.step + 1, progress.steps))
+            label(progress.arm, current_language()), progress.seed, progress.step + 1, progress.steps))
 
     def _draw(self, key: tuple[str, int], xs: list, ys: list, symbol: str | None = None) -> None:
         arm = key[0]
@@ -277,7 +278,8 @@ class TrainingLab(QWidget):
         if key not in self.items:
             pen = pg.mkPen(color(self.arms.index(arm)), width=2)
             first = not any(k[0] == arm for k in self.items)
-            self.items[key] = self.curve_plot.plot(name=arm if first else None, pen=pen, symbol=symbol,
+            name = label(arm, current_language()) if first else None
+            self.items[key] = self.curve_plot.plot(name=name, pen=pen, symbol=symbol,
                                                    symbolBrush=color(self.arms.index(arm)))
         self.items[key].setData(xs, [float("nan") if y is None else y for y in ys])
 
@@ -305,7 +307,7 @@ class TrainingLab(QWidget):
         self.attention_view.setMinimumWidth(len(tokens) * (text_width(self.attention.tick_font, tokens) + 8) + 150)
         self.attention.set(weights, tokens, tokens, PlotOptions(), levels=(0.0, 1.0))
         self.attention_caption.setText(self.tr("{0}, seed {1}, after step {2}").format(
-            progress.arm, progress.seed, progress.step + 1))
+            label(progress.arm, current_language()), progress.seed, progress.step + 1))
 
     def _finished(self, result: dict | None) -> None:
         self.runner.wait()
@@ -323,10 +325,10 @@ class TrainingLab(QWidget):
                 values = series["values"]
                 xs = x["values"] or list(range(len(values)))
                 self._draw((series["arm"], series["seed"]), xs, values, symbol="o")
-            self.curve_plot.setLabel("bottom", x["label"])
+            self.curve_plot.setLabel("bottom", label(x["label"], current_language()))
             self.curve_plot.setLogMode(x=x["label"] == "d_k", y=False)
         self.status.setText(self.tr("Done in {0:.1f} s.").format(result["seconds"]))
-        self.verdict.setText(result["verdict"])
+        self.verdict.setText(result["verdict_zh" if current_language() == "zh" else "verdict"])
 
 
 def add_training_lab(window) -> QDockWidget:

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 
 from engine.lab import watch_sentence
 from tests import gui_lessons
+from tests import test_gui_i18n as i18n_check
 from tests.gui_lessons import FakePrompts
 from tests.gui_window import open_lesson_window, press
 
@@ -60,6 +61,19 @@ def test_an_experiment_that_does_not_train_draws_its_curves_when_done(qtbot):
     qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
     assert len(lab.items) == 4  # 2 arms × 2 seeds, over d_k
     assert lab.result["x"]["label"] == "d_k" and "d_k = 64" in lab.verdict.text()
+
+
+def test_a_chinese_window_shows_the_verdict_and_the_arms_in_chinese(qtbot, start_window):
+    window = start_window("masked-decoder", lang="zh").window
+    lab = lab_of(window)
+    lab.start("scale-saturation", seeds=1)
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
+    shown = [lab.verdict.text(), lab.status.text(), lab.curve_plot.getAxis("bottom").labelText]
+    shown += [label.text for _, label in lab.curve_plot.plotItem.legend.items]
+    assert shown[3:] == ["除以 √d_k", "不缩放"]
+    assert not i18n_check.untranslated(shown, i18n_check.DATA_WORDS)
+    numbers = i18n_check.re.compile(r"\d+(?:\.\d+)?(?:e[-+]\d+)?").findall
+    assert numbers(lab.verdict.text()) == numbers(lab.result["verdict"]) and len(numbers(lab.verdict.text())) == 10
 
 
 def test_the_lab_redraws_a_heads_attention_as_it_trains(qtbot):
