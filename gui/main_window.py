@@ -26,7 +26,7 @@ from .state import AppState
 from .stepper import StepperBar
 from .teaching_views import TeachingViews
 from .training_lab import add_training_lab
-from .training_step import TrainingStepActions
+from .training_step import TrainingStepActions, add_training_step_view
 
 
 class MainWindow(QMainWindow):
@@ -77,6 +77,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.teaching = TeachingViews(self)  # head grid, generation, KV cache, what-if switches
         self.lab_dock = add_training_lab(self)
+        self.training_step_dock = add_training_step_view(self)
         state.message.connect(self.show_message)
         state.lessonChanged.connect(self.show_lesson)
         self.show_lesson()

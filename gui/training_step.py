@@ -1,14 +1,30 @@
-"""Model ▸ Take one training step, with its learning rate (a spin box in the same menu, remembered)."""
+"""Model ▸ Take one training step, with its learning rate (a spin box in the same menu, remembered), and
+View ▸ Training step: the step's loss before and after and, for one weight, W before, ∂L/∂W and W after."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QMenu, QWidget, QWidgetAction
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, QObject, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QVBoxLayout,
+    QWidget,
+    QWidgetAction,
+)
+from shiboken6 import isValid
 
-from engine.backward import MAX_LR
+from engine.backward import MAX_LR, TrainingStep
 
+from .plots.heatmap import Heatmap
+from .plots.style import PlotOptions
 from .preferences import read, write
-from .state import AppState
+from .state import AppState, TrainingStepCommand
 
 DEFAULT_LR = 0.1
 
@@ -45,3 +61,98 @@ class TrainingStepActions(QObject):
 
     def take_step(self) -> bool:
         return self.state.take_training_step(self.lr.value())
+
+
+class TrainingStepView(QWidget):
+    """The last training step, while it is the last command on the undo stack (an edit after it, or Ctrl+Z,
+    clears it): the loss before and after, and for one weight — the current stage's, or one chosen — three
+    heatmaps side by side: W before, ∂L/∂W and W after. Before and after share one colour scale; the gradient
+    has its own, centred on 0."""
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self.state = state
+        self.step: TrainingStep | None = None
+        self.loss = QLabel(self)
+        self.weight = QComboBox(self)
+        self.weight.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+        self.weight.currentTextChanged.connect(lambda _: self._draw())
+        top = QHBoxLayout()
+        top.addWidget(self.loss)
+        top.addSpacing(16)
+        top.addWidget(QLabel(self.tr("Weight:"), self))
+        top.addWidget(self.weight)
+        top.addStretch(1)
+        self.figure = pg.GraphicsLayoutWidget(self)
+        self.figure.setMinimumHeight(180)
+        self.heatmaps = [Heatmap(self.figure.ci, PlotOptions(), signed=True, row=0, col=col) for col in range(3)]
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.figure, 1)
+        state.undo_stack.indexChanged.connect(self._stack_moved)
+        state.cursorChanged.connect(lambda _: self._follow_stage())
+        self.show_step(None)
+
+    def _stack_moved(self, index: int) -> None:
+        """An edit, undo or redo: show the step if it is now the last command done."""
+        stack = self.state.undo_stack
+        if not isValid(stack):  # (it signals as it is destroyed)
+            return
+        command = stack.command(index - 1) if index > 0 else None
+        self.show_step(command.step if isinstance(command, TrainingStepCommand) else None)
+
+    def show_step(self, step: TrainingStep | None) -> None:
+        self.step = step
+        self.weight.blockSignals(True)
+        self.weight.clear()
+        if step is not None:
+            self.weight.addItems(list(step.params))
+        self.weight.blockSignals(False)
+        self.weight.setEnabled(step is not None)
+        self.figure.setVisible(step is not None)
+        if step is None:
+            self.loss.setText(self.tr("Model ▸ Take one training step shows here each weight before the step, "
+                                      "its gradient ∂L/∂W and after it."))
+            return
+        self.loss.setText(self.tr("Training step: loss {0:.4f} → {1:.4f} (learning rate {2:g})").format(
+            step.loss_before, step.loss_after, step.lr))
+        self._follow_stage()
+        self._draw()
+
+    def _follow_stage(self) -> None:
+        """Show the current stage's first weight, if it has one."""
+        if self.step is None:
+            return
+        stage = self.state.view.stage(self.state.current_stage)
+        weights = [name for name in (stage.inputs if stage is not None else ()) if name in self.step.params]
+        if weights:
+            self.weight.setCurrentText(weights[0])
+
+    def _draw(self) -> None:
+        name = self.weight.currentText()
+        if self.step is None or name not in self.step.params:
+            return
+        update = self.step.params[name]
+        before, grad, after = (np.atleast_2d(t.detach().double().numpy())
+                               for t in (update.before, update.grad, update.after))
+        top = float(max(np.abs(before).max(), np.abs(after).max())) or 1.0
+        grad_top = float(np.abs(grad).max()) or 1.0
+        captions = [self.tr("{0} before").format(name), f"∂L/∂{name}",
+                    self.tr("{0} after = W − {1:g}·∂L/∂W").format(name, self.step.lr)]
+        rows, cols = [str(i) for i in range(before.shape[0])], [str(j) for j in range(before.shape[1])]
+        for heatmap, matrix, levels, caption in zip(self.heatmaps, (before, grad, after),
+                                                     ((-top, top), (-grad_top, grad_top), (-top, top)), captions):
+            heatmap.set(matrix, rows, cols, PlotOptions(), caption=caption, levels=levels)
+
+
+def add_training_step_view(window) -> QDockWidget:
+    """The view as a dock of the main window, hidden until View ▸ Training step or a step is taken."""
+    view = TrainingStepView(window.state)
+    dock = QDockWidget(QCoreApplication.translate("TrainingStepView", "Training step"), window)
+    dock.setObjectName("dock_training_step")
+    dock.setWidget(view)
+    window.addDockWidget(Qt.BottomDockWidgetArea, dock)
+    dock.hide()
+    window.menus["view"].addAction(dock.toggleViewAction())
+    window.training_step.step_action.triggered.connect(lambda: dock.show() if view.step is not None else None)
+    return dock

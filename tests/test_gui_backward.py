@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from PySide6.QtCore import Qt
 
-from engine.backward import backward
+from engine.backward import backward, training_step
 from gui.export.figure import export_figure
 from gui.export.matrix import export_matrix
 from gui.plots import PlotOptions
@@ -110,6 +111,32 @@ def test_one_training_step_is_one_command_and_undone_exactly(qtbot):
     press(qtbot, window, Qt.Key_Z, Qt.ControlModifier)
     assert state.undo_stack.index() == 0
     assert all(torch.equal(state.trace.params[name], w) for name, w in before.items())
+
+
+def test_the_training_step_view_shows_before_gradient_and_after_until_undone(qtbot):
+    window = open_lesson_window(qtbot, "masked-decoder")
+    state, view = window.state, window.training_step_dock.widget()
+    state.go_to("dec.0.self_attn.q")
+    assert view.step is None and not window.training_step_dock.isVisible()
+    before = {k: v.clone() for k, v in state.trace.params.items()}
+    expected = training_step(state.trace, window.training_step.lr.value())
+    window.training_step.step_action.trigger()
+    assert window.training_step_dock.isVisible() and view.weight.currentText() == "dec.0.self_attn.W_Q"
+    for name in ("dec.0.self_attn.W_Q", "dec.0.norm1.gamma"):  # the stage's weight, then one chosen (a vector)
+        view.weight.setCurrentText(name)
+        update = expected.params[name]
+        shown = [np.asarray(h.image.image).T for h in view.heatmaps]  # ImageItem holds [column, row]
+        for matrix, tensor in zip(shown, (update.before, update.grad, update.after)):
+            assert np.array_equal(matrix, np.atleast_2d(tensor.double().numpy())), name
+    assert f"{expected.loss_before:.4f} → {expected.loss_after:.4f}" in view.loss.text()
+    state.go_to("dec.0.ffn.up")  # a stage with weights: its weight is shown
+    assert view.weight.currentText() == "dec.0.ffn.W1"
+    press(qtbot, window, Qt.Key_Z, Qt.ControlModifier)
+    assert view.step is None and view.weight.count() == 0 and not view.figure.isVisible()
+    assert all(torch.equal(state.trace.params[name], w) for name, w in before.items())
+    state.undo_stack.redo()
+    assert view.step is not None and torch.equal(state.trace.params["dec.0.ffn.W1"],
+                                                 expected.params["dec.0.ffn.W1"].after)
 
 
 def test_an_encoder_takes_no_training_step(qtbot):
