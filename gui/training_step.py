@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
     QDoubleSpinBox,
+    QGraphicsScene,
     QHBoxLayout,
     QLabel,
     QMenu,
@@ -76,7 +77,7 @@ class TrainingStepView(QWidget):
         self.loss = QLabel(self)
         self.weight = QComboBox(self)
         self.weight.setSizeAdjustPolicy(QComboBox.AdjustToContents)
-        self.weight.currentTextChanged.connect(lambda _: self._draw())
+        self.weight.currentTextChanged.connect(self._draw)
         top = QHBoxLayout()
         top.addWidget(self.loss)
         top.addSpacing(16)
@@ -84,13 +85,14 @@ class TrainingStepView(QWidget):
         top.addWidget(self.weight)
         top.addStretch(1)
         self.figure = pg.GraphicsLayoutWidget(self)
+        self.figure.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)  # as gui/plots/view.py
         self.figure.setMinimumHeight(180)
         self.heatmaps = [Heatmap(self.figure.ci, PlotOptions(), signed=True, row=0, col=col) for col in range(3)]
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.figure, 1)
         state.undo_stack.indexChanged.connect(self._stack_moved)
-        state.cursorChanged.connect(lambda _: self._follow_stage())
+        state.cursorChanged.connect(self._follow_stage)
         self.show_step(None)
 
     def _stack_moved(self, index: int) -> None:
@@ -119,7 +121,7 @@ class TrainingStepView(QWidget):
         self._follow_stage()
         self._draw()
 
-    def _follow_stage(self) -> None:
+    def _follow_stage(self, *_) -> None:
         """Show the current stage's first weight, if it has one."""
         if self.step is None:
             return
@@ -128,7 +130,7 @@ class TrainingStepView(QWidget):
         if weights:
             self.weight.setCurrentText(weights[0])
 
-    def _draw(self) -> None:
+    def _draw(self, *_) -> None:
         name = self.weight.currentText()
         if self.step is None or name not in self.step.params:
             return
