@@ -139,8 +139,7 @@ class TrainingStepView(QWidget):
                                for t in (update.before, update.grad, update.after))
         top = float(max(np.abs(before).max(), np.abs(after).max())) or 1.0
         grad_top = float(np.abs(grad).max()) or 1.0
-        captions = [self.tr("{0} before").format(name), f"∂L/∂{name}",
-                    self.tr("{0} after = W − {1:g}·∂L/∂W").format(name, self.step.lr)]
+        captions = [self.tr("W before"), "∂L/∂W", self.tr("W after = W − {0:g}·∂L/∂W").format(self.step.lr)]
         rows, cols = [str(i) for i in range(before.shape[0])], [str(j) for j in range(before.shape[1])]
         for heatmap, matrix, levels, caption in zip(self.heatmaps, (before, grad, after),
                                                      ((-top, top), (-grad_top, grad_top), (-top, top)), captions):
