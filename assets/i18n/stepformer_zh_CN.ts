@@ -1249,6 +1249,33 @@
     </message>
 </context>
 <context>
+    <name>TrainingStepView</name>
+    <message>
+        <source>Weight:</source>
+        <translation>权重：</translation>
+    </message>
+    <message>
+        <source>Model ▸ Take one training step shows here each weight before the step, its gradient ∂L/∂W and after it.</source>
+        <translation>模型 ▸ 训练一步 之后，这里显示每个权重在这一步之前的值、它的梯度 ∂L/∂W 和之后的值。</translation>
+    </message>
+    <message>
+        <source>Training step: loss {0:.4f} → {1:.4f} (learning rate {2:g})</source>
+        <translation>训练步：损失 {0:.4f} → {1:.4f}（学习率 {2:g}）</translation>
+    </message>
+    <message>
+        <source>W before</source>
+        <translation>之前的 W</translation>
+    </message>
+    <message>
+        <source>W after = W − {0:g}·∂L/∂W</source>
+        <translation>之后的 W = W − {0:g}·∂L/∂W</translation>
+    </message>
+    <message>
+        <source>Training step</source>
+        <translation>训练步</translation>
+    </message>
+</context>
+<context>
     <name>WhatIfView</name>
     <message>
         <source>No positions</source>
