@@ -93,14 +93,6 @@ def cmd_stages(args: argparse.Namespace) -> None:
         print(f"{name:<{width}}  {shape}")
 
 
-def _size(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return ""
-
-
 def print_cost(rep: dict) -> None:
     """The cost report as readable tables."""
     stages = rep["stages"]
@@ -117,7 +109,7 @@ def print_cost(rep: dict) -> None:
     mem = rep["memory"]
     print("\nmemory (float32):")
     for key in ("weights", "gradients", "adam_moments", "activations", "kv_cache", "inference", "training"):
-        print(f"  {key.replace('_', ' '):<13} {_size(mem[key]):>10}")
+        print(f"  {key.replace('_', ' '):<13} {cost.format_bytes(mem[key]):>10}")
     print(f"  Adam's moments / weights = {mem['adam_moments'] / mem['weights']:.1f}")
     kv = rep["kv_cache"]
     print(f"\nKV cache: {kv['per_token_bytes']:,} bytes per token" + (f" ({kv['formula']})" if "formula" in kv

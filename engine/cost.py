@@ -32,6 +32,15 @@ CURVE_N = tuple(2**k for k in range(3, 14))  # 8 … 8192
 MEASURED_N = (64, 256, 1024, 2048)
 
 
+def format_bytes(n: float) -> str:
+    """512 B, 5.2 KiB, 41.4 MiB, 1.3 GiB."""
+    for unit in ("B", "KiB", "MiB"):
+        if n < 1024:
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} GiB"
+
+
 def nbytes(t: torch.Tensor) -> int:
     return t.numel() * t.element_size()
 

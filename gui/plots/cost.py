@@ -25,14 +25,6 @@ ROW_SPACING = 1.25  # a bar's row, in lines of the tick font: every label has ro
 CURVE_LINES = 7  # a curve's plot is at least this many lines of the tick font high
 
 
-def _size(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return ""
-
-
 def _count(n: float) -> str:
     """1,234 or 12.3 k, 4.5 M, 6.7 G: short enough to print at the end of a bar."""
     for limit, unit in ((1e9, "G"), (1e6, "M"), (1e4, "k")):
@@ -126,7 +118,7 @@ class StageMacsPanel:
         one_head = caption("per_head", opts.lang, macs=f"{heads[stage]['macs']:,}") \
             if stage in heads and this["macs"] else ""
         text = caption("stage_macs", opts.lang, layer=group, macs=f"{this['macs']:,}", per_head=one_head,
-                       size=_size(this["bytes"]))
+                       size=cost.format_bytes(this["bytes"]))
         values = [float(m) for _, m, _ in self.rows]
         self.bars.set([_row_label(n, k, group, opts.lang) for n, _, k in self.rows], values,
                       [self.COLORS[k] for _, _, k in self.rows], [_count(m) for m in values], text, opts)
@@ -198,9 +190,9 @@ class MemoryPanel:
         keys = [*self.PARTS, "inference", "training"]
         values = [float(mem[k]) for k in keys]
         text = caption("memory", opts.lang, ratio=f"{mem['adam_moments'] / mem['weights']:.1f}",
-                       adam=_size(mem["adam_moments"]), weights=_size(mem["weights"]))
+                       adam=cost.format_bytes(mem["adam_moments"]), weights=cost.format_bytes(mem["weights"]))
         self.bars.set([caption(k, opts.lang) for k in keys], values, [self.COLORS[k] for k in keys],
-                      [_size(v) for v in values], text, opts)
+                      [cost.format_bytes(v) for v in values], text, opts)
 
 
 class KVPanel:
