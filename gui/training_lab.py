@@ -34,6 +34,7 @@ from .i18n import current_language
 from .plots.fit import text_width
 from .plots.heatmap import Heatmap
 from .plots.style import PlotOptions, color
+from .scrolling import scrolling_layout
 
 WATCH_EVERY = 5  # training steps between two re-traces of the watched head's attention (and the last step)
 
@@ -123,7 +124,7 @@ class TrainingLab(QWidget):
         middle = QHBoxLayout()
         middle.addLayout(plots, 1)
         middle.addWidget(self._attention_panel(), 1)
-        layout = QVBoxLayout(self)
+        layout = scrolling_layout(self)
         layout.addLayout(controls)
         layout.addWidget(self.claim)
         layout.addLayout(middle, 1)

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMenu,
-    QVBoxLayout,
     QWidget,
     QWidgetAction,
 )
@@ -25,6 +24,7 @@ from engine.backward import MAX_LR, TrainingStep
 from .plots.heatmap import Heatmap
 from .plots.style import PlotOptions
 from .preferences import read, write
+from .scrolling import scrolling_layout
 from .state import AppState, TrainingStepCommand
 
 DEFAULT_LR = 0.1
@@ -88,7 +88,7 @@ class TrainingStepView(QWidget):
         self.figure.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)  # as gui/plots/view.py
         self.figure.setMinimumHeight(180)
         self.heatmaps = [Heatmap(self.figure.ci, PlotOptions(), signed=True, row=0, col=col) for col in range(3)]
-        layout = QVBoxLayout(self)
+        layout = scrolling_layout(self)
         layout.addLayout(top)
         layout.addWidget(self.figure, 1)
         state.undo_stack.indexChanged.connect(self._stack_moved)

@@ -136,3 +136,14 @@ def test_a_lab_lesson_opens_the_lab_with_its_experiment_chosen_not_running(qtbot
     assert window.lab_dock.isVisible() and lab.choice.currentData() == "no-layernorm" and not lab.running
     assert "roller coaster" in lab.claim.text() and controller.state.to_lesson().lab == "no-layernorm"
     assert controller.open_shipped("lab-teacher-forcing") and lab.choice.currentData() == "teacher-forcing"
+
+
+def test_the_lab_and_training_step_docks_fit_a_1280x720_screen(qtbot):
+    """Their plots have minimum heights; in the docks they scroll instead of making the window taller than a
+    720-pixel projector (the lab lessons open with the lab shown)."""
+    window = open_lesson_window(qtbot, "masked-decoder")
+    window.lab_dock.show()
+    window.training_step_dock.show()
+    assert window.minimumSizeHint().height() <= 720
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: window.height() <= 720)
