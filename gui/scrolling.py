@@ -1,8 +1,9 @@
-"""Content that scrolls rather than being cut: for the docks under the stage view."""
+"""The docks under the stage view: content that scrolls rather than being cut, and a share of the height."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDockWidget, QFrame, QScrollArea, QVBoxLayout, QWidget
 
 
 def scrolling_layout(owner: QWidget) -> QVBoxLayout:
@@ -17,3 +18,11 @@ def scrolling_layout(owner: QWidget) -> QVBoxLayout:
     outer.setContentsMargins(0, 0, 0, 0)
     outer.addWidget(area)
     return QVBoxLayout(content)
+
+
+def keep_below_share(window, dock: QDockWidget, share: float = 0.4) -> None:
+    """Whenever `dock` (under the stage view) is shown, give it `share` of the window's height, not more: the
+    stage view keeps the rest (its content scrolls, see scrolling_layout)."""
+    dock.visibilityChanged.connect(
+        lambda visible: visible and not dock.isFloating()
+        and window.resizeDocks([dock], [int(window.height() * share)], Qt.Vertical))

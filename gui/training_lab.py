@@ -34,7 +34,7 @@ from .i18n import current_language
 from .plots.fit import text_width
 from .plots.heatmap import Heatmap
 from .plots.style import PlotOptions, color
-from .scrolling import scrolling_layout
+from .scrolling import keep_below_share, scrolling_layout
 
 WATCH_EVERY = 5  # training steps between two re-traces of the watched head's attention (and the last step)
 
@@ -338,6 +338,7 @@ def add_training_lab(window) -> QDockWidget:
     dock.setObjectName("dock_training_lab")
     dock.setWidget(TrainingLab(dock))
     window.addDockWidget(Qt.BottomDockWidgetArea, dock)
+    keep_below_share(window, dock)
     dock.hide()
     window.menus["view"].addAction(dock.toggleViewAction())
     return dock

@@ -24,7 +24,7 @@ from engine.backward import MAX_LR, TrainingStep
 from .plots.heatmap import Heatmap
 from .plots.style import PlotOptions
 from .preferences import read, write
-from .scrolling import scrolling_layout
+from .scrolling import keep_below_share, scrolling_layout
 from .state import AppState, TrainingStepCommand
 
 DEFAULT_LR = 0.1
@@ -153,6 +153,7 @@ def add_training_step_view(window) -> QDockWidget:
     dock.setObjectName("dock_training_step")
     dock.setWidget(view)
     window.addDockWidget(Qt.BottomDockWidgetArea, dock)
+    keep_below_share(window, dock)
     dock.hide()
     window.menus["view"].addAction(dock.toggleViewAction())
     window.training_step.step_action.triggered.connect(lambda: dock.show() if view.step is not None else None)
