@@ -42,7 +42,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 def install_language(app, lang: str) -> None:
     """The window's strings in `lang` (assets/i18n/stepformer_zh_CN.qm and Qt's own); see gui/i18n.py."""
-    from .i18n import set_language
+    from gui.text.i18n import set_language
 
     set_language(app, lang)
 
@@ -53,11 +53,10 @@ def build_state(args: argparse.Namespace):
     from engine import Model, ModelConfig
     from engine.lesson import open_lesson
     from engine.weights import load_weights
-
-    from .state import AppState
+    from gui.state.app_state import AppState
 
     if args.model:
-        from .model_sources import by_name
+        from gui.state.model_sources import by_name
 
         opened = by_name(args.model)
         state = AppState(opened.model.config, opened.text, opened.target, model=opened.model)
@@ -105,8 +104,8 @@ def run_app(argv: list[str]) -> int:
     """The window: a light one at once (PySide6 only), the lesson's as soon as torch and its trace are ready."""
     from PySide6.QtWidgets import QApplication
 
-    from .i18n import saved_language
-    from .loading import LoadingWindow, ModuleLoader
+    from gui.text.i18n import saved_language
+    from gui.window.loading import LoadingWindow, ModuleLoader
 
     args = parse_args(argv)
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -142,7 +141,7 @@ def open_or_exit(app, args: argparse.Namespace, lang: str, loading, error: str):
 def open_lesson_window(app, args: argparse.Namespace, lang: str, loading, error: str):
     """In the Qt thread once torch and the engine are loaded: build the lesson and its window in the loading
     window's place, then replay the stepping keys pressed meanwhile. On failure: one line, exit code 2."""
-    from .loading import OPENING, dropped_keys_message, replay_keys, report
+    from gui.window.loading import OPENING, dropped_keys_message, replay_keys, report
 
     loading.show_step(OPENING)
     loading.repaint()
@@ -153,7 +152,7 @@ def open_lesson_window(app, args: argparse.Namespace, lang: str, loading, error:
         loading.close()
         app.exit(2)
         return None
-    from .lesson_controller import launch
+    from gui.lesson_controller import launch
 
     chosen = any(v is not None for v in (args.lesson, args.model, args.config, args.stage, args.text))
     controller = launch(state, lang, args.lesson, full_screen=args.present, start_page=not chosen)

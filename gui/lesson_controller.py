@@ -19,15 +19,15 @@ from shiboken6 import isValid
 from engine import EngineError
 from engine.lesson import Lesson, open_lesson, save_lesson, shipped_lessons
 from engine.recovery import RecoveryFolder, orphaned_folders
-
-from . import display, i18n, preferences
-from .autosave import Autosaver
-from .change_records import Records, language_record, rebuild_record, stage_record, undo_moves
-from .main_window import MainWindow
-from .model_picker import ModelPicker
-from .presentation import PresentationMenu
-from .start_page import StartPage
-from .state import AppState
+from gui.state import display, preferences
+from gui.state.app_state import AppState
+from gui.state.autosave import Autosaver
+from gui.state.change_records import Records, language_record, rebuild_record, stage_record, undo_moves
+from gui.text import i18n
+from gui.window.main_window import MainWindow
+from gui.window.model_picker import ModelPicker
+from gui.window.presentation import PresentationMenu
+from gui.window.start_page import StartPage
 
 SUFFIX = ".stepformer"
 
@@ -213,7 +213,7 @@ class LessonController(QObject):
         self._changed([language_record(lang)])  # the lesson's language is part of it
 
     def change_display(self, **changes) -> None:
-        """Text size, decimals, colour map or palette (see gui.display); kept for the next start."""
+        """Text size, decimals, colour map or palette (see gui.state.display); kept for the next start."""
         for key, value in changes.items():
             setattr(display.DISPLAY, key, value)
         display.save()

@@ -40,9 +40,9 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from engine.lesson import open_lesson  # noqa: E402
-from gui import model_sources  # noqa: E402
 from gui.lesson_controller import LessonController  # noqa: E402
-from gui.state import AppState  # noqa: E402
+from gui.state import model_sources  # noqa: E402
+from gui.state.app_state import AppState  # noqa: E402
 from tests.gui_lessons import FakePrompts  # noqa: E402
 
 IDLE_PASSES = 3  # event-loop passes in a row that find nothing left to do

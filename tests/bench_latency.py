@@ -32,8 +32,8 @@ from PySide6.QtCore import QEvent, QObject  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from engine import Model, ModelConfig  # noqa: E402
-from gui.main_window import MainWindow  # noqa: E402
-from gui.state import AppState  # noqa: E402
+from gui.state.app_state import AppState  # noqa: E402
+from gui.window.main_window import MainWindow  # noqa: E402
 
 LESSONS = {
     "small": (ModelConfig(d_model=8, n_heads=2, d_ff=16, n_layers=2, decimals=1), 6),

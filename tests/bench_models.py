@@ -19,8 +19,8 @@ import torch  # noqa: E402
 from bench_latency import time_edits  # also sets up the path and the offscreen platform
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from gui import model_sources  # noqa: E402
-from gui.state import AppState  # noqa: E402
+from gui.state import model_sources  # noqa: E402
+from gui.state.app_state import AppState  # noqa: E402
 
 MODELS = {  # name: (how to open it, the stage shown, the weight edited)
     "toy": (model_sources.toy_translator, "dec.0.cross_attn.q", "dec.0.cross_attn.W_Q"),

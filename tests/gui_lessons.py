@@ -11,9 +11,10 @@ from PySide6.QtWidgets import QApplication
 from shiboken6 import isValid
 
 from engine.lesson import Lesson, open_lesson
-from gui import display, i18n
 from gui.lesson_controller import LessonController
-from gui.state import AppState
+from gui.state import display
+from gui.state.app_state import AppState
+from gui.text import i18n
 
 
 class FakePrompts:

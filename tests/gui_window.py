@@ -7,8 +7,8 @@ import torch
 
 from engine import ModelConfig
 from engine.lesson import open_lesson
-from gui.main_window import MainWindow
-from gui.state import AppState
+from gui.state.app_state import AppState
+from gui.window.main_window import MainWindow
 
 SMALL = ModelConfig(architecture="encoder", d_model=4, n_heads=2, d_ff=8, n_layers=1, decimals=1)
 

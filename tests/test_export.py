@@ -14,7 +14,7 @@ from gui.export import export_deck, export_figure, export_matrix, to_csv, to_lat
 from gui.export.matrix import matrix_of
 from gui.plots import PlotOptions
 from gui.plots.style import SLIDE_FONTS
-from gui.stage_texts import op_text, stage_op
+from gui.text.stage_texts import op_text, stage_op
 
 ARCHS = {
     "encoder": (ModelConfig(d_model=4, n_heads=2, decimals=1), "I love AI", None),

@@ -8,7 +8,7 @@ from engine import ModelConfig
 from gui.export import dialogs
 from gui.plots import PlotOptions, draw_stage
 from gui.plots.view import FigureView
-from gui.state import AppState
+from gui.state.app_state import AppState
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def test_figure_view_menu_copies_the_figure(state, qtbot):
 
 
 def test_window_exports_the_current_matrix_and_a_right_clicked_table(qtbot, answers, tmp_path):
-    from gui.matrix_view import MatrixTable
+    from gui.views.matrix_view import MatrixTable
     from tests.gui_window import open_window
 
     window = open_window(qtbot)

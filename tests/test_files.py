@@ -211,7 +211,7 @@ def test_export_dialog_on_a_full_disk_shows_a_message(qapp, qtbot, tmp_path, mon
     from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
     from gui.export import dialogs
-    from gui.state import AppState
+    from gui.state.app_state import AppState
 
     state = AppState(TINY, "I love AI")
     parent = QWidget()

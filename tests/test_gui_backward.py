@@ -10,8 +10,8 @@ from engine.backward import backward, training_step
 from gui.export.figure import export_figure
 from gui.export.matrix import export_matrix
 from gui.plots import PlotOptions
-from gui.stage_list import stage_title
-from gui.stage_texts import op_title, text_key
+from gui.text.stage_texts import op_title, text_key
+from gui.window.stage_list import stage_title
 from tests.gui_window import open_lesson_window, open_window, panel_for, press
 
 
@@ -62,7 +62,7 @@ def test_a_backward_stage_shows_engine_gradients_beside_the_weights(qtbot):
 def test_forward_edits_do_not_compute_the_backward_pass(qtbot, monkeypatch):
     window = open_lesson_window(qtbot, "masked-decoder")
     calls = []
-    monkeypatch.setattr("gui.backward_trace.backward", lambda trace: calls.append(trace))
+    monkeypatch.setattr("gui.state.shown_trace.backward", lambda trace: calls.append(trace))
     window.state.go_to("dec.x0")
     window.state.edit_cell("dec.embed.W_E", (1, 1), 0.5)
     assert calls == []

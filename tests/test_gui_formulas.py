@@ -5,8 +5,8 @@ import json
 import pytest
 
 from engine import Model, ModelConfig
-from gui.formulas import formula, symbols
-from gui.stage_texts import TEXTS_FILE, op_text, op_title, stage_op
+from gui.text.formulas import formula, symbols
+from gui.text.stage_texts import TEXTS_FILE, op_text, op_title, stage_op
 
 CONFIGS = [
     ModelConfig(decimals=1),

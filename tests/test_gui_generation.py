@@ -8,10 +8,10 @@ from PySide6.QtCore import Qt
 from engine import ModelConfig, ops
 from engine.generate import generate
 from engine.tokenizer import END
-from gui.formulas import formula
-from gui.head_colors import header_head
 from gui.plots.rope import RopePanel
-from gui.stage_texts import op_text, text_key
+from gui.text.formulas import formula
+from gui.text.stage_texts import op_text, text_key
+from gui.views.head_colors import header_head
 from tests.gui_window import open_lesson_window, open_window, panel_for
 
 

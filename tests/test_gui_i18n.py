@@ -31,10 +31,11 @@ from PySide6.QtWidgets import (
 )
 
 from engine.lesson import open_lesson, shipped_lessons
-from gui import i18n, preferences
 from gui.lesson_controller import Prompts
-from gui.settings_dialog import SettingsDialog
-from gui.stage_texts import TEXTS_FILE, op_text, op_title, stage_op, text_key
+from gui.state import preferences
+from gui.text import i18n
+from gui.text.stage_texts import TEXTS_FILE, op_text, op_title, stage_op, text_key
+from gui.window.settings_dialog import SettingsDialog
 from tests import gui_lessons
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
@@ -251,7 +252,7 @@ def test_the_language_switches_live_and_is_remembered(qtbot, start_window):
 
 
 def test_the_default_language_follows_the_system(own_folders):
-    script = "from gui.i18n import saved_language; print(saved_language())"
+    script = "from gui.text.i18n import saved_language; print(saved_language())"
     for lang, expected in (("zh_CN.UTF-8", "zh"), ("en_US.UTF-8", "en"), ("de_DE.UTF-8", "en")):
         env = {**os.environ, "LANG": lang, "LC_ALL": lang, "LANGUAGE": ""}
         out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)

@@ -13,10 +13,10 @@ from engine import Model, trained
 from engine.checkpoints import MINILM_INSTALL
 from engine.evaluate import greedy_decode
 from engine.lesson import open_lesson
-from gui import model_sources
 from gui.app import build_state, parse_args
-from gui.model_picker import ModelDialog
-from gui.stage_texts import op_title, stage_op
+from gui.state import model_sources
+from gui.text.stage_texts import op_title, stage_op
+from gui.window.model_picker import ModelDialog
 from tests import gui_lessons
 from tests.gui_lessons import FakePrompts, assert_same_lesson
 from tests.gui_window import panel_for, snapshot

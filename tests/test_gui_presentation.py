@@ -6,9 +6,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
-from gui import display, preferences
 from gui.lesson_controller import LessonController
-from gui.matrix_view import RAMPS
+from gui.state import display, preferences
+from gui.views.matrix_view import RAMPS
 from tests import gui_lessons
 from tests.gui_window import panel_for
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gui.generation_panel import GenerationPanel
-from gui.head_grid import HeadGridView
-from gui.kv_cache_view import KVCacheView
-from gui.switches import WhatIfView
+from gui.docks.generation import GenerationPanel
+from gui.docks.heads import HeadGridView
+from gui.docks.kv_cache import KVCacheView
+from gui.docks.whatif import WhatIfView
 from tests.gui_window import open_lesson_window
 
 

@@ -2,7 +2,7 @@
 
 from PySide6.QtWidgets import QDialogButtonBox
 
-from gui.settings_dialog import SettingsDialog
+from gui.window.settings_dialog import SettingsDialog
 from tests.gui_window import open_window
 
 

@@ -6,10 +6,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QToolButton
 
 from engine import ModelConfig
-from gui.formulas import formula
-from gui.stage_list import NAME_ROLE
-from gui.stage_texts import op_title, text_key
-from gui.stage_view import window_for
+from gui.text.formulas import formula
+from gui.text.stage_texts import op_title, text_key
+from gui.views.stage_view import window_for
+from gui.window.stage_list import NAME_ROLE
 from tests.gui_window import SMALL, open_window, press
 
 ARCHITECTURES = [

@@ -6,10 +6,10 @@ import torch
 
 from engine import Model, ModelConfig, stack_output
 from gui.export.deck import slide_for
-from gui.main_window import MainWindow
 from gui.plots import PlotOptions
 from gui.plots.figure import figure_title
 from gui.plots.whatif import FuturePanel, ReorderPanel, SaturationPanel, SpreadPanel
+from gui.window.main_window import MainWindow
 from tests.gui_window import open_lesson_window, open_window
 
 

@@ -169,7 +169,7 @@ def test_members_that_together_exceed_the_limit_are_refused(tmp_path, monkeypatc
 
 
 def test_the_window_refuses_a_sentence_that_does_not_fit_and_keeps_the_lesson(qtbot):
-    from gui.state import AppState
+    from gui.state.app_state import AppState
 
     cfg = ModelConfig(d_model=64, n_heads=64, d_ff=64, n_layers=24, max_len=4096)
     state = AppState(cfg, "w w")
@@ -183,8 +183,8 @@ def test_the_window_refuses_a_sentence_that_does_not_fit_and_keeps_the_lesson(qt
 def test_the_settings_dialog_shows_the_figure_and_applies_nothing(qtbot):
     from PySide6.QtWidgets import QDialogButtonBox
 
-    from gui.settings_dialog import SettingsDialog
-    from gui.state import AppState
+    from gui.state.app_state import AppState
+    from gui.window.settings_dialog import SettingsDialog
 
     state = AppState(ModelConfig(**SMALL), "I love AI")
     before = state.config
@@ -199,8 +199,8 @@ def test_the_settings_dialog_shows_the_figure_and_applies_nothing(qtbot):
 
 
 def test_the_settings_dialog_drops_what_another_architecture_does_not_use(qtbot):
-    from gui.settings_dialog import SettingsDialog
-    from gui.state import AppState
+    from gui.state.app_state import AppState
+    from gui.window.settings_dialog import SettingsDialog
 
     model = trained.load("toy")
     state = AppState(model.config, "I love AI", "我 爱 AI", model=model)
@@ -436,8 +436,8 @@ def test_temperatures_outside_the_shared_range_are_refused(tmp_path, capsys, val
 
 
 def test_the_window_uses_the_same_temperature_range(qtbot):
-    from gui.generation_panel import GenerationPanel
-    from gui.state import AppState
+    from gui.docks.generation import GenerationPanel
+    from gui.state.app_state import AppState
 
     panel = GenerationPanel(AppState(ModelConfig(architecture="decoder", **SMALL), "I love AI"))
     qtbot.addWidget(panel)

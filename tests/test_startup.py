@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt
 
 from engine.lesson import open_lesson
 from gui.lesson_controller import launch
-from gui.loading import LoadingWindow, ModuleLoader, replay_keys
-from gui.state import AppState
+from gui.state.app_state import AppState
+from gui.window.loading import LoadingWindow, ModuleLoader, replay_keys
 
 ROOT = Path(__file__).resolve().parent.parent
 

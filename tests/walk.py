@@ -22,7 +22,7 @@ from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication
 
 from gui.lesson_controller import LessonController
-from gui.stage_list import NAME_ROLE
+from gui.window.stage_list import NAME_ROLE
 
 CELL_VALUES = ["0.5", "-1.25", "3", "0", "−0.75", "1e3", "2.5e-3", "abc", "", "nan", "NaN", "inf", "-inf",
                "1e300", "-2e6", "1,5", "0x10", " 7 ", "1e-320"]

@@ -15,13 +15,13 @@ from PySide6.QtGui import QColor, QFont, QPainter
 
 from engine import EngineError
 from engine.files import check_target, write_atomic
-from gui.formulas import formula, symbols
 from gui.plots import PlotOptions
 from gui.plots.heatmap import format_cell
 from gui.plots.matrix import is_per_head
 from gui.plots.style import SLIDE_FONTS
 from gui.plots.text import caption
-from gui.stage_texts import op_text, op_title, stage_op
+from gui.text.formulas import formula, symbols
+from gui.text.stage_texts import op_text, op_title, stage_op
 
 from .figure import fit, memory_file, open_painter, pdf_writer
 from .matrix import matrix_of

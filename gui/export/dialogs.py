@@ -11,8 +11,8 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox, QProgressDialog, QWidget
 
 from engine import EngineError
-from gui.busy_cursor import busy_cursor
 from gui.plots import PlotOptions, draw_stage
+from gui.views.busy_cursor import busy_cursor
 
 from .deck import export_deck
 from .figure import MAX_WIDTH, MIN_WIDTH, copy_figure, export_figure

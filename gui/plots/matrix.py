@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
-from ..backward_trace import forward_of, is_backward
+from gui.state.shown_trace import forward_of, is_backward
+
 from .heatmap import Heatmap, axis_labels
 from .predicts import row_labels
 from .style import PlotOptions

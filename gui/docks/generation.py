@@ -27,12 +27,11 @@ from PySide6.QtWidgets import (
 from engine import EngineError
 from engine.generate import MAX_TEMPERATURE, MIN_TEMPERATURE, choose, next_token_distribution
 from engine.tokenizer import END
-
-from .lesson_changes import AppendTokenCommand, generated_so_far
-from .plots import PlotOptions
-from .plots.kv_cache import Choice, ChoicePanel, choice_title
-from .plots.view import FittedLayoutWidget
-from .state import AppState
+from gui.plots import PlotOptions
+from gui.plots.kv_cache import Choice, ChoicePanel, choice_title
+from gui.plots.view import FittedLayoutWidget
+from gui.state.app_state import AppState
+from gui.state.lesson_changes import AppendTokenCommand, generated_so_far
 
 
 def producing_command(state: AppState) -> AppendTokenCommand | None:

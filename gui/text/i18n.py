@@ -10,8 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 from engine.assets import ASSETS_DIR
-
-from . import preferences
+from gui.state import preferences
 
 I18N_DIR = ASSETS_DIR / "i18n"
 LANGUAGES = {"en": "English", "zh": "中文"}  # each in its own language: findable whatever is shown now

@@ -12,9 +12,8 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from engine import EngineError, Model, ModelConfig, Trace, check_value
 from engine.backward import TrainingStep, apply_step, training_step, undo_step
 from engine.lesson import Lesson
-
-from .backward_trace import ShownTrace, forward_of, is_backward
-from .display import DISPLAY
+from gui.state.display import DISPLAY
+from gui.state.shown_trace import ShownTrace, forward_of, is_backward
 
 
 def format_value(value: float) -> str:
@@ -332,13 +331,13 @@ class AppState(QObject):
     # ---- what-if switches and generated tokens (undoable; gui/lesson_changes.py) -----------------
     def set_switch(self, switch: str, on: bool) -> bool:
         """Turn a "what if" switch (e.g. "no_scale") on or off; the weights stay. Refusals change nothing."""
-        from .lesson_changes import set_switch
+        from gui.state.lesson_changes import set_switch
 
         return set_switch(self, switch, on)
 
     def append_token(self, token_id: int) -> bool:
         """Append a token of the decoder's vocabulary to the decoder's sentence (a generated token)."""
-        from .lesson_changes import append_token
+        from gui.state.lesson_changes import append_token
 
         return append_token(self, token_id)
 

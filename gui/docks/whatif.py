@@ -8,13 +8,12 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout
 
 from engine import EngineError
-
-from .lazy_view import LazyView
-from .plots import PlotOptions, StageFigure
-from .plots.extra_text import plain
-from .plots.view import FittedLayoutWidget
-from .plots.whatif import SWITCH_KEYS, draw_whatif, whatif_build_key
-from .state import AppState
+from gui.plots import PlotOptions, StageFigure
+from gui.plots.extra_text import plain
+from gui.plots.view import FittedLayoutWidget
+from gui.plots.whatif import SWITCH_KEYS, draw_whatif, whatif_build_key
+from gui.state.app_state import AppState
+from gui.views.lazy_view import LazyView
 
 
 class SwitchActions(QObject):

@@ -6,8 +6,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor
 
 from engine.heads import head_of_feature
-
-from .plots.style import color
+from gui.plots.style import color
 
 HEAD_COLUMNS = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")  # parameters whose columns are split into heads
 HEAD_ROWS = ("W_O",)  # … whose rows are

@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .backward_trace import forward_of
-from .display import DISPLAY
-from .head_colors import header_tint
-from .plots.predicts import row_labels
-from .state import AppState, format_value
+from gui.plots.predicts import row_labels
+from gui.state.app_state import AppState, format_value
+from gui.state.display import DISPLAY
+from gui.state.shown_trace import forward_of
+from gui.views.head_colors import header_tint
 
 ALL = slice(None)
 PROBABILITY_OPS = ("attn.weights", "probs")
@@ -429,7 +429,7 @@ class MatrixTable(QTableView):
 
     def context_menu(self) -> QMenu:
         """Right-click: this table's matrix as LaTeX or CSV."""
-        from .export.dialogs import export_matrix_dialog
+        from gui.export.dialogs import export_matrix_dialog
 
         menu = QMenu(self)
         window = self.matrix().window

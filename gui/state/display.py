@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
-from . import preferences
+from gui.state import preferences
 
 FONT_SCALES = (0.8, 0.9, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0, 2.5, 3.0)
 DECIMALS = (0, 1, 2, 3, 4)

@@ -25,16 +25,15 @@ from PySide6.QtWidgets import (
 )
 
 from engine.provenance import sources
-
-from .backward_trace import GRAD_PREFIX
-from .display import DISPLAY
-from .formulas import formula, symbols
-from .matrix_view import MatrixPanel, Window
-from .plots import PlotOptions, draw_stage
-from .plots.view import FigureCache, FigureView
-from .stage_list import group_path
-from .stage_texts import op_text, op_title, stage_op, text_key
-from .state import AppState
+from gui.plots import PlotOptions, draw_stage
+from gui.plots.view import FigureCache, FigureView
+from gui.state.app_state import AppState
+from gui.state.display import DISPLAY
+from gui.state.shown_trace import GRAD_PREFIX
+from gui.text.formulas import formula, symbols
+from gui.text.stage_texts import op_text, op_title, stage_op, text_key
+from gui.views.matrix_view import MatrixPanel, Window
+from gui.window.stage_list import group_path
 
 MAX_INPUTS = 5  # a backward step through X·W + b: X, W, b, ∂L/∂W, ∂L/∂b
 PLOT_MIN_WIDTH = 320  # the matrices come first; the plots keep at least this width

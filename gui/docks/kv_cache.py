@@ -8,11 +8,11 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
-from .lazy_view import LazyView
-from .plots import PlotOptions
-from .plots.kv_cache import CachePanel, MacsPanel, self_attentions
-from .plots.view import FittedLayoutWidget
-from .state import AppState
+from gui.plots import PlotOptions
+from gui.plots.kv_cache import CachePanel, MacsPanel, self_attentions
+from gui.plots.view import FittedLayoutWidget
+from gui.state.app_state import AppState
+from gui.views.lazy_view import LazyView
 
 
 class KVCacheView(LazyView):

@@ -20,8 +20,7 @@ from PySide6.QtWidgets import (
 from engine import EngineError, ModelConfig
 from engine.budget import check_for_sentences
 from engine.config import MAX_D_MODEL, MAX_LAYERS
-
-from .state import AppState
+from gui.state.app_state import AppState
 
 
 class SettingsDialog(QDialog):

@@ -10,11 +10,11 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
 
-from .cost_view import CostView
-from .generation_panel import GenerationPanel
-from .head_grid import HeadGridView
-from .kv_cache_view import KVCacheView
-from .switches import SwitchActions, WhatIfView
+from gui.docks.cost import CostView
+from gui.docks.generation import GenerationPanel
+from gui.docks.heads import HeadGridView
+from gui.docks.kv_cache import KVCacheView
+from gui.docks.whatif import SwitchActions, WhatIfView
 
 DOCK_SHARE = 0.34  # of the window's width
 

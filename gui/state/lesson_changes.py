@@ -20,7 +20,7 @@ from engine.config import SWITCHES
 from engine.tokenizer import START
 
 if TYPE_CHECKING:
-    from .state import AppState
+    from gui.state.app_state import AppState
 
 
 def tr(text: str) -> str:

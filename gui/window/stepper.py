@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
 
-from .preferences import settings
-from .state import AppState
+from gui.state.app_state import AppState
+from gui.state.preferences import settings
 
 
 class StepperBar(QWidget):

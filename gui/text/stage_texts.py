@@ -6,8 +6,7 @@ import json
 from functools import cache
 
 from engine.assets import ASSETS_DIR
-
-from .backward_trace import extra_stages
+from gui.state.shown_trace import extra_stages
 
 TEXTS_FILE = ASSETS_DIR / "stage_texts.json"
 

@@ -28,13 +28,12 @@ from PySide6.QtWidgets import (
 
 from engine import EngineError
 from engine.lab import EXPERIMENTS, experiment, label, watch_sentence
-
-from . import model_sources
-from .i18n import current_language
-from .plots.fit import text_width
-from .plots.heatmap import Heatmap
-from .plots.style import PlotOptions, color
-from .scrolling import keep_below_share, scrolling_layout
+from gui.plots.fit import text_width
+from gui.plots.heatmap import Heatmap
+from gui.plots.style import PlotOptions, color
+from gui.state import model_sources
+from gui.text.i18n import current_language
+from gui.views.scrolling import keep_below_share, scrolling_layout
 
 WATCH_EVERY = 5  # training steps between two re-traces of the watched head's attention (and the last step)
 
@@ -78,7 +77,7 @@ class LabRunner(QThread):
 
 
 class TrainingLab(QWidget):
-    step_through = Signal(object)  # gui.model_sources.Opened: the model of the last step drawn
+    step_through = Signal(object)  # gui.state.model_sources.Opened: the model of the last step drawn
     def __init__(self, parent=None):
         super().__init__(parent)
         self.runner: LabRunner | None = None

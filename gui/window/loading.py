@@ -20,7 +20,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, QObject,
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QProgressBar, QVBoxLayout, QWidget
 
-from . import preferences
+from gui.state import preferences
 
 # What the worker imports, in order, with what the window says meanwhile.
 HEAVY_MODULES = (

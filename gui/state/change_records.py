@@ -10,8 +10,8 @@ from __future__ import annotations
 import torch
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from .lesson_changes import SwapTraceCommand, View
-from .state import AppState, EditCellCommand
+from gui.state.app_state import AppState, EditCellCommand
+from gui.state.lesson_changes import SwapTraceCommand, View
 
 Records = list[dict] | None
 

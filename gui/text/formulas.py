@@ -9,9 +9,8 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 
 from engine import tiled
-
-from .backward_trace import GRAD_PREFIX, LABELS, forward_of, is_backward
-from .stage_texts import stage_op
+from gui.state.shown_trace import GRAD_PREFIX, LABELS, forward_of, is_backward
+from gui.text.stage_texts import stage_op
 
 GAP = "   "
 PROJECTIONS = ("attn.q", "attn.k", "attn.v")

@@ -11,12 +11,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout
 
-from .lazy_view import LazyView
-from .plots import PlotOptions
-from .plots.extra_text import plain
-from .plots.heads import draw_heads, heads_stage
-from .plots.view import FigureCache, FittedLayoutWidget
-from .state import AppState
+from gui.plots import PlotOptions
+from gui.plots.extra_text import plain
+from gui.plots.heads import draw_heads, heads_stage
+from gui.plots.view import FigureCache, FittedLayoutWidget
+from gui.state.app_state import AppState
+from gui.views.lazy_view import LazyView
 
 
 class HeadGridView(LazyView):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
-from .display import DECIMALS, DISPLAY
+from gui.state.display import DECIMALS, DISPLAY
 
 
 class PresentationMenu(QObject):

@@ -19,14 +19,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .settings_dialog import SettingsDialog
-from .stage_list import StageList
-from .stage_view import StageView
-from .state import AppState
-from .stepper import StepperBar
-from .teaching_views import TeachingViews
-from .training_lab import add_training_lab
-from .training_step import TrainingStepActions, add_training_step_view
+from gui.docks.teaching_docks import TeachingViews
+from gui.docks.training_lab import add_training_lab
+from gui.docks.training_step import TrainingStepActions, add_training_step_view
+from gui.state.app_state import AppState
+from gui.views.stage_view import StageView
+from gui.window.settings_dialog import SettingsDialog
+from gui.window.stage_list import StageList
+from gui.window.stepper import StepperBar
 
 
 class MainWindow(QMainWindow):
@@ -173,18 +173,18 @@ class MainWindow(QMainWindow):
         SettingsDialog(self.state, self).exec()
 
     def export_figure(self) -> None:
-        from .export.dialogs import export_figure_dialog
+        from gui.export.dialogs import export_figure_dialog
 
         export_figure_dialog(self, self.state)
 
     def export_matrix(self) -> None:
         """The current stage's output matrix as LaTeX or CSV (a table's right-click exports that table)."""
-        from .export.dialogs import export_matrix_dialog
+        from gui.export.dialogs import export_matrix_dialog
 
         export_matrix_dialog(self, self.state, self.state.current_stage)
 
     def export_deck(self) -> None:
-        from .export.dialogs import export_deck_dialog
+        from gui.export.dialogs import export_deck_dialog
 
         export_deck_dialog(self, self.state)
 

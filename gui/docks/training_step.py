@@ -20,12 +20,11 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from engine.backward import MAX_LR, TrainingStep
-
-from .plots.heatmap import Heatmap
-from .plots.style import PlotOptions
-from .preferences import read, write
-from .scrolling import keep_below_share, scrolling_layout
-from .state import AppState, TrainingStepCommand
+from gui.plots.heatmap import Heatmap
+from gui.plots.style import PlotOptions
+from gui.state.app_state import AppState, TrainingStepCommand
+from gui.state.preferences import read, write
+from gui.views.scrolling import keep_below_share, scrolling_layout
 
 DEFAULT_LR = 0.1
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QVBoxLayout
 
-from .lazy_view import LazyView
-from .plots import PlotOptions
-from .plots.cost import CostFigure, draw_cost
-from .plots.view import FigureView
-from .state import AppState
+from gui.plots import PlotOptions
+from gui.plots.cost import CostFigure, draw_cost
+from gui.plots.view import FigureView
+from gui.state.app_state import AppState
+from gui.views.lazy_view import LazyView
 
 
 class CostView(LazyView):

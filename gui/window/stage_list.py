@@ -6,9 +6,9 @@ from PySide6.QtCore import QCoreApplication, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QStyle, QTreeView, QVBoxLayout, QWidget
 
-from .backward_trace import forward_of, is_backward
-from .stage_texts import op_title, stage_op
-from .state import AppState
+from gui.state.app_state import AppState
+from gui.state.shown_trace import forward_of, is_backward
+from gui.text.stage_texts import op_title, stage_op
 
 NAME_ROLE = Qt.UserRole + 1
 NOT_COMPUTED = QColor("#9a9a9a")

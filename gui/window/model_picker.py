@@ -30,10 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from engine import EngineError
-
-from . import model_sources, preferences
-from .busy_cursor import busy_cursor
-from .model_sources import Opened
+from gui.state import model_sources, preferences
+from gui.state.model_sources import Opened
+from gui.views.busy_cursor import busy_cursor
 
 RANDOM_SIZES = ("classroom", "large")
 
