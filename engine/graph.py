@@ -22,6 +22,21 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where a stage sits in the architecture, so nothing has to parse stage names to find out."""
+
+    stack: str | None = None  # "enc" or "dec"; None for the output head and the loss
+    block: int | None = None  # the layer, from 0; None outside the blocks
+    sublayer: int | None = None  # k of the block's k-th sublayer and its add{k} / norm{k}; None outside blocks
+    part: str = "output"  # PARTS: which box of the architecture diagram the stage belongs to
+
+
+# The parts of the diagram: embeddings, the three sublayers, the residual sum and LayerNorm around each,
+# BERT's LayerNorm after the embeddings, pre-LN's final LayerNorm, and the output head (logits, probs, loss).
+PARTS = ("embedding", "embed_norm", "self_attn", "cross_attn", "ffn", "add", "norm", "final_norm", "output")
+
+
+@dataclass(frozen=True)
 class Stage:
     name: str  # e.g. "enc.0.attn.scores"
     op: str  # the operation, e.g. "attn.scores"; explanations and plots key on it
@@ -30,6 +45,7 @@ class Stage:
     rows: str | None = None  # stack whose tokens label the rows (None: not token rows)
     cols: str | None = None  # stack whose tokens label the columns (None: features)
     tile: Tile | None = None  # the block of a tiled-attention stage (engine/tiled.py); None for every other stage
+    place: Place = Place()  # stack, block, sublayer and part (the output head unless the builder says otherwise)
 
 
 # Stages whose function takes `start`, the position of its first row (a KV cache computes new rows only).
@@ -73,13 +89,18 @@ class _Builder:
     def __init__(self, cfg: ModelConfig):
         self.cfg = cfg
         self.stages: list[Stage] = []
+        self.place = Place()  # where the stages added next sit
 
     def add(self, name, op, inputs, fn, rows=None, cols=None) -> str:
-        self.stages.append(Stage(name, op, tuple(inputs), fn, rows, cols))
+        self.stages.append(Stage(name, op, tuple(inputs), fn, rows, cols, place=self.place))
         return name
+
+    def at(self, stack: str | None, part: str, block: int | None = None, sublayer: int | None = None) -> None:
+        self.place = Place(stack, block, sublayer, part)
 
     def embedding(self, s: str) -> str:
         cfg = self.cfg
+        self.at(s, "embedding")
         self.add(f"{s}.embed", "embed", (f"{s}.embed.W_E", f"{s}.tokens"), ops.embed, rows=s)
         pos_inputs = (f"{s}.tokens",) + ((f"{s}.pos.W_pos",) if _added_positions(cfg) == "learned" else ())
         self.add(f"{s}.pos", "pos", pos_inputs, partial(_positions, cfg), rows=s)
@@ -88,7 +109,10 @@ class _Builder:
             x0 = self.add(f"{s}.x0", "x0", (f"{s}.embed", f"{s}.pos", f"{s}.type"), _sum, rows=s)
         else:
             x0 = self.add(f"{s}.x0", "x0", (f"{s}.embed", f"{s}.pos"), ops.add, rows=s)
-        return self.layer_norm(f"{s}.embed_norm", x0, s) if cfg.embed_norm else x0  # BERT: LayerNorm
+        if not cfg.embed_norm:
+            return x0
+        self.at(s, "embed_norm")
+        return self.layer_norm(f"{s}.embed_norm", x0, s)  # BERT: LayerNorm after the embeddings
 
     def attention(self, p: str, x_q: str, x_kv: str, q_stack: str, kv_stack: str, causal: bool) -> str:
         """Multi-head attention named p (e.g. "dec.0.cross_attn"); returns the output stage."""
@@ -136,17 +160,21 @@ class _Builder:
         sublayers = block_sublayers(self.cfg, s) + ["ffn"]
         for k, sub in enumerate(sublayers, start=1):
             norm = f"{b}.norm{k}"
+            self.at(s, "norm", i, k)
             h = self.layer_norm(norm, x, s) if self.cfg.norm == "pre" else x
+            self.at(s, "self_attn" if sub == "attn" else sub, i, k)  # an encoder block's "attn" is self-attention
             if sub == "ffn":
                 out = self.ffn(f"{b}.ffn", h, s)
             elif sub == "cross_attn":
                 out = self.attention(f"{b}.{sub}", h, memory, s, "enc", causal=False)
             else:
                 out = self.attention(f"{b}.{sub}", h, h, s, s, causal=(s == "dec"))
+            self.at(s, "add", i, k)
             if "no_residual" in self.cfg.switches:  # add = the sublayer's output alone
                 added = self.add(f"{b}.add{k}", "add", (out,), ops.identity, rows=s)
             else:
                 added = self.add(f"{b}.add{k}", "add", (x, out), ops.add, rows=s)
+            self.at(s, "norm", i, k)
             x = added if self.cfg.norm == "pre" else self.layer_norm(norm, added, s)
         return x
 
@@ -155,6 +183,7 @@ class _Builder:
         for i in range(self.cfg.n_layers):
             x = self.block(s, i, x, memory)
         if self.cfg.norm == "pre":
+            self.at(s, "final_norm")
             x = self.layer_norm(f"{s}.final_norm", x, s)
         return x
 
@@ -165,6 +194,7 @@ def build_stages(cfg: ModelConfig) -> list[Stage]:
     memory = b.stack("enc", None) if "enc" in cfg.stacks else None
     if "dec" in cfg.stacks:
         x = b.stack("dec", memory)
+        b.at(None, "output")
         b.add("logits", "logits", (x, "unembed.W_U", "unembed.b_U"), ops.linear, rows="dec", cols="vocab")
         b.add("probs", "probs", ("logits",), ops.softmax, rows="dec", cols="vocab")
     return b.stages

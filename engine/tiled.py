@@ -202,5 +202,6 @@ def add_tile_stages(stages: list[Stage], blocks: tuple[int, int], lengths: dict[
         causal = bool(masked.fn.keywords["causal"])
         n_q, n_k = lengths[scores.rows], lengths[scores.cols]
         for name, op, inputs, fn, tile in tile_stages(p, (q, k), st.inputs[1], n_q, n_k, blocks, d_k, causal):
-            out.append(Stage(name, op, inputs, fn, rows=scores.rows if tile is None else None, tile=tile))
+            rows = scores.rows if tile is None else None
+            out.append(Stage(name, op, inputs, fn, rows=rows, tile=tile, place=st.place))
     return out

@@ -26,7 +26,8 @@ def _grad_stage(trace, step) -> Stage:
     forward = trace.stage(step.of) or next(st for st in LOSS_STAGES if st.name == step.of)
     inputs = (step.of, *step.params, *(GRAD_PREFIX + p for p in step.params))
     # fn None: a backward stage is read from engine.backward's gradients, never computed on its own
-    return Stage(step.name, GRAD_PREFIX + step.rule, inputs, None, rows=forward.rows, cols=forward.cols)
+    return Stage(step.name, GRAD_PREFIX + step.rule, inputs, None, rows=forward.rows, cols=forward.cols,
+                 place=forward.place)
 
 
 def extra_stages(trace) -> dict[str, Stage]:
