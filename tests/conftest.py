@@ -14,6 +14,15 @@ os.environ["STEPFORMER_DATA_DIR"] = tempfile.mkdtemp(prefix="stepformer-data-")
 # One thread: on a 2-core machine the tiny tensors here run faster (and reproducibly) without thread hand-offs.
 torch.set_num_threads(1)
 
+# The modules every test uses, imported once and then frozen out of the garbage collector's view: the
+# collection after each test (below) then looks only at objects made since, in ~1 ms instead of ~0.3–0.6 s
+# for the ~200,000 objects of torch, Qt, pyqtgraph and the app's modules.
+import gui.lesson_controller  # noqa: E402,F401
+import gui.plots  # noqa: E402,F401
+
+gc.collect()
+gc.freeze()
+
 
 @pytest.fixture(autouse=True)
 def free_each_tests_objects_before_the_next():
