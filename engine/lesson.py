@@ -35,9 +35,13 @@ VERSION = 1
 LANGS = ("en", "zh")
 LESSONS_DIR = ASSETS_DIR / "lessons"
 _FIELDS = ("format", "version", "title", "description", "config", "vocabularies", "text", "target", "stage", "lang")
-_OPTIONAL = ("views", "lab")  # absent in older files
+_OPTIONAL = ("views", "lab", "show")  # absent in older files
 # The window's views (docks) a lesson may open with it, by name: plain data here; gui/teaching_views.py shows them.
 VIEWS = ("heads", "whatif", "generation", "kv_cache", "cost", "lab")
+# What a lesson opens on, so its point is on screen: the head, the query row (a token index, or "last" for the
+# sentence's last token) and the decimals the matrices and plots show (the seeds' 0.452 and −0.447 need three).
+SHOW_KEYS = ("head", "row", "decimals")
+MAX_DECIMALS = 4
 
 Tensors = dict[str, torch.Tensor]
 
@@ -60,6 +64,7 @@ class Lesson:
     description: dict[str, str] = field(default_factory=_texts)
     views: tuple[str, ...] = ()  # names from VIEWS: the docks the window shows when the lesson opens
     lab: str | None = None  # the training lab's experiment (engine/lab.py) chosen when the lesson opens the lab
+    show: dict = field(default_factory=dict)  # SHOW_KEYS: the head, row and decimals the lesson opens on
 
     @property
     def switches(self) -> tuple[str, ...]:
@@ -93,6 +98,7 @@ class Lesson:
             raise EngineError(f"lesson: language {self.lang!r} is not one of {', '.join(LANGS)}")
         check_views(self.views, "lesson")
         check_lab(self.lab, self.views, "lesson")
+        check_show(self.show, self.config, "lesson")
         if not isinstance(self.text, str) or not isinstance(self.target, str):
             raise EngineError("lesson: the sentences must be text")
         trace = self.trace()
@@ -141,6 +147,21 @@ def check_lab(lab, views: tuple[str, ...], label: str) -> str | None:
     return lab
 
 
+def check_show(show, config: ModelConfig, label: str) -> dict:
+    """The head, row and decimals a lesson opens on ({} when it names none); anything else is refused."""
+    if not isinstance(show, dict) or not set(show) <= set(SHOW_KEYS):
+        raise EngineError(f'{label}: show must be an object with any of {", ".join(SHOW_KEYS)}, '
+                          'e.g. {"row": 2, "decimals": 3}')
+    head, row, decimals = show.get("head", 0), show.get("row", 0), show.get("decimals", 0)
+    if type(head) is not int or not 0 <= head < config.n_heads:
+        raise EngineError(f"{label}: show.head must be a head of the model, 0 to {config.n_heads - 1}")
+    if row != "last" and (type(row) is not int or not 0 <= row < config.max_len):
+        raise EngineError(f'{label}: show.row must be a token position (0 for the first) or "last"')
+    if type(decimals) is not int or not 0 <= decimals <= MAX_DECIMALS:
+        raise EngineError(f"{label}: show.decimals must be a whole number from 0 to {MAX_DECIMALS}")
+    return dict(show)
+
+
 def _check_texts(texts, key: str) -> None:
     if not isinstance(texts, dict) or set(texts) != set(LANGS) or not all(isinstance(t, str) for t in texts.values()):
         raise EngineError(f'lesson: {key} must give a text for each language, e.g. {{"en": "…", "zh": "…"}}')
@@ -155,6 +176,7 @@ def _lesson_json(lesson: Lesson, vocabularies: dict[str, list[str]]) -> dict:
         "text": lesson.text, "target": lesson.target, "stage": lesson.stage, "lang": lesson.lang,
         **({"views": list(lesson.views)} if lesson.views else {}),  # files without views open in older versions
         **({"lab": lesson.lab} if lesson.lab else {}),
+        **({"show": dict(lesson.show)} if lesson.show else {}),
     }
 
 
@@ -199,6 +221,7 @@ def _lesson_from_json(data: dict, params: Tensors | None, overrides: Tensors, la
         stage=stage, lang=data["lang"], title=data["title"], description=data["description"],
         views=check_views(data.get("views", []), label),
         lab=check_lab(data.get("lab"), tuple(data.get("views", [])), label),
+        show=check_show(data.get("show", {}), config, label),
     )
 
 

@@ -471,6 +471,7 @@ def launch(state: AppState, lang: str, lesson: str | None = None, full_screen: b
     """Show the window on `state` (opened from the shipped lesson or file named `lesson`): the stored
     display settings, then the offer to restore an autosave, else the start page (when wanted)."""
     display.load()
+    display.DISPLAY.decimals = state.show.get("decimals", display.DISPLAY.decimals)  # the lesson's, if it names any
     display.apply(QApplication.instance())
     shipped_names = [info.name for info in shipped_lessons()]
     shipped = lesson if lesson in shipped_names else None

@@ -114,6 +114,7 @@ class AppState(QObject):
         self.title = {"en": "", "zh": ""}  # the lesson's title and description, when it came from one
         self.description = {"en": "", "zh": ""}
         self.views: tuple[str, ...] = ()  # the docks the lesson opens with (engine.lesson.VIEWS)
+        self.show: dict = {}  # the head, row and decimals the lesson opens on (engine.lesson.SHOW_KEYS)
         self.lab: str | None = None  # the experiment the lesson chooses in the training lab
 
     # ---- reading ---------------------------------------------------------------------------
@@ -215,7 +216,7 @@ class AppState(QObject):
         """Make a lesson the current one: its model, sentences, pinned stages, stage and texts (the undo
         history starts afresh). Raises EngineError, changing nothing, when the lesson cannot be traced."""
         self._start(lesson.trace(), lesson.text, lesson.target, lesson.title, lesson.description, lesson.stage,
-                    lesson.views, lesson.lab)
+                    lesson.views, lesson.lab, lesson.show)
 
     def load_model(self, model: Model, text: str, target: str = "", stage: str | None = None,
                    title: dict[str, str] | None = None, description: dict[str, str] | None = None) -> None:
@@ -226,12 +227,17 @@ class AppState(QObject):
         self._start(model.trace(text, target or None), text, target, title or empty, description or empty, stage)
 
     def _start(self, trace: Trace, text: str, target: str, title: dict, description: dict,
-               stage: str | None, views: tuple[str, ...] = (), lab: str | None = None) -> None:
+               stage: str | None, views: tuple[str, ...] = (), lab: str | None = None,
+               show: dict | None = None) -> None:
         self.model, self.trace, self.text, self.target = trace.model, trace, text, target
         self.title, self.description, self.views, self.lab = dict(title), dict(description), tuple(views), lab
+        self.show = dict(show or {})
         self.original_params = {k: v.clone() for k, v in self.model.params.items()}
         self.cursor = self.stage_names.index(stage) if stage in self.stage_names else 0
-        self.head = self.row = 0
+        self.head = self.show.get("head", 0)
+        self.row = self._last_row() if self.show.get("row") == "last" else self.show.get("row", 0)
+        if "decimals" in self.show:  # the lesson's numbers need these decimals (View ▸ Decimals can change them)
+            DISPLAY.decimals = self.show["decimals"]
         self.previous, self.last_edited = {}, None
         self.undo_stack.clear()
         self._set_problem("")
@@ -259,7 +265,19 @@ class AppState(QObject):
             config=self.config, text=self.text, target=self.target, params=dict(self.trace.params),
             vocabularies={s: list(v.tokens) for s, v in self.model.vocabs.items()},
             overrides=dict(self.trace.overrides), stage=self.forward_stage(), lang=lang,
-            title=dict(self.title), description=dict(self.description), views=self.views, lab=self.lab)
+            title=dict(self.title), description=dict(self.description), views=self.views, lab=self.lab,
+            show=self._show_now())
+
+    def _last_row(self) -> int:
+        """The last token of the sentence the output rows belong to (the decoder's, when there is one)."""
+        return len(self.trace.tokens["dec" if "dec" in self.config.stacks else "enc"]) - 1
+
+    def _show_now(self) -> dict:
+        """The lesson's `show` with the head and row as they are now; a row still on the last token stays "last"."""
+        show = {**self.show, "head": self.head, "row": self.row}
+        if self.show.get("row") == "last" and self.row == self._last_row():
+            show["row"] = "last"
+        return {k: v for k, v in show.items() if v != 0 or k in self.show}
 
     def forward_stage(self) -> str:
         """The current stage as the forward pass knows it (a lesson file records it, the docks show it): on a
