@@ -109,6 +109,7 @@ class RecoveryFolder:
         self.journal_fd: int | None = None
         self.syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-sync")
         self.sync: Future | None = None  # the latest fsync of the journal asked of the syncer
+        self.unsynced = False  # records were appended since the last fsync was asked for
         self.generation = max((g for p in self._files() if (g := _generation(p)) is not None), default=0)
         self.saved_path: str | None = None  # the path note as last written
 
@@ -152,10 +153,11 @@ class RecoveryFolder:
             raise _failure(self.path, exc) from None
         return self.generation
 
-    def append(self, records: list[dict]) -> None:
+    def append(self, records: list[dict], sync: bool = True) -> None:
         """Add the records to the journal. They are written before this returns, so a killed process loses
-        none of them; a worker thread fsyncs them right after (durable against a power cut milliseconds
-        later: the window does not wait for the disk). A failed fsync is raised by the next append."""
+        none of them; a worker thread fsyncs them (durable against a power cut milliseconds later: the window
+        does not wait for the disk) — at once, or with sync=False when the caller asks for it with
+        request_sync() after the repaint. A failed fsync is raised by the next append."""
         if self.journal_fd is None:
             raise EngineError("cannot autosave: the journal is not open (no snapshot was started)")
         self._raise_sync_failure()
@@ -168,11 +170,21 @@ class RecoveryFolder:
                 raise OSError(f"only {written} of {len(data)} bytes were written")
         except OSError as exc:
             raise _failure(self.path, exc) from None
-        if self.sync is None or self.sync.running() or self.sync.done():  # (one not started yet covers these)
+        self.unsynced = True
+        if sync:
+            self.request_sync()
+
+    def request_sync(self) -> None:
+        """fsync the records appended so far on the worker thread (a fsync not started yet covers them too)."""
+        if not self.unsynced or self.journal_fd is None:
+            return
+        self.unsynced = False
+        if self.sync is None or self.sync.running() or self.sync.done():
             self.sync = self.syncer.submit(_datasync, self.journal_fd)
 
     def wait_durable(self) -> None:
         """Wait until every record appended so far is on the disk."""
+        self.request_sync()
         sync, self.sync = self.sync, None
         if sync is not None:
             try:

@@ -422,8 +422,8 @@ class LessonController(QObject):
         the autosave (or none when nothing is unsaved)."""
         if self.loading:
             return
-        if self.window is not None:
-            self.window.setWindowModified(self.modified)
+        if self.window is not None and self.window.isWindowModified() != self.modified:
+            self.window.setWindowModified(self.modified)  # (2 ms each time: Qt redraws the title)
         if self.modified and not self.state.not_savable:
             self.autosaver.changed(records)
         else:

@@ -27,6 +27,7 @@ from engine.recovery import RecoveryFolder
 SYNC_LIMIT_BYTES = 8 * 2**20  # larger models' snapshots are written in the background
 COMPACT_RECORDS = 256  # a journal this long is folded into a snapshot
 IDLE_MS = 2000  # and one that has not grown for this long
+SYNC_MS = 15  # a change's records are fsynced this long after it, when the window has repainted
 
 
 def lesson_bytes(lesson: Lesson) -> int:
@@ -48,6 +49,10 @@ class Autosaver(QObject):
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autosave")
         self.idle = QTimer(self, singleShot=True, interval=IDLE_MS)
         self.idle.timeout.connect(self._compact_when_idle)
+        # Handing the fsync to the worker thread right away cost the window's thread ~5 ms (the thread switch)
+        # before the new number showed; after the repaint it costs nothing the teacher sees.
+        self.sync_timer = QTimer(self, singleShot=True, interval=SYNC_MS)
+        self.sync_timer.timeout.connect(self._sync)
         self._job_done.connect(self._collect)
 
     def changed(self, records: list[dict] | None = None) -> None:
@@ -60,8 +65,10 @@ class Autosaver(QObject):
                 lesson = self.snapshot()
                 self._snapshot(lesson, background=lesson_bytes(lesson) > SYNC_LIMIT_BYTES)
             else:
-                self.folder.append(records)
+                self.folder.append(records, sync=False)
                 self.records += len(records)
+                if not self.sync_timer.isActive():
+                    self.sync_timer.start()
                 self._after_records()
         except EngineError as exc:
             self.failed.emit(str(exc))
@@ -145,6 +152,10 @@ class Autosaver(QObject):
         except EngineError as exc:
             self.has_snapshot = False
             self.failed.emit(str(exc))
+
+    def _sync(self) -> None:
+        if self.folder is not None:
+            self.folder.request_sync()
 
     def _settle(self) -> None:
         self.idle.stop()
