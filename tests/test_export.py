@@ -14,7 +14,7 @@ from gui.export import export_deck, export_figure, export_matrix, to_csv, to_lat
 from gui.export.matrix import matrix_of
 from gui.plots import PlotOptions
 from gui.plots.style import SLIDE_FONTS
-from gui.text.stage_texts import op_text, stage_op
+from gui.text.operations import stage_text
 
 ARCHS = {
     "encoder": (ModelConfig(d_model=4, n_heads=2, decimals=1), "I love AI", None),
@@ -192,7 +192,7 @@ def test_pptx_deck_has_a_slide_per_stage_with_notes(qapp, tmp_path, tiny_trace):
     assert count == len(prs.slides) == len(tiny_trace.stage_names)
     for name, slide in zip(tiny_trace.stage_names, prs.slides):
         assert name in slide.shapes.title.text_frame.text
-        assert slide.notes_slide.notes_text_frame.text == op_text(stage_op(tiny_trace, name), "en")
+        assert slide.notes_slide.notes_text_frame.text == stage_text(tiny_trace, name, "en")
         assert any(shape.shape_type == 13 for shape in slide.shapes)  # the figure (MSO_SHAPE_TYPE.PICTURE)
         assert any(shape.has_table for shape in slide.shapes)
 

@@ -10,7 +10,8 @@ from engine.backward import backward, training_step
 from gui.export.figure import export_figure
 from gui.export.matrix import export_matrix
 from gui.plots import PlotOptions
-from gui.text.stage_texts import op_title, text_key
+from gui.text.operations import text_key
+from gui.text.stage_texts import op_title
 from gui.window.stage_list import stage_title
 from tests.gui_window import open_lesson_window, open_window, panel_for, press
 

@@ -6,7 +6,8 @@ from PySide6.QtCore import Qt
 
 from gui.plots import cost as cost_plots
 from gui.plots.tiles import HeldPanel, TileMapPanel, TilePanel
-from gui.text.stage_texts import op_title, text_key
+from gui.text.operations import text_key
+from gui.text.stage_texts import op_title
 from tests import gui_lessons
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures

@@ -6,7 +6,8 @@ import pytest
 
 from engine import Model, ModelConfig
 from gui.text.formulas import formula, symbols
-from gui.text.stage_texts import TEXTS_FILE, op_text, op_title, stage_op
+from gui.text.operations import stage_op
+from gui.text.stage_texts import TEXTS_FILE, op_text, op_title
 
 CONFIGS = [
     ModelConfig(decimals=1),
@@ -37,7 +38,7 @@ def test_variants_and_switches_are_written_as_they_run():
     assert formula(trace, "dec.0.self_attn.scaled").endswith("(switched off: ÷ √d_k)")
     assert formula(trace, "dec.0.add1").startswith("add1 = Attention(x)")
     assert formula(trace, "dec.0.norm2.out").startswith("y = x ")
-    assert formula(trace, "dec.0.ffn.act").startswith("A = SiLU(G) ⊙ H")
+    assert formula(trace, "dec.0.ffn.act").startswith("H_act = SiLU(G) ⊙ H")
     assert formula(trace, "dec.0.self_attn.scores").startswith("scores = Q_rot·K_rotᵀ")
     assert "−∞ above the diagonal" in formula(trace, "dec.0.self_attn.masked")
     two = trace_of(CONFIGS[1])
@@ -62,3 +63,4 @@ def test_the_text_file_has_both_languages_for_every_entry():
         if op.startswith("_"):
             continue
         assert set(entry["title"]) == {"en", "zh"} and set(entry["text"]) == {"en", "zh"}, op
+        assert set(entry.get("caption", {"en": "", "zh": ""})) == {"en", "zh"}, op  # a plot caption, where given

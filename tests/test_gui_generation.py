@@ -10,7 +10,8 @@ from engine.generate import generate
 from engine.tokenizer import END
 from gui.plots.rope import RopePanel
 from gui.text.formulas import formula
-from gui.text.stage_texts import op_text, text_key
+from gui.text.operations import text_key
+from gui.text.stage_texts import op_text
 from gui.views.head_colors import header_head
 from tests.gui_window import open_lesson_window, open_window, panel_for
 

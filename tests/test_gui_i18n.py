@@ -34,7 +34,8 @@ from engine.lesson import open_lesson, shipped_lessons
 from gui.lesson_controller import Prompts
 from gui.state import preferences
 from gui.text import i18n
-from gui.text.stage_texts import TEXTS_FILE, op_text, op_title, stage_op, text_key
+from gui.text.operations import stage_op, text_key
+from gui.text.stage_texts import TEXTS_FILE, op_text, op_title
 from gui.window.settings_dialog import SettingsDialog
 from tests import gui_lessons
 

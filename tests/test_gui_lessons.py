@@ -13,7 +13,8 @@ from engine.lesson import open_lesson, save_lesson, shipped_lessons
 from engine.recovery import recovery_root
 from gui.app import build_state, default_lesson, parse_args
 from gui.state import autosave, preferences
-from gui.text.stage_texts import op_title, text_key
+from gui.text.operations import text_key
+from gui.text.stage_texts import op_title
 from tests import gui_lessons
 from tests.gui_lessons import FakePrompts, assert_same_lesson
 from tests.gui_window import panel_for

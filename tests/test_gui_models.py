@@ -15,7 +15,8 @@ from engine.evaluate import greedy_decode
 from engine.lesson import open_lesson
 from gui.app import build_state, parse_args
 from gui.state import model_sources
-from gui.text.stage_texts import op_title, stage_op
+from gui.text.operations import stage_op
+from gui.text.stage_texts import op_title
 from gui.window.model_picker import ModelDialog
 from tests import gui_lessons
 from tests.gui_lessons import FakePrompts, assert_same_lesson

@@ -7,7 +7,8 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QToolButton
 
 from engine import ModelConfig
 from gui.text.formulas import formula
-from gui.text.stage_texts import op_title, text_key
+from gui.text.operations import text_key
+from gui.text.stage_texts import op_title
 from gui.views.stage_view import window_for
 from gui.window.stage_list import NAME_ROLE
 from tests.gui_window import SMALL, open_window, press

@@ -21,7 +21,7 @@ from gui.plots.matrix import is_per_head
 from gui.plots.style import SLIDE_FONTS
 from gui.plots.text import caption
 from gui.text.formulas import formula, symbols
-from gui.text.stage_texts import op_text, op_title, stage_op
+from gui.text.operations import stage_text, stage_title, token_stack
 
 from .figure import fit, memory_file, open_painter, pdf_writer
 from .matrix import matrix_of
@@ -56,16 +56,16 @@ def cut(trace, name: str, symbol: str, head: int) -> SlideMatrix:
 
 
 def slide_for(trace, stage: str, opts: PlotOptions) -> Slide:
-    op = stage_op(trace, stage)
     in_symbols, out_symbol = symbols(trace, stage)
-    matrices = [cut(trace, name, sym, opts.head) for name, sym in in_symbols.items() if not name.endswith(".tokens")]
+    matrices = [cut(trace, name, sym, opts.head) for name, sym in in_symbols.items()
+                if token_stack(trace, name) is None]
     matrices.append(cut(trace, stage, out_symbol, opts.head))
-    title = f"{op_title(op, opts.lang)} — {stage}"
+    title = f"{stage_title(trace, stage, opts.lang)} — {stage}"
     if is_per_head(trace, stage):
         title += " · " + caption("head", opts.lang, head=opts.head)
     if trace.config.switches:  # every slide of a what-if lesson says which parts are switched off
         title += " · " + caption("what_if", opts.lang, switches=", ".join(trace.config.switches))
-    return Slide(stage, title, formula(trace, stage, opts.head), op_text(op, opts.lang), matrices)
+    return Slide(stage, title, formula(trace, stage, opts.head), stage_text(trace, stage, opts.lang), matrices)
 
 
 def slides(trace, opts: PlotOptions) -> list[Slide]:

@@ -7,6 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from engine import teaching
+from gui.text.operations import beside
 
 from .matrix import row_of
 from .style import PlotOptions, color, foreground, markers, new_plot, set_caption
@@ -16,17 +17,12 @@ MAX_POINTS = 4000
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU (tanh)", "swiglu": "SiLU(gate)"}
 
 
-def ffn_prefix(name: str) -> str:
-    """"dec.0.ffn.act" → "dec.0.ffn"."""
-    return name.rsplit(".", 1)[0]
-
-
 class ActivationPanel:
     """The activation curve with each (pre, post) pair of this sentence as a dot, the selected token's larger."""
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
                  colspan: int = 1):
-        self.prefix = ffn_prefix(name)
+        self.name = name
         self.plot = new_plot(layout, opts, row=row, col=col, colspan=colspan)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         for angle in (0, 90):
@@ -42,8 +38,8 @@ class ActivationPanel:
     def update(self, trace, opts: PlotOptions) -> None:
         name = trace.config.activation
         # SwiGLU multiplies `up` by SiLU(gate): the curve is the gate's; otherwise act = f(up)
-        up = trace[f"{self.prefix}.gate" if name == "swiglu" else f"{self.prefix}.up"]  # [n, d_ff]
-        act = teaching.activation_values(name, up) if name == "swiglu" else trace[f"{self.prefix}.act"]
+        up = trace[beside(trace, self.name, "ffn.gate" if name == "swiglu" else "ffn.up")]  # [n, d_ff]
+        act = teaching.activation_values(name, up) if name == "swiglu" else trace[beside(trace, self.name, "ffn.act")]
         reach = max(3.0, float(up.abs().max()) * 1.1)
         xs, ys = teaching.activation_curve(name, -reach, reach)
         self.curve.setData(xs.numpy(), ys.numpy())

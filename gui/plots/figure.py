@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import pyqtgraph as pg
+
+from gui.text.operations import stage_op, stage_operation
 
 from .attention import LinesPanel, MaskPanel, RowBarsPanel, ScalePanel, WeightedSumPanel
 from .embedding import PositionCurvesPanel
 from .ffn import ActivationPanel
 from .gate import GatePanel
-from .matrix import MatrixPanel, is_per_head, stage_caption, stage_op
+from .matrix import MatrixPanel, is_per_head, stage_caption
 from .norm import BeforeAfterPanel, NormStepsPanel
 from .output import TopKPanel
 from .rope import RopePanel
@@ -49,43 +53,80 @@ def figure_title(trace, stage: str, opts: PlotOptions, heading: str | None = Non
             f"<br><span style='font-size:{small}pt; font-weight:normal'>{switches}</span>")
 
 
+@dataclass(frozen=True)
+class _Drawing:
+    """Where the panels of one stage go: its layout, from row `top` down."""
+
+    layout: pg.GraphicsLayout
+    trace: object
+    stage: str
+    opts: PlotOptions
+    top: int
+
+    @property
+    def args(self) -> tuple:  # what every teaching panel is made with
+        return self.layout, self.trace, self.stage, self.opts
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        st = self.trace.stage(self.stage)
+        return st.inputs if st is not None else ()
+
+    def matrix(self, name: str | None = None, col: int = 0, select_row: bool | None = None, **kw) -> MatrixPanel:
+        """A stage's heatmap; the selected row outlined in a per-head stage (or where select_row says)."""
+        name = name or self.stage
+        select = is_per_head(self.trace, name) if select_row is None else select_row
+        return MatrixPanel(self.layout, self.trace, name, self.opts, self.top, col, select_row=select, **kw)
+
+
+def _sum(d: _Drawing) -> list[Panel]:
+    """x0 and add as aligned matrices: the parts, then the sum (one matrix when add has one input)."""
+    if len(d.inputs) < 2:
+        return [d.matrix()]
+    keys = ("residual_in", "sublayer_out") if stage_op(d.trace, d.stage) == "add" else (None,) * len(d.inputs)
+    return [d.matrix(name, col=k, label=key) for k, (name, key) in enumerate(zip(d.inputs, keys))] + [
+        d.matrix(col=len(d.inputs), label="sum")]
+
+
+def _positions(d: _Drawing) -> list[Panel]:
+    cfg = d.trace.config
+    if cfg.positional == "sinusoidal" and "no_pe" not in cfg.switches:
+        return [d.matrix(), PositionCurvesPanel(*d.args, d.top, 1)]
+    return [d.matrix()]
+
+
+def _gate(d: _Drawing) -> list[Panel]:
+    """The activation curve, and SwiGLU's gate under it."""
+    panels = [d.matrix(), ActivationPanel(*d.args, d.top, 1)]
+    if d.trace.config.activation == "swiglu":
+        panels.append(GatePanel(*d.args, d.top + 1, 0, colspan=2))
+    return panels
+
+
+# The plots of each kind of operation: the `panels` of its entry in gui/text/operations.py.
+PANELS: dict[str, Callable[[_Drawing], list[Panel]]] = {
+    "matrix": lambda d: [d.matrix()],
+    "sum": _sum,
+    "positions": _positions,
+    "scale": lambda d: [d.matrix(colspan=2), ScalePanel(*d.args, d.top + 1)],
+    "mask": lambda d: [d.matrix(), MaskPanel(*d.args, d.top)],
+    "weights": lambda d: [d.matrix(), RowBarsPanel(*d.args, d.top, 1),
+                          LinesPanel(*d.args, d.top + 1, 0, all_heads=False),
+                          LinesPanel(*d.args, d.top + 1, 1, all_heads=True)],
+    "weighted_sum": lambda d: [d.matrix(), WeightedSumPanel(*d.args, d.top, 1)],
+    "norm": lambda d: [d.matrix(colspan=2), BeforeAfterPanel(*d.args, d.top + 1, 0),
+                       NormStepsPanel(*d.args, d.top + 1, 1)],
+    "rope": lambda d: [d.matrix(), RopePanel(*d.args, d.top, 1)],
+    "activation": lambda d: [d.matrix(), ActivationPanel(*d.args, d.top, 1)],
+    "gate": _gate,
+    "top_k": lambda d: [d.matrix(select_row=True), TopKPanel(*d.args, d.top, 1)],
+    "tiles": lambda d: tile_panels(*d.args, d.top),
+}
+
+
 def _panels(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions, top: int) -> list[Panel]:
     """The panels that teach a stage, placed from layout row `top` down."""
-    op, t, args = stage_op(trace, stage), top, (layout, trace, stage, opts)
-    inputs = trace.stage(stage).inputs if trace.stage(stage) else ()
-
-    def matrix(name=stage, row=t, col=0, **kw) -> MatrixPanel:
-        return MatrixPanel(layout, trace, name, opts, row, col, select_row=is_per_head(trace, name), **kw)
-
-    cfg = trace.config
-    if op.startswith("attn.tiled."):
-        return tile_panels(layout, trace, stage, opts, t)
-    if op == "pos" and cfg.positional == "sinusoidal" and "no_pe" not in cfg.switches:
-        return [matrix(), PositionCurvesPanel(*args, t, 1)]
-    if op in ("x0", "add") and len(inputs) > 1:  # the sum as aligned matrices: the parts, then the sum
-        keys = ("residual_in", "sublayer_out") if op == "add" else (None,) * len(inputs)
-        parts = [matrix(name, col=k, label=key) for k, (name, key) in enumerate(zip(inputs, keys))]
-        return parts + [matrix(col=len(inputs), label="sum")]
-    if op == "attn.scaled":
-        return [matrix(colspan=2), ScalePanel(*args, t + 1)]
-    if op == "attn.masked":
-        return [matrix(), MaskPanel(*args, t)]
-    if op == "attn.weights":
-        return [matrix(), RowBarsPanel(*args, t, 1), LinesPanel(*args, t + 1, 0, all_heads=False),
-                LinesPanel(*args, t + 1, 1, all_heads=True)]
-    if op == "attn.z":
-        return [matrix(), WeightedSumPanel(*args, t, 1)]
-    if op.startswith("norm."):
-        return [matrix(colspan=2), BeforeAfterPanel(*args, t + 1, 0), NormStepsPanel(*args, t + 1, 1)]
-    if op in ("attn.q_rot", "attn.k_rot"):
-        return [matrix(), RopePanel(*args, t, 1)]
-    if op in ("ffn.gate", "ffn.act") and cfg.activation == "swiglu":
-        return [matrix(), ActivationPanel(*args, t, 1), GatePanel(*args, t + 1, 0, colspan=2)]
-    if op in ("ffn.up", "ffn.gate", "ffn.act"):
-        return [matrix(), ActivationPanel(*args, t, 1)]
-    if op in ("logits", "probs"):
-        return [MatrixPanel(layout, trace, stage, opts, t, 0, select_row=True), TopKPanel(*args, t, 1)]
-    return [matrix()]
+    return PANELS[stage_operation(trace, stage).panels](_Drawing(layout, trace, stage, opts, top))
 
 
 def draw_stage(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) -> StageFigure:

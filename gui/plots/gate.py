@@ -5,10 +5,10 @@ from __future__ import annotations
 import pyqtgraph as pg
 
 from engine import teaching
+from gui.text.operations import beside
 
 from .bars import Bars
 from .extra_text import caption
-from .ffn import ffn_prefix
 from .heatmap import axis_labels
 from .matrix import row_of
 from .style import PlotOptions, color
@@ -19,14 +19,14 @@ class GatePanel:
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
                  colspan: int = 1):
-        self.prefix = ffn_prefix(name)
+        self.name = name
         series = [(caption(key, opts.lang), color(k)) for k, key in ((0, "up"), (1, "silu_gate"), (2, "act"))]
         self.bars = Bars(layout, opts, row, col, series, colspan=colspan)
 
     def update(self, trace, opts: PlotOptions) -> None:
-        up, gate, act = (trace[f"{self.prefix}.{part}"] for part in ("up", "gate", "act"))  # [n, d_ff]
+        up, gate, act = (trace[beside(trace, self.name, op)] for op in ("ffn.up", "ffn.gate", "ffn.act"))  # [n, d_ff]
         r = row_of(up.shape[0], opts)
-        token = axis_labels(trace, trace.stage(f"{self.prefix}.act").rows, up.shape[0])[r]
+        token = axis_labels(trace, trace.stage(self.name).rows, up.shape[0])[r]
         opened = teaching.activation_values("swiglu", gate[r])
         units = [str(u) for u in range(up.shape[1])]
         self.bars.set(units, [up[r].numpy(), opened.numpy(), act[r].numpy()], opts,

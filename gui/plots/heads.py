@@ -14,25 +14,23 @@ from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from engine.heads import head_columns, head_contributions, merge_heads
+from gui.text.operations import HEAD_PRODUCT, PROBABILITY, colour_kind, stage_op, stage_operation
 
 from .extra_text import caption
 from .figure import StageFigure
 from .heatmap import Heatmap, axis_labels
-from .matrix import PROBABILITY_OPS, row_of, stage_caption, stage_op
+from .matrix import row_of, stage_caption
 from .predicts import row_labels
 from .style import PlotOptions, color, font, html_size
 
-PER_HEAD_OPS = ("attn.q", "attn.k", "attn.v", "attn.q_rot", "attn.k_rot", "attn.scores", "attn.scaled",
-                "attn.masked", "attn.weights", "attn.z")
-SPLIT_OPS = ("attn.q", "attn.k", "attn.v", "attn.q_rot", "attn.k_rot")
-HEAD_OPS = PER_HEAD_OPS + ("attn.concat", "attn.out")
 MAX_COLUMNS = 4  # tiles per row
 
 
 def heads_stage(trace, name: str) -> str | None:
-    """What the head grid shows at stage `name`: the stage itself when it has heads (or is concat / W_O),
-    else the latest attention weights at or before it (None before the first attention)."""
-    if stage_op(trace, name) in HEAD_OPS:
+    """What the head grid shows at stage `name`: the stage itself when it has heads (or is concat / W_O: the
+    `heads` of its entry in gui/text/operations.py), else the latest attention weights at or before it (None
+    before the first attention)."""
+    if stage_operation(trace, name).heads:
         return name
     names = trace.stage_names[: trace.stage_names.index(name) + 1]
     weights = [n for n in names if stage_op(trace, n) == "attn.weights"]
@@ -98,7 +96,7 @@ class HeadTilesPanel:
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, top: int):
         self.name = name
-        self.probability = stage_op(trace, name) in PROBABILITY_OPS
+        self.probability = colour_kind(stage_op(trace, name)) == PROBABILITY
         self.tiles = _tile_grid(layout, trace, opts, not self.probability, top, trace.config.n_heads)
 
     def head_plots(self) -> list[pg.PlotItem]:
@@ -163,8 +161,8 @@ class SplitPanel:
     def update(self, trace, opts: PlotOptions) -> None:
         value = trace[self.name]  # [h, n, d_k]
         cfg = trace.config
-        letter = {"attn.q": "Q", "attn.k": "K", "attn.v": "V", "attn.q_rot": "Q", "attn.k_rot": "K"}[
-            stage_op(trace, self.name)]
+        is_projection = stage_operation(trace, self.name).inputs == HEAD_PRODUCT  # else RoPE turning one
+        letter = stage_operation(trace, self.name if is_projection else trace.stage(self.name).inputs[0]).letter
         rows = axis_labels(trace, trace.stage(self.name).rows, value.shape[1])
         title = caption("split", opts.lang, letter=letter, n=value.shape[1], d=cfg.d_model, d_k=cfg.d_k,
                         last=cfg.d_k - 1)
@@ -225,9 +223,9 @@ def _sub(i: int) -> str:
 
 
 def draw_heads(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) -> StageFigure:
-    """Clear `layout` and draw every head of `stage` (see HEAD_OPS), titled with the stage."""
-    op = stage_op(trace, stage)
-    if op not in HEAD_OPS:
+    """Clear `layout` and draw every head of `stage` (see heads_stage), titled with the stage."""
+    kind = stage_operation(trace, stage).heads
+    if kind is None:
         raise KeyError(f"{stage!r} has no heads to show side by side")
     layout.clear()
     title = pg.LabelItem(justify="left")
@@ -236,14 +234,8 @@ def draw_heads(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) 
                                                              f" — {stage}"))
     n = trace.config.n_heads
     layout.addItem(title, row=0, col=0, colspan=min(n, MAX_COLUMNS))
-    if op in SPLIT_OPS:
-        panel = SplitPanel(layout, trace, stage, opts, 1)
-    elif op == "attn.concat":
-        panel = ConcatPanel(layout, trace, stage, opts, 1)
-    elif op == "attn.out":
-        panel = OutputPartsPanel(layout, trace, stage, opts, 1)
-    else:
-        panel = HeadTilesPanel(layout, trace, stage, opts, 1)
+    panel = {"split": SplitPanel, "concat": ConcatPanel, "parts": OutputPartsPanel, "tiles": HeadTilesPanel}[kind](
+        layout, trace, stage, opts, 1)
     figure = StageFigure(stage, [panel], None)
     figure.refresh(trace, opts)
     return figure

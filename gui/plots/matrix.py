@@ -6,33 +6,27 @@ import numpy as np
 import pyqtgraph as pg
 
 from gui.state.shown_trace import forward_of, is_backward
+from gui.text.operations import PROBABILITY, SIGNED, colour_kind, matrix_caption, place_of, stage_op, stage_operation
 
 from .heatmap import Heatmap, axis_labels
 from .predicts import row_labels
 from .style import PlotOptions
-from .text import CAPTIONS, caption
-
-PROBABILITY_OPS = ("attn.weights", "probs")
-
-
-def stage_op(trace, name: str) -> str:
-    st = trace.stage(name)
-    return "tokens" if st is None else st.op
+from .text import caption
 
 
 def stage_caption(trace, name: str, opts: PlotOptions) -> str:
     """The stage's plain name in the figure's language, with the head for per-head stages."""
-    op = stage_op(trace, name)
     if is_backward(name):
         return "∂L/∂ " + stage_caption(trace, forward_of(name), opts)
-    text = caption(op, opts.lang) if op in CAPTIONS else name
+    text = matrix_caption(stage_op(trace, name), opts.lang) or name
     if is_per_head(trace, name):
         text += " · " + caption("head", opts.lang, head=head_of(trace, opts))
     return text
 
 
 def is_per_head(trace, name: str) -> bool:
-    return stage_op(trace, name).startswith("attn.") and trace[name].dim() == 3
+    """A forward stage with one matrix per head (a gradient of one is shown whole)."""
+    return stage_operation(trace, name).per_head
 
 
 def head_of(trace, opts: PlotOptions) -> int:
@@ -48,7 +42,7 @@ def stage_matrix(trace, name: str, opts: PlotOptions) -> tuple[np.ndarray, list[
     st = trace.stage(name)
     value = trace[name]
     if st is None:  # token ids [n]: one column
-        stack = name.split(".")[0]
+        stack = place_of(trace, name).stack
         return value.numpy()[:, None].astype(np.float64), list(trace.tokens[stack]), ["id"]
     if value.dim() == 3:
         value = value[head_of(trace, opts)]
@@ -63,13 +57,13 @@ class MatrixPanel:
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
                  select_row: bool = False, colspan: int = 1, label: str | None = None):
         self.name, self.select_row, self.label = name, select_row, label  # label: a caption key to use instead
-        signed = stage_op(trace, name) not in PROBABILITY_OPS + ("tokens",)
+        signed = colour_kind(stage_op(trace, name)) == SIGNED
         self.heatmap = Heatmap(layout, opts, signed, row, col, colspan=colspan)
 
     def update(self, trace, opts: PlotOptions) -> None:
         m, rows, cols = stage_matrix(trace, self.name, opts)
         selected = row_of(m.shape[0], opts) if self.select_row else None
-        levels = (0.0, 1.0) if stage_op(trace, self.name) in PROBABILITY_OPS else None
+        levels = (0.0, 1.0) if colour_kind(stage_op(trace, self.name)) == PROBABILITY else None
         text = stage_caption(trace, self.name, opts)
         if self.label:
             text = f"{caption(self.label, opts.lang)}: {self.name}"

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+import torch
 from PySide6.QtCore import Qt
 
 from engine import teaching
+from gui.text.operations import beside
 
 from .bars import add_legend
 from .heatmap import axis_labels, format_cell
@@ -19,13 +21,19 @@ MAX_COLOURED_FEATURES = 8
 MAX_POINTS = 4000
 
 
-def norm_prefix(name: str) -> str:
-    """"enc.0.norm1.hat" → "enc.0.norm1"."""
-    return name.rsplit(".", 1)[0]
+def norm_stages(trace, name: str) -> dict[str, str]:
+    """The steps of the LayerNorm that stage `name` is one of: {"mean": "enc.0.norm1.mean", …, "x": its input}."""
+    steps = {step: beside(trace, name, f"norm.{step}") for step in ("mean", "var", "hat", "out")}
+    return steps | {"x": trace.stage(steps["mean"]).inputs[0]}
 
 
-def norm_input(trace, prefix: str) -> str:
-    return trace.stage(f"{prefix}.mean").inputs[0]
+def gain_and_shift(trace, steps: dict[str, str]) -> tuple[torch.Tensor, torch.Tensor]:
+    """γ and β, read by the output step (with LayerNorm switched off it reads only x: γ = 1, β = 0)."""
+    inputs = trace.stage(steps["out"]).inputs
+    if len(inputs) == 3:
+        return trace[inputs[1]], trace[inputs[2]]
+    d = trace[steps["x"]].shape[-1]
+    return torch.ones(d), torch.zeros(d)
 
 
 def finite_points(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -38,7 +46,7 @@ class BeforeAfterPanel:
     """Per token: its values before LayerNorm (○, with mean and ±σ) and after (●)."""
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
-        self.prefix = norm_prefix(name)
+        self.steps = norm_stages(trace, name)
         self.plot = new_plot(layout, opts, row=row, col=col)
         self.plot.showGrid(y=True, alpha=0.25)
         size = 12 if opts.slide else 7
@@ -55,10 +63,10 @@ class BeforeAfterPanel:
         legend.setColumnCount(3)
 
     def update(self, trace, opts: PlotOptions) -> None:
-        x = trace[norm_input(trace, self.prefix)].numpy()  # [n, d]
-        out = trace[f"{self.prefix}.out"].numpy()
-        mean = trace[f"{self.prefix}.mean"][:, 0]  # [n]
-        sigma = teaching.layer_norm_spread(trace[f"{self.prefix}.var"][:, 0], trace.config.ln_eps)
+        x = trace[self.steps["x"]].numpy()  # [n, d]
+        out = trace[self.steps["out"]].numpy()
+        mean = trace[self.steps["mean"]][:, 0]  # [n]
+        sigma = teaching.layer_norm_spread(trace[self.steps["var"]][:, 0], trace.config.ln_eps)
         n, d = x.shape
         pos = np.arange(n, dtype=float)
         shown = slice(None, None, max(1, n * d // MAX_POINTS))  # big models: an even sample of each row's features
@@ -68,7 +76,7 @@ class BeforeAfterPanel:
         self.mean.setData(*finite_points(pos - 0.15, mean.numpy()))
         drawn = np.isfinite(mean.numpy()) & np.isfinite(sigma.numpy())
         self.spread.setData(x=pos[drawn] - 0.15, y=mean.numpy()[drawn], height=2 * sigma.numpy()[drawn])
-        tokens = axis_labels(trace, trace.stage(f"{self.prefix}.mean").rows, n)
+        tokens = axis_labels(trace, trace.stage(self.steps["mean"]).rows, n)
         self.plot.getAxis("bottom").setTicks([[(i, t) for i, t in enumerate(tokens)]])
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
         span = finite_range(x, out, (mean - sigma).numpy(), (mean + sigma).numpy())
@@ -82,7 +90,7 @@ class NormStepsPanel:
     """The selected token through LayerNorm: x → x − μ → ÷√(σ²+ε) → × γ + β, one line per feature."""
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
-        self.prefix = norm_prefix(name)
+        self.steps = norm_stages(trace, name)
         self.plot = new_plot(layout, opts, row=row, col=col)
         self.plot.showGrid(y=True, alpha=0.25)
         self.plot.addItem(pg.InfiniteLine(pos=0, angle=0, pen=pg.mkPen(foreground(opts), style=Qt.PenStyle.DotLine)))
@@ -97,10 +105,9 @@ class NormStepsPanel:
                                              connect="finite"))
 
     def update(self, trace, opts: PlotOptions) -> None:
-        x = trace[norm_input(trace, self.prefix)]
-        p = self.prefix
-        steps = teaching.layer_norm_steps(x, trace[f"{p}.gamma"], trace[f"{p}.beta"], trace.config.ln_eps)
-        tokens = axis_labels(trace, trace.stage(f"{p}.mean").rows, x.shape[0])
+        x = trace[self.steps["x"]]
+        steps = teaching.layer_norm_steps(x, *gain_and_shift(trace, self.steps), trace.config.ln_eps)
+        tokens = axis_labels(trace, trace.stage(self.steps["mean"]).rows, x.shape[0])
         r = row_of(x.shape[0], opts)
         values = np.stack([steps[k][r].numpy() for k in ("x", "centred", "hat", "out")])  # [4, d]
         at = np.arange(len(STEPS), dtype=float)

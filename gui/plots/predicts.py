@@ -19,6 +19,6 @@ def predicting_rows(trace) -> list[str]:
 def row_labels(trace, name: str, labels: list[str]) -> list[str]:
     """The row labels of tensor `name`: `labels`, except for a cross-attention stage's decoder rows."""
     stage = trace.stage(name)
-    if stage is not None and stage.rows == "dec" and ".cross_attn." in name:
+    if stage is not None and stage.rows == "dec" and stage.place.part == "cross_attn":
         return predicting_rows(trace)
     return labels

@@ -54,7 +54,7 @@ class RopePanel:
             self.items += [line, was, start, end, label]
         reach = float(max(before[:, :2].abs().max(), after[:, :2].abs().max(), 1e-6)) * 1.3
         self.plot.setRange(xRange=(-reach, reach), yRange=(-reach, reach), padding=0)
-        letter = "Q" if self.name.endswith("q_rot") else "K"
+        letter = "Q" if trace.stage(self.name).op == "attn.q_rot" else "K"
         set_caption(self.plot, caption("rope_turn", opts.lang, letter=letter,
                                        head=caption("head", opts.lang, head=h)), opts)
         angles = ops.rope_angles(n, d_k).numpy()  # [n, d_k/2]

@@ -10,6 +10,7 @@ from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from engine import tiled
+from gui.text.operations import SIGNED, colour_kind, operation
 
 from .bars import Bars
 from .heatmap import Heatmap, axis_labels
@@ -35,7 +36,7 @@ class TilePanel:
             pattern = pg.ColorMap([0.0, 1.0], [QColor("#cfe8cf"), HIDDEN_COLOR])
             self.heatmap = Heatmap(layout, opts, False, row, col, cmap=pattern, colorbar=False)
         else:
-            self.heatmap = Heatmap(layout, opts, op != "attn.tiled.l", row, col)  # ℓ ≥ 0: a sequential map
+            self.heatmap = Heatmap(layout, opts, colour_kind(op) == SIGNED, row, col)  # ℓ ≥ 0: a sequential map
 
     def update(self, trace, opts: PlotOptions) -> None:
         st = trace.stage(self.name)
@@ -44,7 +45,8 @@ class TilePanel:
         m = (value if value.dim() == 2 else value[head_of(trace, opts)]).numpy().astype(np.float64)
         queries, keys = _tokens(trace, self.name)
         features = [str(c) for c in range(m.shape[1])]
-        cols = {"attn.tiled.m": ["m"], "attn.tiled.l": ["ℓ"], "attn.tiled.o": features}.get(st.op, keys[c0:c1])
+        entry = operation(st.op)  # m and ℓ: one column named by the letter; o: d_k features; else the tile's keys
+        cols = [entry.letter] if entry.columns == "letter" else features if st.op == "attn.tiled.o" else keys[c0:c1]
         text = caption("tile_of", opts.lang, what=stage_caption(trace, self.name, opts), r0=r0, r1=r1 - 1, c0=c0,
                        c1=c1 - 1)
         levels = (0.0, 1.0) if st.op == "attn.tiled.skipped" else None

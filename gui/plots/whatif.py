@@ -122,8 +122,8 @@ class SaturationPanel:
 
 
 def _first_causal(trace) -> str | None:
-    names = [st.name for st in trace.stages if st.op == "attn.weights" and st.name.startswith("dec.")
-             and ".self_attn." in st.name]
+    names = [st.name for st in trace.stages if st.op == "attn.weights" and st.place.stack == "dec"
+             and st.place.part == "self_attn"]
     return names[0] if names else None
 
 

@@ -1,4 +1,6 @@
-"""The teaching text of each stage operation (assets/stage_texts.json), in the current language."""
+"""The teaching texts (assets/stage_texts.json): for each entry a title, the caption of its matrix in plots and
+a one-paragraph explanation, in English and Chinese. Which entry a stage shows, the registry says
+(gui/text/operations.py: `text_key`)."""
 
 from __future__ import annotations
 
@@ -6,9 +8,9 @@ import json
 from functools import cache
 
 from engine.assets import ASSETS_DIR
-from gui.state.shown_trace import extra_stages
 
 TEXTS_FILE = ASSETS_DIR / "stage_texts.json"
+LANGUAGES = ("en", "zh")
 
 
 @cache
@@ -16,30 +18,25 @@ def _texts() -> dict:
     return json.loads(TEXTS_FILE.read_text(encoding="utf-8"))
 
 
-def stage_op(trace, name: str) -> str:
-    """The operation of a stage ("attn.scores", …; "loss", "grad.linear", … for the loss and the backward
-    pass, gui/backward_trace.py); token inputs are "tokens"."""
-    stage = trace.stage(name) or extra_stages(trace).get(name)
-    return stage.op if stage is not None else "tokens"
+def has_text(key: str) -> bool:
+    return key in _texts()
 
 
-def _pick(entry: dict, lang: str) -> str:
+def _pick(key: str, field: str, lang: str) -> str:
+    entry = _texts()[key][field]
     return entry.get(lang) or entry["en"]
 
 
-def op_title(op: str, lang: str = "en") -> str:
-    return _pick(_texts()[op]["title"], lang)
+def op_title(key: str, lang: str = "en") -> str:
+    """The title shown above a stage ("Softmax: attention weights")."""
+    return _pick(key, "title", lang)
 
 
-def op_text(op: str, lang: str = "en") -> str:
-    return _pick(_texts()[op]["text"], lang)
+def op_text(key: str, lang: str = "en") -> str:
+    """The explanation shown under a stage."""
+    return _pick(key, "text", lang)
 
 
-def text_key(trace, name: str) -> str:
-    """Which teaching text a stage shows: its operation's, or the cross-attention wording where there is one
-    ("cross_attn.scores": rows are target tokens, columns source tokens; q from the decoder, k, v from the
-    encoder)."""
-    op = stage_op(trace, name)
-    if ".cross_attn." in name and f"cross_attn.{op.split('.', 1)[-1]}" in _texts():
-        return f"cross_attn.{op.split('.', 1)[-1]}"
-    return op
+def op_caption(key: str, lang: str = "en") -> str | None:
+    """The caption of the stage's matrix in plots ("Attention weights (softmax)"); None where it has none."""
+    return _pick(key, "caption", lang) if "caption" in _texts()[key] else None

@@ -7,10 +7,10 @@ from PySide6.QtGui import QColor
 
 from engine.heads import head_of_feature
 from gui.plots.style import color
+from gui.text.operations import operation
 
 HEAD_COLUMNS = ("W_Q", "W_K", "W_V", "b_Q", "b_K", "b_V")  # parameters whose columns are split into heads
 HEAD_ROWS = ("W_O",)  # … whose rows are
-ONE_HEAD_OPS = ("attn.q", "attn.k", "attn.v", "attn.q_rot", "attn.k_rot", "attn.z")  # shown one head at a time
 
 
 def header_head(trace, window, section: int, horizontal: bool) -> int | None:
@@ -18,14 +18,13 @@ def header_head(trace, window, section: int, horizontal: bool) -> int | None:
     cfg = trace.config
     stage = trace.stage(window.name)
     if stage is not None:
-        if horizontal and stage.op in ONE_HEAD_OPS and window.head is not None:
+        columns = operation(stage.op).columns
+        if horizontal and columns == "head" and window.head is not None:
             return window.head
-        if horizontal and stage.op == "attn.concat":
+        if horizontal and columns == "heads":
             return head_of_feature(cfg, section)
         return None
-    leaf = window.name.rsplit(".", 1)[-1]
-    if ".attn." not in window.name and "_attn." not in window.name:
-        return None
+    leaf = window.name.rsplit(".", 1)[-1]  # a parameter: only attention's are split into heads
     if horizontal and leaf in HEAD_COLUMNS:
         return head_of_feature(cfg, window.col_start + section)
     if not horizontal and leaf in HEAD_ROWS:

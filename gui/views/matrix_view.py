@@ -30,10 +30,10 @@ from gui.plots.predicts import row_labels
 from gui.state.app_state import AppState, format_value
 from gui.state.display import DISPLAY
 from gui.state.shown_trace import forward_of
+from gui.text.operations import is_sequential, operation, token_stack
 from gui.views.head_colors import header_tint
 
 ALL = slice(None)
-PROBABILITY_OPS = ("attn.weights", "probs")
 
 
 def cell_font_scale() -> float:
@@ -97,8 +97,8 @@ def axis_labels(trace, window: Window) -> tuple[list[str], list[str]]:
     n_rows, n_cols = window.slice2d(trace[name]).shape
     features = [str(window.col_start + c) for c in range(n_cols)]
     stage = trace.stage(name)
-    if name.endswith(".tokens"):
-        return ["id"], list(tokens[name.split(".")[0]])
+    if token_stack(trace, name) is not None:
+        return ["id"], list(tokens[token_stack(trace, name)])
     if stage is not None:
         rows = list(tokens[stage.rows]) if stage.rows in tokens else [str(r) for r in range(n_rows)]
         rows = row_labels(trace, name, rows)  # cross-attention: "<start> → 我"
@@ -106,9 +106,9 @@ def axis_labels(trace, window: Window) -> tuple[list[str], list[str]]:
             cols = list(trace.model.vocabs["dec"].tokens)
         elif stage.cols in tokens:
             cols = list(tokens[stage.cols])
-        else:
-            cols = {"norm.mean": ["μ"], "norm.var": ["σ²"], "loss.per_position": ["ℓ"], "loss": ["L"]}.get(
-                stage.op, features)
+        else:  # one column named by the stage's letter (μ, σ², ℓ, L), or feature numbers
+            entry = operation(stage.op)
+            cols = [entry.letter] if entry.columns == "letter" else features
         return rows, cols
     name = forward_of(name)  # a parameter's gradient is labelled as the parameter
     leaf = name.rsplit(".", 1)[1]
@@ -262,7 +262,7 @@ class MatrixModel(QAbstractTableModel):
     def _numbers(self, window: Window) -> Numbers:
         state = self.state
         stage = state.view.stage(window.name)
-        sequential = stage is not None and stage.op in PROBABILITY_OPS
+        sequential = stage is not None and is_sequential(stage.op)
         values = window.slice2d(state.view[window.name])
         changed = state.changed(window.name)
         changed = window.slice2d(changed) if changed is not None else None  # this window's part of the change

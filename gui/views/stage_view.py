@@ -29,17 +29,14 @@ from gui.plots import PlotOptions, draw_stage
 from gui.plots.view import FigureCache, FigureView
 from gui.state.app_state import AppState
 from gui.state.display import DISPLAY
-from gui.state.shown_trace import GRAD_PREFIX
 from gui.text.formulas import formula, symbols
-from gui.text.stage_texts import op_text, op_title, stage_op, text_key
+from gui.text.operations import BACKWARD, HEAD_PRODUCT, PRODUCT, stage_operation, stage_text, stage_title
 from gui.views.matrix_view import MatrixPanel, Window
 from gui.window.stage_list import group_path
 
 MAX_INPUTS = 5  # a backward step through X·W + b: X, W, b, ∂L/∂W, ∂L/∂b
 PLOT_MIN_WIDTH = 320  # the matrices come first; the plots keep at least this width
 PLOT_MIN_SHARE = 0.4  # and at least this share of the width (wide matrices scroll)
-MATMUL_OPS = ("attn.q", "attn.k", "attn.v", "attn.out", "ffn.up", "ffn.gate", "ffn.down", "logits")  # inputs X, W, b
-PER_HEAD_COLUMNS = ("attn.q", "attn.k", "attn.v")  # these show one head's columns of W and b
 
 
 def window_for(trace, name: str, stage_name: str, head: int) -> Window:
@@ -47,7 +44,7 @@ def window_for(trace, name: str, stage_name: str, head: int) -> Window:
     dim = trace[name].dim()
     if dim == 3:
         return Window(name, 3, head=head)
-    if stage_op(trace, stage_name) in PER_HEAD_COLUMNS and name in trace.params:
+    if stage_operation(trace, stage_name).inputs == HEAD_PRODUCT and name in trace.params:
         d_k = trace.config.d_k
         return Window(name, dim, col_start=head * d_k, col_stop=(head + 1) * d_k)
     return Window(name, dim)
@@ -224,10 +221,10 @@ class StageView(QWidget):
         shown changes: a failure leaves the view as it was, never half of one stage and half of another."""
         state, trace = self.state, self.state.view
         name = state.current_stage
-        op = stage_op(trace, name)
-        title, explanation = op_title(text_key(trace, name), self.lang), op_text(text_key(trace, name), self.lang)
+        entry = stage_operation(trace, name)
+        title, explanation = stage_title(trace, name, self.lang), stage_text(trace, name, self.lang)
         shown_formula = formula(trace, name, state.head)
-        location = " · ".join(group_path(trace.config, name)) + f"  —  {name}"
+        location = " · ".join(group_path(trace, name)) + f"  —  {name}"
         matrices = self._matrices()
         self.figure = None
         self.shown_head = state.head
@@ -240,8 +237,8 @@ class StageView(QWidget):
         self.head_box.addItems([self.tr("{0} of {1}").format(h, trace.config.n_heads)
                                 for h in range(trace.config.n_heads)])
         self.head_box.setCurrentIndex(state.head)
-        self.temp_label.setVisible(op in ("logits", "probs"))
-        self.temp_slider.setVisible(op in ("logits", "probs"))
+        self.temp_label.setVisible(entry.panels == "top_k")  # the temperature of the top-k plot
+        self.temp_slider.setVisible(entry.panels == "top_k")
         self._show_matrices(matrices)
         self._fit_split()
         self.plot.show_layout(self.blank)
@@ -280,7 +277,8 @@ class StageView(QWidget):
         for panel, *arguments in matrices:
             panel.show_tensor(*arguments)
         stage = self.state.view.stage(self.state.current_stage)
-        self._place(stage.op if stage is not None else "tokens", len(stage.inputs) if stage is not None else 0)
+        self._place(stage_operation(self.state.view, self.state.current_stage).inputs,
+                    len(stage.inputs) if stage is not None else 0)
         per_head = any(p.model.window.head is not None or p.model.window.col_stop is not None
                        for p in self.panels())
         self.head_label.setVisible(per_head)
@@ -288,20 +286,20 @@ class StageView(QWidget):
         for panel in self.panels():
             panel.model.set_show_difference(self.difference_action.isChecked())
 
-    def _place(self, op: str, n_inputs: int) -> None:
+    def _place(self, layout: str, n_inputs: int) -> None:
         """X·W + b as a multiplication scheme (W above the output, X to its left, b below), so the row of X
         and the column of W behind an output cell line up with it; a backward step as two columns, forward
         values (the stage, its parameters) beside their gradients; otherwise inputs above the output."""
         for panel in [*self.inputs, self.output]:
             self.grid.removeWidget(panel)
         top_left = Qt.AlignLeft | Qt.AlignTop
-        if op.startswith(GRAD_PREFIX):
+        if layout == BACKWARD:
             weights = self.inputs[1:n_inputs]  # the parameters, then their gradients
             half = len(weights) // 2
             forward, grads = [self.inputs[0], *weights[:half]], [self.output, *weights[half:]]
             places = [(p, row, col) for col, panels in enumerate((forward, grads)) for row, p in enumerate(panels)]
             columns = [forward, grads]
-        elif op in MATMUL_OPS:
+        elif layout in (PRODUCT, HEAD_PRODUCT):
             x, w, b = self.inputs[:3]
             places = [(w, 0, 1), (x, 1, 0), (self.output, 1, 1), (b, 2, 1)]
             columns = [[x], [w, self.output, b]]

@@ -8,7 +8,8 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QStyle, QTreeView, QVBo
 
 from gui.state.app_state import AppState
 from gui.state.shown_trace import forward_of, is_backward
-from gui.text.stage_texts import op_title, stage_op
+from gui.text.operations import place_of, stage_operation
+from gui.text.stage_texts import op_title
 
 NAME_ROLE = Qt.UserRole + 1
 NOT_COMPUTED = QColor("#9a9a9a")
@@ -18,44 +19,42 @@ def tr(text: str) -> str:
     return QCoreApplication.translate("StageList", text)
 
 
-def _sublayer(part: str, pre_ln: bool) -> str:
-    kind, k = part.rstrip("0123456789"), part[len(part.rstrip("0123456789")):]
-    if kind == "attn":
-        return tr("Self-attention")
-    if kind == "self_attn":
-        return tr("Masked self-attention")
-    if kind == "cross_attn":
+def _sublayer(place, pre_ln: bool) -> str:
+    if place.part == "self_attn":
+        return tr("Masked self-attention") if place.stack == "dec" else tr("Self-attention")
+    if place.part == "cross_attn":
         return tr("Cross-attention")
-    if kind == "ffn":
+    if place.part == "ffn":
         return tr("Feed-forward")
+    k = place.sublayer
     if pre_ln:
-        return tr("LayerNorm {0}").format(k) if kind == "norm" else tr("Residual add {0}").format(k)
+        return tr("LayerNorm {0}").format(k) if place.part == "norm" else tr("Residual add {0}").format(k)
     return tr("Add & Norm {0}").format(k)
 
 
-def group_path(config, name: str) -> list[str]:
+def group_path(trace, name: str) -> list[str]:
     """The groups a stage sits in, outermost first, e.g. ["Encoder", "Block 0", "Self-attention"]; a step of
     the backward pass sits under "Backward pass", in the groups of the stage whose gradient it computes."""
     if is_backward(name):
-        return [tr("Backward pass"), *group_path(config, forward_of(name))]
-    if name in ("logits", "probs", "loss.per_position", "loss"):
+        return [tr("Backward pass"), *group_path(trace, forward_of(name))]
+    place = place_of(trace, name)
+    if place.part == "output":
         return [tr("Output")]
-    parts = name.split(".")
-    stack = tr("Encoder") if parts[0] == "enc" else tr("Decoder")
-    if parts[1] in ("tokens", "embed", "pos", "type", "x0"):
+    stack = tr("Encoder") if place.stack == "enc" else tr("Decoder")
+    if place.part == "embedding":
         return [stack, tr("Embedding + position")]
-    if parts[1] == "embed_norm":
+    if place.part == "embed_norm":
         return [stack, tr("Embedding LayerNorm")]
-    if parts[1] == "final_norm":
+    if place.part == "final_norm":
         return [stack, tr("Final LayerNorm")]
-    return [stack, tr("Block {0}").format(parts[1]), _sublayer(parts[2], config.norm == "pre")]
+    return [stack, tr("Block {0}").format(place.block), _sublayer(place, trace.config.norm == "pre")]
 
 
 def stage_title(trace, name: str, lang: str) -> str:
     """The operation's title; a step of tiled attention also says which tile (block of queries, block of keys)."""
     if is_backward(name):
         return "∂L/∂ " + stage_title(trace, forward_of(name), lang)
-    title = op_title(stage_op(trace, name), lang)
+    title = op_title(stage_operation(trace, name).text_key, lang)
     stage = trace.stage(name)
     if stage is None or stage.tile is None:
         return title
@@ -105,7 +104,7 @@ class StageList(QWidget):
         trace = self.state.view
         for name in trace.stage_names:
             parent = self.model.invisibleRootItem()
-            path = group_path(trace.config, name)
+            path = group_path(trace, name)
             for depth in range(1, len(path) + 1):
                 key = tuple(path[:depth])
                 if key not in groups:

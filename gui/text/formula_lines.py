@@ -1,0 +1,226 @@
+"""The formula lines that take more than one line of code to write: the ones that read the model's settings or
+a switch, and the steps of tiled attention. Each operation's entry in gui/text/operations.py names its line:
+a lambda there for the simple ones, a function here for these.
+
+A line is written from a `Formula`: the stage, the letters of its output and inputs, and their shapes.
+Per-head stages are written for one head (the head the window shows).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QCoreApplication
+
+from engine import tiled
+
+GAP = "   "
+ACTIVATIONS = {
+    "relu": "ReLU(H) = max(0, H)",
+    "gelu": "GELU(H) = H·Φ(H)",
+    "gelu_tanh": "GELU(H) ≈ 0.5·H·(1 + tanh(√(2/π)·(H + 0.044715·H³)))",
+    "swiglu": "SiLU(G) ⊙ H = G·sigmoid(G) ⊙ H",
+}
+SUBLAYER_WORDS = {"self_attn": "Attention", "cross_attn": "CrossAttention", "ffn": "FFN"}  # by Place.part
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("Formula", text)
+
+
+def dims(*sizes: int) -> str:
+    return "[" + "×".join(str(int(s)) for s in sizes) + "]"
+
+
+def shape_of(trace, name: str) -> str:
+    """"[3×4]"; a per-head tensor [h, n, d_k] is written for one head as [n×d_k]."""
+    shape = tuple(trace[name].shape)
+    return dims(*(shape[1:] if len(shape) == 3 else shape))
+
+
+def subscript(i: int) -> str:
+    return str(i).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+@dataclass(frozen=True)
+class Formula:
+    """What a formula line is written from."""
+
+    trace: object
+    name: str
+    head: int
+    lhs: str  # the output's letter
+    letters: tuple[str, ...]  # the inputs' letters, in the stage's order
+    shapes: tuple[str, ...]  # the inputs' shapes
+    out: str  # the output's shape
+
+    @property
+    def cfg(self):
+        return self.trace.config
+
+    @property
+    def stage(self):
+        return self.trace.stage(self.name)
+
+    @property
+    def head_note(self) -> str:
+        return f"{GAP}(" + tr("head {0} of {1}").format(self.head, self.cfg.n_heads) + ")"
+
+
+def switched_off(text: str) -> str:
+    return f"{GAP}(" + tr("switched off: {0}").format(text) + ")"
+
+
+def cross_note(kind: str) -> str:
+    """What cross-attention says about where its q, k and v come from (the kind is the registry's)."""
+    return {
+        "queries": tr("q from the decoder: one row per target token"),
+        "keys": tr("k, v from the encoder's output: one row per source token"),
+        "grid": tr("rows: target tokens (q from the decoder) · columns: source tokens (k from the encoder)"),
+        "rows": tr("one row per target token; v came from the encoder"),
+    }[kind]
+
+
+# ---- the embeddings -----------------------------------------------------------------------------------------
+
+def rows_of(f: Formula, row: str) -> str:
+    """A table lookup: E = W_E[ids], T = W_T[0]."""
+    return (f"{f.lhs} = {f.letters[0]}[{row}]{GAP}" + tr("rows of {0} {1}").format(f.letters[0], f.shapes[0])
+            + f" → {f.out}")
+
+
+def positions(f: Formula) -> str:
+    cfg = f.cfg
+    if cfg.positional == "rope" or "no_pe" in cfg.switches:
+        why = tr("positions are switched off") if "no_pe" in cfg.switches else tr("RoPE turns Q and K instead")
+        return f"PE = 0{GAP}→ {f.out}{GAP}({why})"
+    if cfg.positional == "sinusoidal":
+        return f"PE[p, 2i] = sin(p / 10000^(2i/d)),  PE[p, 2i+1] = cos(p / 10000^(2i/d)){GAP}→ {f.out}"
+    if cfg.positional == "learned":
+        return f"PE = W_pos[0 : n]{GAP}{f.shapes[1]} → {f.out}"
+    return f"PE = 0{GAP}→ {f.out}{GAP}(" + tr("no positional encoding") + ")"
+
+
+# ---- attention ----------------------------------------------------------------------------------------------
+
+def linear(f: Formula) -> str:
+    """Y = X·W + b with the shapes."""
+    (x, w, b), (sx, sw, sb) = f.letters, f.shapes
+    return f"{f.lhs} = {x}·{w} + {b}{GAP}{sx}·{sw} + {sb} → {f.out}"
+
+
+def projection(f: Formula) -> str:
+    """q/k/v for one head: X·W[:, head's columns] + b[head's columns]."""
+    (x, w, b), W = f.letters, f.stage.inputs[1]
+    d_k = f.cfg.d_k
+    cols = tr("columns {0}–{1} of {2}").format(f.head * d_k, (f.head + 1) * d_k - 1, w)
+    return (f"{f.lhs} = {x}·{w} + {b}{GAP}{f.shapes[0]}·{dims(f.trace[W].shape[0], d_k)} + {dims(d_k)} → {f.out}"
+            f"{GAP}(" + tr("head {0} of {1}").format(f.head, f.cfg.n_heads) + f": {cols})")
+
+
+def rotation(f: Formula) -> str:
+    if "no_pe" in f.cfg.switches:
+        return f"{f.lhs} = {f.letters[0]}{GAP}{f.shapes[0]} → {f.out}" + switched_off("RoPE")
+    return (f"{f.lhs} = RoPE({f.letters[0]}): " + tr("pair (2i, 2i+1) of row p turned by p / 10000^(2i/d_k)")
+            + f"{GAP}{f.shapes[0]} → {f.out}{f.head_note}")
+
+
+def scores(f: Formula) -> str:
+    n_k, d_k = f.trace[f.stage.inputs[1]].shape[1:]
+    q, k = f.letters
+    return f"{f.lhs} = {q}·{k}ᵀ{GAP}{f.shapes[0]}·{dims(d_k, n_k)} → {f.out}{f.head_note}"
+
+
+def scaled(f: Formula) -> str:
+    d_k = f.cfg.d_k
+    if "no_scale" in f.cfg.switches:
+        return f"scaled = scores{GAP}{f.out} → {f.out}" + switched_off("÷ √d_k")
+    return f"scaled = scores / √d_k = scores / √{d_k} = scores / {d_k ** 0.5:.3g}{GAP}{f.out} → {f.out}" + f.head_note
+
+
+def masked(f: Formula) -> str:
+    place = f.stage.place
+    causal = place.part == "self_attn" and place.stack == "dec"
+    if causal and "no_mask" in f.cfg.switches:
+        return f"masked = scaled{GAP}{f.out} → {f.out}" + switched_off(tr("the causal mask"))
+    rule = tr("scaled, with −∞ above the diagonal (future tokens)") if causal else tr(
+        "scaled (nothing is hidden here)")
+    return f"masked = {rule}{GAP}{f.out} → {f.out}{f.head_note}"
+
+
+def concat(f: Formula) -> str:
+    h = f.cfg.n_heads
+    parts = " | ".join(f"Z{subscript(i)}" for i in range(h)) if h <= 4 else f"Z₀ | … | Z{subscript(h - 1)}"
+    return f"{f.lhs} = [{parts}]{GAP}{h} × {f.shapes[0]} → {f.out}"
+
+
+# ---- Add & Norm, FFN ----------------------------------------------------------------------------------------
+
+def residual(f: Formula) -> str:
+    """add{k} = x + Sublayer(x), the sublayer named by its part of the diagram."""
+    word = SUBLAYER_WORDS[f.trace.stage(f.stage.inputs[-1]).place.part]
+    if len(f.shapes) == 1:
+        return f"{f.lhs} = {word}(x){GAP}{f.shapes[0]} → {f.out}" + switched_off(tr("the residual connection"))
+    arg = "LN(x)" if f.cfg.norm == "pre" else "x"
+    return f"{f.lhs} = x + {word}({arg}){GAP}{f.shapes[0]} + {f.shapes[1]} → {f.out}"
+
+
+def affine(f: Formula) -> str:
+    if len(f.shapes) == 1:
+        return f"{f.lhs} = x{GAP}{f.shapes[0]} → {f.out}" + switched_off("LayerNorm")
+    return f"{f.lhs} = γ ⊙ x_norm + β{GAP}{f.shapes[0]} ⊙ {f.shapes[1]} + {f.shapes[2]} → {f.out}"
+
+
+def activation(f: Formula) -> str:
+    return f"{f.lhs} = {ACTIVATIONS[f.cfg.activation]}{GAP}{f.out} → {f.out}"
+
+
+# ---- tiled attention (engine/tiled.py): one tile's step, with its blocks and the shown head's numbers --------
+
+def _numbers(values) -> str:
+    """"[0.74, 1]": a short column of the shown head (one number per query row of the tile)."""
+    return "[" + ", ".join(f"{float(v):.3g}".replace("-", "−") for v in values.flatten()[:6]) + \
+        (", …]" if values.numel() > 6 else "]")
+
+
+def _tile_note(f: Formula, with_head: bool = True) -> str:
+    tile = f.stage.tile
+    where = tr("queries {0}–{1}, keys {2}–{3}").format(tile.rows[0], tile.rows[1] - 1, tile.cols[0], tile.cols[1] - 1)
+    if not with_head:
+        return f"{GAP}({where})"
+    return f"{GAP}({where}; " + tr("head {0} of {1}").format(f.head, f.cfg.n_heads) + ")"
+
+
+def tile_scores(f: Formula) -> str:
+    (r0, r1), (c0, c1) = f.stage.tile.rows, f.stage.tile.cols
+    q, k = f.letters
+    d_k = f.cfg.d_k
+    scale = "" if "no_scale" in f.cfg.switches else f" / √{d_k}"
+    return (f"{f.lhs} = {q}[{r0}:{r1}]·{k}[{c0}:{c1}]ᵀ{scale}{GAP}{dims(r1 - r0, d_k)}·{dims(d_k, c1 - c0)} → {f.out}"
+            + _tile_note(f))
+
+
+def tile_skipped(f: Formula) -> str:
+    return tr("skipped: every key is after every query, so nothing is computed") + f"{GAP}{f.out}" + _tile_note(
+        f, with_head=False)
+
+
+def tile_running(f: Formula) -> str:
+    """m, ℓ or o after one more tile: the first tile of a row block starts them, later ones update them."""
+    (c0, c1), op = f.stage.tile.cols, f.stage.op
+    first = f.stage.tile.col_block == 0
+    rule = {
+        "attn.tiled.m": "m = rowmax(S)" if first else "m = max(m_old, rowmax(S))",
+        "attn.tiled.l": "ℓ = Σ e^(S − m)" if first else "ℓ = ℓ_old·e^(m_old − m) + Σ e^(S − m)",
+        "attn.tiled.o": f"o = e^(S − m)·V[{c0}:{c1}]" if first else f"o = o_old·e^(m_old − m) + e^(S − m)·V[{c0}:{c1}]",
+    }[op]
+    values = f"{GAP}{f.lhs} = {_numbers(f.trace[f.name][f.head])}" if op != "attn.tiled.o" else ""
+    factor = tiled.rescale_factor(f.trace, f.name)  # e^(m_old − m): how much the earlier tiles' work shrinks
+    rescale = "" if factor is None else f"{GAP}e^(m_old − m) = {_numbers(factor[f.head])}"
+    return f"{rule}{GAP}→ {f.out}{values}{rescale}" + _tile_note(f)
+
+
+def tile_output(f: Formula) -> str:
+    diff = tiled.difference(f.trace, f.name)
+    return (f"{f.lhs} = o / ℓ" + GAP + tr("for each block of query rows") + f" → {f.out}{GAP}max |Z − A·V| = {diff:.1e}"
+            + f.head_note)
