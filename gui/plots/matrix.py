@@ -48,6 +48,9 @@ def stage_matrix(trace, name: str, opts: PlotOptions) -> tuple[np.ndarray, list[
         value = value[head_of(trace, opts)]
     m = value.detach().numpy().astype(np.float64)
     rows = row_labels(trace, name, axis_labels(trace, st.rows, m.shape[0]))
+    entry = stage_operation(trace, name)
+    if entry.columns == "letter":  # one column, named as in the formula (μ, σ², ℓ, L)
+        return m, rows, [entry.letter]
     return m, rows, axis_labels(trace, st.cols, m.shape[1])
 
 

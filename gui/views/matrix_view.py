@@ -115,8 +115,9 @@ def axis_labels(trace, window: Window) -> tuple[list[str], list[str]]:
     vocab_cols = list(trace.model.vocabs["dec"].tokens) if leaf in ("W_U", "b_U") else features
     if window.dim == 1:
         return [leaf], vocab_cols
-    if leaf == "W_E":
-        return list(trace.model.vocabs[name.split(".")[0]].tokens), features
+    if leaf == "W_E":  # an embedding table's rows are the words of the stack whose embed stage reads it
+        stack = next(st.place.stack for st in trace.stages if name in st.inputs)
+        return list(trace.model.vocabs[stack].tokens), features
     return [str(r) for r in range(n_rows)], vocab_cols
 
 
