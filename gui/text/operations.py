@@ -17,7 +17,7 @@ from engine.graph import Place
 from gui.state.shown_trace import GRAD_PREFIX, extra_stages
 from gui.text import formula_lines as lines
 from gui.text.formula_lines import GAP, Formula, dims, tr
-from gui.text.stage_texts import has_text, op_caption, op_text, op_title
+from gui.text.stage_texts import op_caption, op_text, op_title
 
 # Colour-map kinds: diverging, centred on 0 / sequential from 0 / sequential on 0 … 1 / whole-number ids.
 SIGNED, NON_NEGATIVE, PROBABILITY, IDS = "signed", "non-negative", "probability", "ids"
@@ -233,5 +233,4 @@ def stage_text(trace, name: str, lang: str = "en") -> str:
 
 def matrix_caption(op: str, lang: str = "en") -> str | None:
     """The caption of an operation's matrix in plots ("Attention weights (softmax)"); None where it has none."""
-    key = operation(op).text_key
-    return op_caption(key, lang) if has_text(key) else None
+    return op_caption(operation(op).text_key, lang)
