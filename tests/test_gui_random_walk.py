@@ -1,7 +1,7 @@
 """A seeded random walk through the real window (tests/walk.py) on an encoder, a decoder, an encoder-decoder
 lesson and a GPT-2 checkpoint: no exception, no crash, and undoing everything returns every parameter, pinned
 stage and sentence to the start exactly. tests/random_walk.py runs thousands of actions per lesson; here
-40 per lesson keep the test short. Below, the defects the walk found, each on its own."""
+50 per lesson (200 in all) keep the test short. Below, the defects the walk found, each on its own."""
 
 import random
 
@@ -12,7 +12,7 @@ from tests import gui_lessons
 from tests.walk import Start, Walker, lesson_words
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
-ACTIONS = 40
+ACTIONS = 50  # per walk: 200 actions in all
 
 
 @pytest.mark.parametrize("lesson", ["two-heads", "masked-decoder", "cross-attention"])
