@@ -20,7 +20,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from engine.cli import add_verbs
-    from engine.train_cli import add_verbs as add_train_verbs
+    from engine.training.cli import add_verbs as add_train_verbs
 
     parser = OneLineParser(prog="stepformer", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="verb")

@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 
 from . import cost
-from .backward import backward
 from .config import ModelConfig
-from .files import check_target, write_atomic
+from .formats.files import check_target, write_atomic
+from .formats.weights import load_weights, save_weights
 from .model import Model
 from .trace import Trace
-from .weights import load_weights, save_weights
+from .training.backward import backward
 
 
 def load_model(config_path: str, weights_path: str | None, tiled: tuple[int, int] | None = None) -> Model:
@@ -128,7 +128,7 @@ def cmd_cost(args: argparse.Namespace) -> None:
     else:
         print_cost(rep)
 def cmd_lab(args: argparse.Namespace) -> None:
-    from .lab import run_experiment
+    from .training.lab import run_experiment
 
     if args.out:
         check_target(Path(args.out))  # refused before the experiment runs
@@ -140,7 +140,7 @@ def cmd_lab(args: argparse.Namespace) -> None:
 
 
 def add_lab_verb(sub: argparse._SubParsersAction) -> None:
-    from .lab import EXPERIMENTS
+    from .training.lab import EXPERIMENTS
 
     p = sub.add_parser("lab", help="run a training-lab experiment that tests a claim of the tutorials")
     p.add_argument("experiment", choices=list(EXPERIMENTS), help="the experiment")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .budget import check_parameters
 from .errors import EngineError
-from .reading import check_text, read_json
+from .formats.reading import check_text, read_json
 from .tokenizer import SPECIALS
 
 ARCHITECTURES = ("encoder", "decoder", "encoder-decoder")

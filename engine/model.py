@@ -9,8 +9,8 @@ import torch
 from .budget import check_trace
 from .config import ModelConfig
 from .errors import EngineError
+from .formats.reading import check_text
 from .params import Params, grow_vocab, init_params, param_shapes
-from .reading import check_text
 from .tokenizer import START, Vocab, tokenize
 from .trace import Trace
 
@@ -22,7 +22,7 @@ class Model:
         self.config = config
         self.params = params
         self.vocabs = vocabs
-        self.tokenizer = tokenizer  # a checkpoint's subword tokenizer (engine/hf_tokenizers.py); None: words
+        self.tokenizer = tokenizer  # a checkpoint's subword tokenizer (engine/formats/hf_tokenizers.py); None: words
 
     @classmethod
     def create(cls, config: ModelConfig) -> Model:

@@ -12,7 +12,7 @@ DEFAULT_LESSON = "two-heads"
 def default_lesson():
     """The lesson the window opens on: "I love AI" with d_model 4, two heads and one layer, with
     hand-set weights a class can follow by eye."""
-    from engine.lesson import open_lesson
+    from engine.formats.lesson import open_lesson
 
     return open_lesson(DEFAULT_LESSON)
 
@@ -51,8 +51,8 @@ def build_state(args: argparse.Namespace):
     """The app state for the command line: a lesson (--lesson, else the default one) or a config file (and
     weights); --text and --target replace the sentences."""
     from engine import Model, ModelConfig
-    from engine.lesson import open_lesson
-    from engine.weights import load_weights
+    from engine.formats.lesson import open_lesson
+    from engine.formats.weights import load_weights
     from gui.state.app_state import AppState
 
     if args.model:

@@ -23,7 +23,7 @@ def load_trace(args: argparse.Namespace):
     if args.weights and not args.config:
         raise EngineError("--weights needs --config (a lesson carries its own weights)")
     if args.lesson:
-        from engine.lesson import open_lesson
+        from engine.formats.lesson import open_lesson
 
         lesson = open_lesson(args.lesson)
         lang = args.lang or lesson.lang

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 from shiboken6 import isValid
 
 from engine import EngineError
-from engine.lesson import Lesson, open_lesson, save_lesson, shipped_lessons
-from engine.recovery import RecoveryFolder, orphaned_folders
+from engine.formats.lesson import Lesson, open_lesson, save_lesson, shipped_lessons
+from engine.formats.recovery import RecoveryFolder, orphaned_folders
 from gui.state import display, preferences
 from gui.state.app_state import AppState
 from gui.state.autosave import Autosaver

@@ -39,7 +39,7 @@ import torch  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from engine.lesson import open_lesson  # noqa: E402
+from engine.formats.lesson import open_lesson  # noqa: E402
 from gui.lesson_controller import LessonController  # noqa: E402
 from gui.state import model_sources  # noqa: E402
 from gui.state.app_state import AppState  # noqa: E402

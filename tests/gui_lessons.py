@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from shiboken6 import isValid
 
-from engine.lesson import Lesson, open_lesson
+from engine.formats.lesson import Lesson, open_lesson
 from gui.lesson_controller import LessonController
 from gui.state import display
 from gui.state.app_state import AppState

@@ -6,7 +6,7 @@ import pyqtgraph as pg
 import torch
 
 from engine import ModelConfig
-from engine.lesson import open_lesson
+from engine.formats.lesson import open_lesson
 from gui.state.app_state import AppState
 from gui.window.main_window import MainWindow
 

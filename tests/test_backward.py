@@ -9,9 +9,9 @@ import torch
 import torch.nn.functional as F
 
 from engine import EngineError, Model, ModelConfig
-from engine.backward import apply_step, backward, backward_stages, loss_values, training_step, undo_step
 from engine.config import SWITCHES
 from engine.graph import block_outputs
+from engine.training.backward import apply_step, backward, backward_stages, loss_values, training_step, undo_step
 from tests.functional_reference import Reference
 from tests.reference import causal, decoder_layer, encoder_layer, random_text, randomize, sinusoidal
 from tests.test_cli import run, write_config

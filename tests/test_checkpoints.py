@@ -1,7 +1,7 @@
 """Hugging Face checkpoints opened by Stepformer give the same numbers as `transformers` itself.
 
 Small random BERT and GPT-2 models are built with `transformers` (a test-only dependency), every weight
-set to non-trivial values, saved to a folder and opened by engine/checkpoints.py: every layer's hidden
+set to non-trivial values, saved to a folder and opened by engine/formats/checkpoints.py: every layer's hidden
 states and the final output must equal transformers' own to 1e-4, with the same token ids.
 """
 
@@ -15,7 +15,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"  # never the network
 transformers = pytest.importorskip("transformers")
 
 from engine import EngineError  # noqa: E402
-from engine.checkpoints import available_checkpoints, minilm_folder, open_checkpoint  # noqa: E402
+from engine.formats.checkpoints import available_checkpoints, minilm_folder, open_checkpoint  # noqa: E402
 
 TOL = dict(atol=1e-4, rtol=1e-4)
 SENTENCES = ["I love AI", "The cat sat on the mat because it was tired.", "我爱猫，猫爱鱼。"]

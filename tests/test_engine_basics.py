@@ -9,7 +9,7 @@ import torch
 from safetensors.torch import save_file
 
 from engine import EngineError, Model, ModelConfig, tokenize
-from engine.weights import load_weights, save_weights
+from engine.formats.weights import load_weights, save_weights
 
 
 @pytest.mark.parametrize("changes, words", [

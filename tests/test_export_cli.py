@@ -12,7 +12,7 @@ from PySide6.QtGui import QImage
 
 import main
 from engine import Model, ModelConfig
-from engine.weights import save_weights
+from engine.formats.weights import save_weights
 from tests.test_export import pdf_pages
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +74,7 @@ def test_config_and_weights_are_used(qapp, tmp_path, capsys):
 
 
 def test_lesson_sentences_unless_text_overrides(qapp, tmp_path, capsys):
-    from engine.lesson import open_lesson
+    from engine.formats.lesson import open_lesson
 
     lesson = open_lesson("masked-decoder")
     out = str(tmp_path / "t.csv")

@@ -18,9 +18,10 @@ import pytest
 from safetensors.torch import save_file
 
 import main
-from engine import EngineError, Model, ModelConfig, files
-from engine.lesson import open_lesson, save_lesson
-from engine.weights import load_weights, save_weights
+from engine import EngineError, Model, ModelConfig
+from engine.formats import files
+from engine.formats.lesson import open_lesson, save_lesson
+from engine.formats.weights import load_weights, save_weights
 from tests import gui_lessons
 from tests.gui_lessons import FakePrompts
 
@@ -127,7 +128,7 @@ def test_new_files_follow_the_umask_and_replaced_files_keep_their_mode(tmp_path)
 def test_temporary_files_of_killed_writers_are_removed_on_the_next_save(tmp_path):
     path = tmp_path / "class.stepformer"
     killed = subprocess.run(  # killed in the middle of a save, as by kill -9: its temporary file stays
-        [sys.executable, "-c", "import os, signal, sys\nfrom engine import files\n"
+        [sys.executable, "-c", "import os, signal, sys\nfrom engine.formats import files\n"
          "os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)\nfiles.write_atomic(sys.argv[1], b'x' * 4096)",
          str(path)], cwd=ROOT, timeout=120)
     assert killed.returncode == -signal.SIGKILL

@@ -4,7 +4,7 @@ import pytest
 
 import main
 from engine import EngineError, Model, ModelConfig
-from engine.weights import save_weights
+from engine.formats.weights import save_weights
 from gui.app import build_state, default_lesson, find_stage, install_language, parse_args
 
 

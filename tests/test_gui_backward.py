@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from PySide6.QtCore import Qt
 
-from engine.backward import backward, training_step
+from engine.training.backward import backward, training_step
 from gui.export.figure import export_figure
 from gui.export.matrix import export_matrix
 from gui.plots import PlotOptions

@@ -4,7 +4,7 @@ opened by a lesson that asks for it, its figure exportable."""
 import pytest
 from PySide6.QtGui import QFontMetrics
 
-from engine.lesson import VIEWS
+from engine.formats.lesson import VIEWS
 from gui.export.figure import export_figure
 from gui.plots import PlotOptions
 from gui.plots.cost import ROW_SPACING, draw_cost

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.lesson import open_lesson, shipped_lessons
+from engine.formats.lesson import open_lesson, shipped_lessons
 from gui.lesson_controller import Prompts
 from gui.state import preferences
 from gui.text import i18n

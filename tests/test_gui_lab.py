@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from PySide6.QtCore import Qt
 
-from engine.lab import watch_sentence
+from engine.training.lab import watch_sentence
 from tests import gui_lessons
 from tests import test_gui_i18n as i18n_check
 from tests.gui_lessons import FakePrompts

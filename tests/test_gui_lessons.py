@@ -9,8 +9,8 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from engine.lesson import open_lesson, save_lesson, shipped_lessons
-from engine.recovery import recovery_root
+from engine.formats.lesson import open_lesson, save_lesson, shipped_lessons
+from engine.formats.recovery import recovery_root
 from gui.app import build_state, default_lesson, parse_args
 from gui.state import autosave, preferences
 from gui.text.operations import text_key

@@ -9,10 +9,11 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
-from engine import Model, trained
-from engine.checkpoints import MINILM_INSTALL
-from engine.evaluate import greedy_decode
-from engine.lesson import open_lesson
+from engine import Model
+from engine.formats.checkpoints import MINILM_INSTALL
+from engine.formats.lesson import open_lesson
+from engine.training import trained
+from engine.training.evaluate import greedy_decode
 from gui.app import build_state, parse_args
 from gui.state import model_sources
 from gui.text.operations import stage_op
@@ -135,7 +136,7 @@ def test_minilm_opens_steps_to_the_end_edits_and_is_never_written_to_a_lesson_fi
 
 def test_minilm_entry_without_the_package_says_how_to_get_it(qtbot, start_window, monkeypatch):
     controller = start_window("two-heads")
-    monkeypatch.setattr("engine.checkpoints.minilm_folder", lambda: None)
+    monkeypatch.setattr("engine.formats.checkpoints.minilm_folder", lambda: None)
     entry = next(e for e in controller.window.model_picker.entries() if e.key == "minilm")
     assert not entry.enabled and MINILM_INSTALL in entry.title and MINILM_INSTALL in entry.detail
     dialog = ModelDialog(controller.window.model_picker.entries(), "encoder", controller.window)

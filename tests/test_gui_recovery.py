@@ -10,8 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from engine.lesson import Lesson, open_lesson
-from engine.recovery import RecoveryFolder, orphaned_folders, recovery_root
+from engine.formats.lesson import Lesson, open_lesson
+from engine.formats.recovery import RecoveryFolder, orphaned_folders, recovery_root
 from tests import gui_lessons
 from tests.gui_lessons import FakePrompts, assert_same_lesson
 

@@ -15,15 +15,17 @@ from safetensors.torch import load_file, save_file
 from safetensors.torch import save as tensors_to_bytes
 
 import main
-from engine import EngineError, Model, ModelConfig, budget, lessonfile, trained
+from engine import EngineError, Model, ModelConfig, budget
 from engine.budget import check_trace
-from engine.checkpoints import open_checkpoint
 from engine.cli import load_model
+from engine.formats import lessonfile
+from engine.formats.checkpoints import open_checkpoint
+from engine.formats.lesson import open_lesson
+from engine.formats.weights import load_weights, save_weights
 from engine.generate import MAX_TEMPERATURE, MIN_TEMPERATURE
-from engine.lesson import open_lesson
 from engine.params import init_params
 from engine.tokenizer import SPECIALS, Vocab
-from engine.weights import load_weights, save_weights
+from engine.training import trained
 from tests import gui_lessons
 from tests.gui_lessons import FakePrompts
 from tests.test_checkpoints import make_bert_folder, make_gpt2_folder
@@ -246,7 +248,7 @@ def test_invalid_utf8_in_the_sentence_gives_one_line(tmp_path, capsys, config_fi
 
 
 def test_a_lone_surrogate_in_a_lesson_is_refused(tmp_path):
-    from engine.lesson import save_lesson
+    from engine.formats.lesson import save_lesson
     from tests.test_lesson_files import edited_lesson
 
     save_lesson(edited_lesson(), tmp_path / "good.stepformer")
@@ -331,7 +333,7 @@ def test_unscaled_gpt2_attention_is_honoured(gpt2):
 def test_gpt2_fields_that_are_not_honoured_are_refused_before_the_weights_are_read(gpt2, monkeypatch, changes,
                                                                                    match):
     edit_config(gpt2, **changes)
-    monkeypatch.setattr("engine.checkpoints.load_file", lambda *a: pytest.fail("the weights were read"))
+    monkeypatch.setattr("engine.formats.checkpoints.load_file", lambda *a: pytest.fail("the weights were read"))
     with pytest.raises(EngineError, match=match):
         open_checkpoint(gpt2)
 

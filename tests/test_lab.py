@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from engine import EngineError
-from engine.lab import EXPERIMENTS, LABELS_ZH, experiment, label, run_experiment, watch_sentence
+from engine.training.lab import EXPERIMENTS, LABELS_ZH, experiment, label, run_experiment, watch_sentence
 from tests.test_cli import run
 
 TINY = {"post-vs-pre-ln": 3, "no-layernorm": 3}  # training steps; the other experiments do not train

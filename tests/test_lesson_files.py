@@ -16,9 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from safetensors.torch import save as tensors_to_bytes
 
-from engine import EngineError, Model, ModelConfig, lessonfile
-from engine.lesson import Lesson, open_lesson, save_lesson
-from engine.recovery import RecoveryFolder
+from engine import EngineError, Model, ModelConfig
+from engine.formats import lessonfile
+from engine.formats.lesson import Lesson, open_lesson, save_lesson
+from engine.formats.recovery import RecoveryFolder
 from tests.reference import random_config, random_text
 
 TITLE = {"en": "My lesson", "zh": "我的课"}

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtWidgets import QTableView
 
 from engine import EngineError
-from engine.lesson import Lesson, open_lesson, save_lesson
+from engine.formats.lesson import Lesson, open_lesson, save_lesson
 from gui.lesson_controller import launch
 from gui.state import display
 from tests.gui_lessons import own_folders, state_for  # noqa: F401 (a fixture)

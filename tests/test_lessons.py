@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from engine import EngineError
-from engine import lesson as lesson_module
-from engine.lesson import LANGS, open_lesson, shipped_lessons
+from engine.formats import lesson as lesson_module
+from engine.formats.lesson import LANGS, open_lesson, shipped_lessons
 from tests.functional_reference import reference_values
 
 NAMES = [

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import main
-from engine.lesson import open_lesson, save_lesson
+from engine.formats.lesson import open_lesson, save_lesson
 from gui.plots import PlotOptions, draw_stage
 from gui.plots.heatmap import format_cell
 from tests.gui_lessons import state_for

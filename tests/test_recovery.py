@@ -1,5 +1,5 @@
-"""The autosave's recovery folders and journal (engine/recovery.py, engine/journal.py): a snapshot with the
-journal replayed onto it gives the lesson back exactly, a torn last record is dropped (cut at every byte),
+"""The autosave's recovery folders and journal (engine/formats/recovery.py, engine/formats/journal.py): a snapshot
+with the journal replayed onto it gives the lesson back exactly, a torn last record is dropped (cut at every byte),
 each folder is locked by its owner while it runs, and declined or finished folders leave nothing behind."""
 
 import os
@@ -13,9 +13,9 @@ import pytest
 import torch
 
 from engine import EngineError
-from engine.journal import decode_records, encode_record, replay
-from engine.lesson import Lesson, open_lesson
-from engine.recovery import RecoveryFolder, orphaned_folders, recovery_root
+from engine.formats.journal import decode_records, encode_record, replay
+from engine.formats.lesson import Lesson, open_lesson
+from engine.formats.recovery import RecoveryFolder, orphaned_folders, recovery_root
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -141,9 +141,9 @@ def test_a_recovery_folder_in_the_way_gives_one_message(data):
 
 
 KILLED_WHILE_COMPACTING = textwrap.dedent("""
-    from engine.lesson import open_lesson
-    from engine.journal import replay
-    from engine.recovery import RecoveryFolder
+    from engine.formats.lesson import open_lesson
+    from engine.formats.journal import replay
+    from engine.formats.recovery import RecoveryFolder
     from tests.test_recovery import edits
 
     lesson, records = open_lesson("i-love-ai"), edits(40)

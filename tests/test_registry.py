@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from engine import Model, ModelConfig
-from engine.backward import RULES
+from engine.training.backward import RULES
 from gui.plots.figure import PANELS
 from gui.state.shown_trace import GRAD_PREFIX, ShownTrace
 from gui.text.formulas import formula, symbols

@@ -142,7 +142,7 @@ def test_tile_provenance_matches_autograd():
 
 
 def test_a_tiled_lesson_saves_and_opens_with_its_tiles(tmp_path):
-    from engine.lesson import open_lesson, save_lesson
+    from engine.formats.lesson import open_lesson, save_lesson
 
     lesson = open_lesson("flash-attention")
     assert lesson.config.tiled == (2, 2)

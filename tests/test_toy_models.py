@@ -3,9 +3,9 @@ and retraining from the shipped corpus reproduces the translator's held-out accu
 
 import pytest
 
-from engine import trained
-from engine.corpus import NOUNS
-from engine.evaluate import greedy_decode
+from engine.training import trained
+from engine.training.corpus import NOUNS
+from engine.training.evaluate import greedy_decode
 from main import main
 
 

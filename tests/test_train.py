@@ -7,7 +7,8 @@ import torch
 from torch.func import vmap
 
 from engine import EngineError, Model, ModelConfig
-from engine.corpus import (
+from engine.graph import build_stages
+from engine.training.corpus import (
     Pair,
     lm_sentences,
     lm_vocab,
@@ -18,8 +19,7 @@ from engine.corpus import (
     write_pairs,
     write_sentences,
 )
-from engine.graph import build_stages
-from engine.train import Settings, batch_loss, batches, forward, make_example, train
+from engine.training.train import Settings, batch_loss, batches, forward, make_example, train
 
 EN, ZH = translation_vocabs()
 TRANSLATOR = ModelConfig(architecture="encoder-decoder", d_model=8, n_heads=2, d_ff=16, n_layers=2,
@@ -128,7 +128,7 @@ def test_translation_corpus_is_aligned_and_reorders():
 
 
 def test_time_words_move_before_the_verb():
-    from engine.corpus import SUBJECTS, make_pair
+    from engine.training.corpus import SUBJECTS, make_pair
 
     pair = make_pair(SUBJECTS[0], "eat", "rice", None, None, "today", False)
     assert pair == Pair(("I", "eat", "rice", "today"), ("我", "今天", "吃", "米饭"), (0, 3, 1, 2))

@@ -9,8 +9,8 @@ import torch.nn.functional as F
 
 from engine import EngineError, Model, ModelConfig
 from engine.config import SWITCHES
+from engine.formats.weights import load_weights, save_weights
 from engine.ops import rope, rope_angles
-from engine.weights import load_weights, save_weights
 from tests.functional_reference import reference_values, rope_complex, rope_rotate_half
 from tests.reference import random_text, randomize
 

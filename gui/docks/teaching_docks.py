@@ -72,7 +72,7 @@ class TeachingViews(QObject):
         return [self.heads_dock, self.whatif_dock, self.generation_dock, self.kv_dock, self.cost_dock]
 
     def by_name(self) -> dict[str, QDockWidget]:
-        """The docks by the names a lesson's "views" give (engine.lesson.VIEWS)."""
+        """The docks by the names a lesson's "views" give (engine.formats.lesson.VIEWS)."""
         docks = {dock.objectName().removeprefix("dock_"): dock for dock in self.docks()}
         return {**docks, "lab": self.window.lab_dock}
 

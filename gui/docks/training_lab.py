@@ -1,11 +1,11 @@
-"""The training lab (View ▸ Training lab): run one of engine/lab.py's experiments in the background and watch
+"""The training lab (View ▸ Training lab): run one of engine/training/lab.py's experiments in the background and watch
 its curves grow — a loss curve per arm and seed (or, for the experiments that do not train, one number per
 seed, then the curves over layers / d_k / positions when done), the gradient norm of each layer, the attention
 of a chosen head on a held-out sentence (re-traced every few steps, so the class watches it form), and the
 verdict. Run, Pause, Stop; Stop keeps what was drawn. Paused or stopped, "Step through this model" opens the
 model at its last step's weights in the window (through the model picker), at the watched layer's attention.
 
-The experiment is a generator of Progress (engine.lab.experiment); a LabRunner thread advances it and sends
+The experiment is a generator of Progress (engine.training.lab.experiment); a LabRunner thread advances it and sends
 each step to the window by a queued signal, so the window keeps answering while it trains.
 """
 
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine import EngineError
-from engine.lab import EXPERIMENTS, experiment, label, watch_sentence
+from engine.training.lab import EXPERIMENTS, experiment, label, watch_sentence
 from gui.plots.fit import text_width
 from gui.plots.heatmap import Heatmap
 from gui.plots.style import PlotOptions, color
@@ -41,7 +41,7 @@ WATCH_EVERY = 5  # training steps between two re-traces of the watched head's at
 class LabRunner(QThread):
     """Advances an experiment's generator; pauses between steps, stops by closing it."""
 
-    progressed = Signal(object)  # engine.lab.Progress
+    progressed = Signal(object)  # engine.training.lab.Progress
     finished_with = Signal(object)  # the result dict, or None when stopped
 
     def __init__(self, run, parent=None):
@@ -86,8 +86,8 @@ class TrainingLab(QWidget):
         self.arms: list[str] = []
         self.layers: list[str] = []  # the bars: dec.embed, dec.0, …, unembed
         self.result: dict | None = None
-        self.watched = None  # engine.lab.Progress whose model the attention map shows
-        self.latest = None  # the last engine.lab.Progress drawn that has a model
+        self.watched = None  # engine.training.lab.Progress whose model the attention map shows
+        self.latest = None  # the last engine.training.lab.Progress drawn that has a model
 
         self.choice = QComboBox(self)
         for name, (title, _) in self._experiments().items():
@@ -163,7 +163,8 @@ class TrainingLab(QWidget):
         return panel
 
     def _experiments(self) -> dict[str, tuple[str, str]]:
-        """Each experiment of engine/lab.py: its title and the tutorials' claim it tests, in the window's language."""
+        """Each experiment of engine/training/lab.py: its title and the tutorials' claim it tests, in the window's
+        language."""
         return {
             "gradient-highway": (self.tr("Gradient highway: with and without residual connections"),
                                  self.tr("the residual connection carries the gradient to the first layers")),

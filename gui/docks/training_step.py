@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
-from engine.backward import MAX_LR, TrainingStep
+from engine.training.backward import MAX_LR, TrainingStep
 from gui.plots.heatmap import Heatmap
 from gui.plots.style import PlotOptions
 from gui.state.app_state import AppState, TrainingStepCommand

@@ -14,7 +14,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter
 
 from engine import EngineError
-from engine.files import check_target, write_atomic
+from engine.formats.files import check_target, write_atomic
 from gui.plots import PlotOptions
 from gui.plots.heatmap import format_cell
 from gui.plots.matrix import is_per_head

@@ -1,7 +1,7 @@
 """Export one stage's figure, in the slide style, to PNG, SVG or PDF, or copy it to the clipboard.
 
 Qt's writers draw into memory (a QBuffer), never into the file: they do not report a full disk. The bytes
-are then written by engine.files.write_atomic, which checks that all of them reached the disk.
+are then written by engine.formats.files.write_atomic, which checks that all of them reached the disk.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from PySide6.QtGui import QGuiApplication, QPageLayout, QPageSize, QPainter, QPd
 from PySide6.QtSvg import QSvgGenerator
 
 from engine import EngineError
-from engine.files import check_target, write_atomic
+from engine.formats.files import check_target, write_atomic
 from gui.plots import PlotOptions, draw_stage
 
 from .render import SCENE_H, SCENE_W, Draw, offscreen_figure, paint, render_image

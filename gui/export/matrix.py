@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import EngineError
-from engine.files import write_atomic
+from engine.formats.files import write_atomic
 from gui.plots import PlotOptions
 from gui.plots.matrix import stage_matrix
 

@@ -11,7 +11,7 @@ from pptx.oxml.ns import qn
 from pptx.util import Emu, Inches, Pt
 from PySide6.QtCore import QBuffer, QIODevice
 
-from engine.files import write_atomic
+from engine.formats.files import write_atomic
 from gui.plots import PlotOptions
 from gui.plots.heatmap import format_cell
 

@@ -10,8 +10,8 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from engine import EngineError, Model, ModelConfig, Trace, check_value
-from engine.backward import TrainingStep, apply_step, training_step, undo_step
-from engine.lesson import Lesson
+from engine.formats.lesson import Lesson
+from engine.training.backward import TrainingStep, apply_step, training_step, undo_step
 from gui.state.display import DISPLAY
 from gui.state.shown_trace import ShownTrace, forward_of, is_backward
 
@@ -70,7 +70,7 @@ class ReplaceParamsCommand(QUndoCommand):
 
 
 class TrainingStepCommand(QUndoCommand):
-    """W ← W − lr·∂L/∂W for every parameter at once (engine.backward.training_step); undo puts every
+    """W ← W − lr·∂L/∂W for every parameter at once (engine.training.backward.training_step); undo puts every
     parameter back bit for bit."""
 
     def __init__(self, state: AppState, step: TrainingStep, text: str):
@@ -113,8 +113,8 @@ class AppState(QObject):
         self._view: ShownTrace | None = None
         self.title = {"en": "", "zh": ""}  # the lesson's title and description, when it came from one
         self.description = {"en": "", "zh": ""}
-        self.views: tuple[str, ...] = ()  # the docks the lesson opens with (engine.lesson.VIEWS)
-        self.show: dict = {}  # the head, row and decimals the lesson opens on (engine.lesson.SHOW_KEYS)
+        self.views: tuple[str, ...] = ()  # the docks the lesson opens with (engine.formats.lesson.VIEWS)
+        self.show: dict = {}  # the head, row and decimals the lesson opens on (engine.formats.lesson.SHOW_KEYS)
         self.lab: str | None = None  # the experiment the lesson chooses in the training lab
 
     # ---- reading ---------------------------------------------------------------------------

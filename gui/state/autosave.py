@@ -1,7 +1,7 @@
-"""Autosave: every change of the lesson goes to this instance's recovery folder (engine.recovery) before the
+"""Autosave: every change of the lesson goes to this instance's recovery folder (engine.formats.recovery) before the
 window repaints, so that after a crash or a `kill -9` the next start can offer it back.
 
-A change is a journal record or two (engine/journal.py; a few hundred bytes, appended and fsynced: well under
+A change is a journal record or two (engine/formats/journal.py; a few hundred bytes, appended and fsynced: well under
 a millisecond of the frame). The first change of a lesson, and a change no record describes (Reset weights),
 write a full snapshot instead: a classroom-sized model at once, a large one (a real checkpoint: tens of MB,
 a second to write) by a worker thread, so at most that first second of changes can be lost to a `kill -9`.
@@ -21,8 +21,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from engine import EngineError
-from engine.lesson import Lesson
-from engine.recovery import RecoveryFolder
+from engine.formats.lesson import Lesson
+from engine.formats.recovery import RecoveryFolder
 
 SYNC_LIMIT_BYTES = 8 * 2**20  # larger models' snapshots are written in the background
 COMPACT_RECORDS = 256  # a journal this long is folded into a snapshot

@@ -1,4 +1,4 @@
-"""The journal records (engine/journal.py) of the changes the window makes: the data of the undo commands
+"""The journal records (engine/formats/journal.py) of the changes the window makes: the data of the undo commands
 (the result of an edit, an undo or a redo), of new sentences or settings, of the stage and the language.
 
 A change that no small record describes gives None, and the autosave writes a whole snapshot instead

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine import EngineError, Model, ModelConfig, trained
-from engine.checkpoints import available_checkpoints, open_checkpoint
-from engine.evaluate import greedy_decode
+from engine import EngineError, Model, ModelConfig
+from engine.formats.checkpoints import available_checkpoints, open_checkpoint
+from engine.training import trained
+from engine.training.evaluate import greedy_decode
 
 SIZES = {  # random weights: a size a class follows by eye, and a real model's size
     "classroom": dict(d_model=8, n_heads=2, d_ff=16, n_layers=2, decimals=1),
@@ -74,7 +75,7 @@ def tiny_lm() -> Opened:
 
 
 def lab_model(progress, sentence: str, layer: int) -> Opened:
-    """The model a training-lab experiment (engine/lab.py) is training, at the weights of this Progress's step,
+    """The model a training-lab experiment (engine/training/lab.py) is training, at the weights of this Progress's step,
     on the sentence the lab watches, at the self-attention weights of `layer`. A copy of its parameter dict:
     edits in the window never reach the lab, nor training the window."""
     model = Model(progress.model.config, dict(progress.model.params), progress.model.vocabs)

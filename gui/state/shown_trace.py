@@ -1,10 +1,10 @@
 """The trace as the window steps through it: the forward stages, then, for a model with an output head, the
-loss and the backward pass (engine/backward.py) as stages of their own.
+loss and the backward pass (engine/training/backward.py) as stages of their own.
 
 The engine's trace keeps its stages (the command line's `trace`, `stages` and `export` are unchanged). Here
 each loss and backward step becomes a Stage the views already know how to show: `loss.per_position` and
 `loss` read the probabilities and the labels; `grad.<stage>` (op "grad.<rule>", the local rule of
-engine.backward.RULES) shows ∂L/∂(that stage), with the forward value, the parameters read there and their
+engine.training.backward.RULES) shows ∂L/∂(that stage), with the forward value, the parameters read there and their
 gradients as its inputs. The gradients are computed on demand, the first time one is read.
 """
 
@@ -15,8 +15,8 @@ from weakref import WeakKeyDictionary
 import torch
 
 from engine import EngineError
-from engine.backward import LABELS, LOSS_STAGES, backward, backward_stages, labels
 from engine.graph import Stage
+from engine.training.backward import LABELS, LOSS_STAGES, backward, backward_stages, labels
 
 GRAD_PREFIX = "grad."
 _EXTRA: WeakKeyDictionary = WeakKeyDictionary()
@@ -25,7 +25,7 @@ _EXTRA: WeakKeyDictionary = WeakKeyDictionary()
 def _grad_stage(trace, step) -> Stage:
     forward = trace.stage(step.of) or next(st for st in LOSS_STAGES if st.name == step.of)
     inputs = (step.of, *step.params, *(GRAD_PREFIX + p for p in step.params))
-    # fn None: a backward stage is read from engine.backward's gradients, never computed on its own
+    # fn None: a backward stage is read from engine.training.backward's gradients, never computed on its own
     return Stage(step.name, GRAD_PREFIX + step.rule, inputs, None, rows=forward.rows, cols=forward.cols,
                  place=forward.place)
 
@@ -70,7 +70,7 @@ class ShownTrace:
         return self.trace.stage(name) or self.extra.get(name)
 
     def gradients(self) -> dict[str, torch.Tensor]:
-        """engine.backward of the trace (the loss, its labels and every gradient), computed once."""
+        """engine.training.backward of the trace (the loss, its labels and every gradient), computed once."""
         if self._gradients is None:
             self._gradients = backward(self.trace)
         return self._gradients

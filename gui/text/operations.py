@@ -51,7 +51,7 @@ class Operation:
 
 
 def _rule(text: str) -> Callable[[Formula], str]:
-    """The local rule of a backward step (engine.backward.RULES); g = ∂L/∂(the stage's output)."""
+    """The local rule of a backward step (engine.training.backward.RULES); g = ∂L/∂(the stage's output)."""
     return lambda f: text
 
 

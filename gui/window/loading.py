@@ -25,7 +25,7 @@ from gui.state import preferences
 # What the worker imports, in order, with what the window says meanwhile.
 HEAVY_MODULES = (
     ("torch", QT_TRANSLATE_NOOP("LoadingWindow", "Loading PyTorch…")),
-    ("engine.lesson", QT_TRANSLATE_NOOP("LoadingWindow", "Loading the Transformer engine…")),
+    ("engine.formats.lesson", QT_TRANSLATE_NOOP("LoadingWindow", "Loading the Transformer engine…")),
 )
 OPENING = QT_TRANSLATE_NOOP("LoadingWindow", "Opening the lesson…")
 REPORT_ENV = "STEPFORMER_STARTUP_REPORT"  # when set, say on stdout when the window shows (tests/bench_startup.py)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.lesson import LessonInfo
+from engine.formats.lesson import LessonInfo
 
 NAME_ROLE = Qt.UserRole + 1
 

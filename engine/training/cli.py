@@ -6,8 +6,8 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
+from ..errors import EngineError
 from . import trained
-from .errors import EngineError
 from .evaluate import greedy_decode
 
 TRANSLATOR_HELP = "toy, or a folder with config.json and weights.safetensors"

@@ -11,8 +11,8 @@ from pathlib import Path
 from tokenizers import Tokenizer
 from tokenizers.implementations import BaseTokenizer, BertWordPieceTokenizer, ByteLevelBPETokenizer
 
-from .config import MAX_CONFIG_BYTES
-from .errors import EngineError
+from ..config import MAX_CONFIG_BYTES
+from ..errors import EngineError
 from .reading import read_json, regular_file
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .errors import EngineError
+from ..errors import EngineError
 
 MAX_TEXT_BYTES = 64 * 2**20  # a corpus or a tokenizer.json of a real checkpoint is a few MB
 

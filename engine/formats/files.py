@@ -20,7 +20,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from .errors import EngineError
+from ..errors import EngineError
 
 TEMP_SUFFIX = ".tmp"
 

@@ -17,17 +17,17 @@ from typing import NamedTuple
 import torch
 from safetensors.torch import save as tensors_to_bytes
 
-from .assets import ASSETS_DIR
-from .config import ModelConfig
-from .errors import EngineError
+from ..assets import ASSETS_DIR
+from ..config import ModelConfig
+from ..errors import EngineError
+from ..model import Model
+from ..params import init_params
+from ..tokenizer import Vocab
+from ..trace import Trace
+from ..training.lab import EXPERIMENTS
 from .files import write_atomic
-from .lab import EXPERIMENTS
 from .lessonfile import LESSON_JSON, OVERRIDES, WEIGHTS, archive_bytes, read_archive
-from .model import Model
-from .params import init_params
 from .reading import check_text, decode_text, parse_json
-from .tokenizer import Vocab
-from .trace import Trace
 from .weights import check_params, check_tensor, stored_vocab, tensors_from_bytes
 
 FORMAT = "stepformer.lesson"
@@ -63,7 +63,7 @@ class Lesson:
     title: dict[str, str] = field(default_factory=_texts)  # {"en": …, "zh": …}
     description: dict[str, str] = field(default_factory=_texts)
     views: tuple[str, ...] = ()  # names from VIEWS: the docks the window shows when the lesson opens
-    lab: str | None = None  # the training lab's experiment (engine/lab.py) chosen when the lesson opens the lab
+    lab: str | None = None  # the training lab's experiment (engine/training/lab.py) the lesson opens the lab on
     show: dict = field(default_factory=dict)  # SHOW_KEYS: the head, row and decimals the lesson opens on
 
     @property
@@ -136,8 +136,8 @@ def check_views(views, label: str) -> tuple[str, ...]:
 
 
 def check_lab(lab, views: tuple[str, ...], label: str) -> str | None:
-    """The experiment a lesson chooses in the training lab (None: none); it must be one of engine/lab.py's and the
-    lesson must open the lab."""
+    """The experiment a lesson chooses in the training lab (None: none); it must be one of engine/training/lab.py's
+    and the lesson must open the lab."""
     if lab is None:
         return None
     if lab not in EXPERIMENTS:

@@ -16,15 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..assets import ASSETS_DIR
+from ..config import ModelConfig
+from ..errors import EngineError
+from ..formats.files import write_atomic
+from ..formats.weights import load_weights, save_weights
+from ..model import Model
 from . import corpus
-from .assets import ASSETS_DIR
-from .config import ModelConfig
-from .errors import EngineError
 from .evaluate import perplexity, translation_metrics, unigram_perplexity
-from .files import write_atomic
-from .model import Model
 from .train import Settings, make_example, one_thread, train
-from .weights import load_weights, save_weights
 
 MODELS_DIR = ASSETS_DIR / "models"
 FILES = ("corpus.tsv", "config.json", "weights.safetensors", "metrics.json")
@@ -71,7 +71,7 @@ def recipe(name: str) -> Recipe:
 
 
 def template_corpus(name: str) -> tuple[list, list]:
-    """The training and held-out items the templates of engine/corpus.py write for the recipe."""
+    """The training and held-out items the templates of engine/training/corpus.py write for the recipe."""
     return corpus.translation_pairs() if recipe(name).translator else corpus.lm_sentences()
 
 

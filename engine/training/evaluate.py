@@ -7,11 +7,11 @@ from collections import Counter
 
 import torch
 
+from ..errors import EngineError
+from ..generate import generate
+from ..model import Model
+from ..tokenizer import END, START
 from .corpus import Pair
-from .errors import EngineError
-from .generate import generate
-from .model import Model
-from .tokenizer import END, START
 
 
 def greedy_decode(model: Model, source: str | None = None, prefix: str = "") -> list[str]:

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import torch
 
-from . import ops
-from .errors import EngineError
-from .graph import Stage
-from .trace import Trace
+from .. import ops
+from ..errors import EngineError
+from ..graph import Stage
+from ..trace import Trace
 from .train import next_token_labels
 
 Tensor = torch.Tensor

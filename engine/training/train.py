@@ -19,10 +19,10 @@ import torch
 import torch.nn.functional as F
 from torch.func import vmap
 
-from .errors import EngineError
-from .graph import Stage, build_stages
-from .model import Model
-from .tokenizer import END, START
+from ..errors import EngineError
+from ..graph import Stage, build_stages
+from ..model import Model
+from ..tokenizer import END, START
 
 Tensor = torch.Tensor
 

@@ -8,7 +8,7 @@ released by the OS, so a folder whose lock can be taken belongs to nobody, and o
 in use and left alone. A new instance offers every folder that belongs to nobody.
 
 A folder holds a full snapshot of the lesson, `snapshot-<g>.stepformer` (a complete lesson file, written
-atomically), and the journal of the changes made since, `journal-<g>` (engine/journal.py: one small record
+atomically), and the journal of the changes made since, `journal-<g>` (engine/formats/journal.py: one small record
 per change, written before the change shows and fsynced by a worker thread right after). Compaction starts
 generation g+1: new records go to `journal-<g+1>`, the state at that moment is written to `snapshot-<g+1>`,
 and only once that snapshot is durable are the older snapshot and journals deleted. The lesson is the newest
@@ -26,7 +26,7 @@ import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from .errors import EngineError
+from ..errors import EngineError
 from .files import write_atomic
 from .journal import encode_record, read_journal, replay
 from .lesson import Lesson, open_lesson, save_lesson

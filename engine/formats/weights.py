@@ -11,14 +11,14 @@ from safetensors.torch import load as load_bytes
 from safetensors.torch import load_file
 from safetensors.torch import save as tensors_to_bytes
 
-from .budget import MAX_MODEL_BYTES, check_vocab_size
-from .config import ModelConfig
-from .errors import EngineError
+from ..budget import MAX_MODEL_BYTES, check_vocab_size
+from ..config import ModelConfig
+from ..errors import EngineError
+from ..model import MAX_ABS_VALUE, Model
+from ..params import param_shapes
+from ..tokenizer import SPECIALS, Vocab
 from .files import write_atomic
-from .model import MAX_ABS_VALUE, Model
-from .params import param_shapes
 from .reading import check_text, parse_json
-from .tokenizer import SPECIALS, Vocab
 
 _VOCAB_KEY = "stepformer.{}_vocab"
 
