@@ -8,30 +8,36 @@ from __future__ import annotations
 import argparse
 import sys
 
-GUI_VERBS = ("export", "deck")
 
+def verbs() -> tuple:
+    """Every command-line verb, in the order --help lists them. Each takes the same model options where it runs
+    a model (engine/command_line.py). Only export and deck draw: they import Qt when they run, the others never."""
+    from engine import cli as engine_verbs
+    from engine.training import cli as training_verbs
+    from gui import cli as drawing_verbs
 
-class OneLineParser(argparse.ArgumentParser):
-    """Report a bad argument as one clear line on stderr, not a usage dump."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+    return (
+        engine_verbs.TRACE,  # every stage of a model on a sentence, to an .npz file
+        engine_verbs.STAGES,  # the stage names and shapes
+        engine_verbs.COST,  # multiply-adds, bytes, memory, KV cache
+        drawing_verbs.EXPORT,  # one stage's figure or matrix
+        drawing_verbs.DECK,  # the whole lesson as slides
+        training_verbs.TRANSLATE,  # English → Chinese with a trained translator
+        training_verbs.TRAIN,  # train the shipped toy translator or language model
+        training_verbs.EVALUATE,  # their held-out accuracy and perplexity
+        training_verbs.LAB,  # a training-lab experiment
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from engine.cli import add_verbs
-    from engine.training.cli import add_verbs as add_train_verbs
+    from engine.command_line import OneLineParser
 
     parser = OneLineParser(prog="stepformer", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="verb")
-    add_verbs(sub)
-    add_train_verbs(sub)
-    try:
-        from gui.cli import add_verbs as add_gui_verbs
-    except ImportError:
-        pass
-    else:
-        add_gui_verbs(sub)
+    for verb in verbs():
+        p = sub.add_parser(verb.name, help=verb.help, description=verb.help)
+        verb.add_options(p)
+        p.set_defaults(run=verb.run, verb_parser=p)
     return parser
 
 
@@ -41,16 +47,15 @@ def main(argv: list[str] | None = None) -> int:
         from gui.app import run_app
 
         return run_app(argv)
+    from engine.command_line import check_model_options
+
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.verb is None:
-        from gui.app import run_app
-
-        return run_app(argv)
+    check_model_options(args.verb_parser, args)
     from engine.errors import EngineError
 
     try:
-        args.func(args)
+        args.run(args)
     except EngineError as exc:
         print(f"stepformer: {exc}", file=sys.stderr)
         return 1

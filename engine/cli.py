@@ -1,28 +1,22 @@
-"""Command-line verbs that need only the engine: `trace`, `stages` and `cost`."""
+"""Command-line verbs that need only the engine: `trace`, `stages` and `cost` (main.py lists every verb)."""
 
 from __future__ import annotations
 
 import argparse
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from . import cost
-from .config import ModelConfig
+from .command_line import Verb, add_model_options, opened_from_args
 from .formats.files import check_target, write_atomic
-from .formats.weights import load_weights, save_weights
+from .formats.weights import save_weights
 from .model import Model
 from .trace import Trace
 from .training.backward import backward
-
-
-def load_model(config_path: str, weights_path: str | None, tiled: tuple[int, int] | None = None) -> Model:
-    config = ModelConfig.from_json_file(config_path)
-    if tiled is not None:  # also step every attention in tiles of BLOCK_Q × BLOCK_K (engine/tiled.py)
-        config = config.replace(tiled=list(tiled))
-    return load_weights(config, weights_path) if weights_path else Model.create(config)
 
 
 def block_sizes(text: str) -> tuple[int, int]:
@@ -46,14 +40,17 @@ def write_npz(trace: Trace, out: str | Path, extra: dict | None = None) -> None:
 
 
 def cmd_trace(args: argparse.Namespace) -> None:
-    model = load_model(args.config, args.weights, args.tiled)
+    opened = opened_from_args(args)
+    if args.tiled is not None:  # also step every attention in tiles of BLOCK_Q × BLOCK_K (engine/tiled.py)
+        model = opened.model.with_config(opened.model.config.replace(tiled=list(args.tiled)))
+        opened = replace(opened, model=model, lesson=None)
     if args.save_weights:
         check_target(Path(args.save_weights))  # refused before anything is written
-    trace = model.trace(args.text, args.target)
+    trace = opened.trace()
     grads = backward(trace) if args.grads else {}
     write_npz(trace, args.out, grads)
     if args.save_weights:
-        save_weights(model, args.save_weights)
+        save_weights(opened.model, args.save_weights)
     print(f"wrote {len(trace.stage_names)} stages to {args.out}" + (f", loss {float(grads['loss']):.4f} and "
           f"{sum(k.startswith('grad.') for k in grads)} gradients" if grads else ""))
 
@@ -86,8 +83,9 @@ def _symbolic_shapes(model: Model, text: str | None, target: str | None) -> dict
 
 
 def cmd_stages(args: argparse.Namespace) -> None:
-    model = load_model(args.config, args.weights)
-    shapes = _symbolic_shapes(model, args.text, args.target)
+    opened = opened_from_args(args)
+    chosen = args.text is not None or args.target is not None
+    shapes = _symbolic_shapes(opened.model, opened.text if chosen else None, opened.target or None)
     width = max(map(len, shapes))
     for name, shape in shapes.items():
         print(f"{name:<{width}}  {shape}")
@@ -121,64 +119,35 @@ def print_cost(rep: dict) -> None:
 
 
 def cmd_cost(args: argparse.Namespace) -> None:
-    model = load_model(args.config, args.weights)
-    rep = cost.report(model.trace(args.text, args.target), measure=args.measure)
+    rep = cost.report(opened_from_args(args).trace(), measure=args.measure)
     if args.json:
         print(json.dumps(rep, ensure_ascii=False, indent=1))
     else:
         print_cost(rep)
-def cmd_lab(args: argparse.Namespace) -> None:
-    from .training.lab import run_experiment
-
-    if args.out:
-        check_target(Path(args.out))  # refused before the experiment runs
-    result = run_experiment(args.experiment, args.seeds, args.steps)
-    if args.out:
-        write_atomic(args.out, (json.dumps(result, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
-    verdict = result["verdict_zh" if args.lang == "zh" else "verdict"]
-    print(f"{args.experiment} ({result['seconds']:.1f} s, {result['cpu_seconds']:.1f} s of CPU): {verdict}")
 
 
-def add_lab_verb(sub: argparse._SubParsersAction) -> None:
-    from .training.lab import EXPERIMENTS
-
-    p = sub.add_parser("lab", help="run a training-lab experiment that tests a claim of the tutorials")
-    p.add_argument("experiment", choices=list(EXPERIMENTS), help="the experiment")
-    p.add_argument("--out", help="write the series and the verdict to this JSON file")
-    p.add_argument("--seeds", type=int, help="runs per arm, seeds 0 … N−1 (default 3 for training, else 5)")
-    p.add_argument("--steps", type=int, help="training steps per run (post-vs-pre-ln, no-layernorm)")
-    p.add_argument("--lang", choices=["en", "zh"], default="en", help="the language of the verdict printed "
-                   "(the JSON file holds both: verdict, verdict_zh)")
-    p.set_defaults(func=cmd_lab)
-
-
-def add_verbs(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("trace", help="run a model on a sentence and write every stage to an .npz file")
-    p.add_argument("--config", required=True, help="model config JSON file")
-    p.add_argument("--weights", help="safetensors weights (default: seeded random)")
-    p.add_argument("--save-weights", help="write the weights used to this safetensors file")
-    p.add_argument("--text", required=True, help="source sentence (decoder-only: the decoder's input)")
-    p.add_argument("--target", help="target sentence for an encoder-decoder model")
+def trace_options(p: argparse.ArgumentParser) -> None:
+    add_model_options(p)
     p.add_argument("--out", required=True, help="output .npz file")
+    p.add_argument("--save-weights", help="write the weights used to this safetensors file")
     p.add_argument("--tiled", type=block_sizes, metavar="BLOCK_Q,BLOCK_K",
                    help="also write every attention computed in tiles, the FlashAttention way (e.g. 2,2)")
     p.add_argument("--grads", action="store_true",
                    help="also write dec.labels, loss.per_position, loss and every grad.<stage> / grad.<param>")
-    p.set_defaults(func=cmd_trace)
 
-    p = sub.add_parser("stages", help="list the stage names in order with their shapes")
-    p.add_argument("--config", required=True, help="model config JSON file")
-    p.add_argument("--weights", help="safetensors weights")
-    p.add_argument("--text", help="a sentence, to print concrete shapes")
-    p.add_argument("--target", help="target sentence for an encoder-decoder model")
-    p.set_defaults(func=cmd_stages)
 
-    p = sub.add_parser("cost", help="multiply-adds and bytes of every stage, attention's share, memory, KV cache")
-    p.add_argument("--config", required=True, help="model config JSON file")
-    p.add_argument("--weights", help="safetensors weights")
-    p.add_argument("--text", required=True, help="source sentence (decoder-only: the decoder's input)")
-    p.add_argument("--target", help="target sentence for an encoder-decoder model")
+def stages_options(p: argparse.ArgumentParser) -> None:
+    add_model_options(p)  # without --text or --target the shapes say n (source) and m (target)
+
+
+def cost_options(p: argparse.ArgumentParser) -> None:
+    add_model_options(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--measure", action="store_true", help="also time the engine's attention at a few n here")
-    p.set_defaults(func=cmd_cost)
-    add_lab_verb(sub)
+
+
+TRACE = Verb("trace", "run a model on a sentence and write every stage to an .npz file", trace_options, cmd_trace)
+STAGES = Verb("stages", "list the stage names in order with their shapes (n, m: the sentences' lengths, unless "
+              "--text is given)", stages_options, cmd_stages)
+COST = Verb("cost", "multiply-adds and bytes of every stage, attention's share, memory, KV cache", cost_options,
+            cmd_cost)

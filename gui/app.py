@@ -1,103 +1,53 @@
-"""Start the window: `python main.py [--lesson NAME|FILE | --model toy|lm|minilm|FOLDER] [--lang en|zh] [--present]
-[--stage NAME] [--config C.json [--weights W]] [--text T]`."""
+"""Start the window: `python main.py [--lesson NAME|FILE | --config C.json [--weights W] | --model NAME|FOLDER]
+[--text T] [--target T] [--lang en|zh] [--present] [--stage NAME]` (the model options are every verb's)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-DEFAULT_LESSON = "two-heads"
-
-
-def default_lesson():
-    """The lesson the window opens on: "I love AI" with d_model 4, two heads and one layer, with
-    hand-set weights a class can follow by eye."""
-    from engine.formats.lesson import open_lesson
-
-    return open_lesson(DEFAULT_LESSON)
-
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="stepformer", description="Open the stepping window.")
-    parser.add_argument("--lesson", help=f"a shipped lesson's name (e.g. {DEFAULT_LESSON}) or a .stepformer file")
-    parser.add_argument("--model", help="open a model: toy (translator), lm (language model), minilm, classroom or "
-                        "large (random weights), or a checkpoint folder")
+    """The window's options: the model options every verb takes (engine/command_line.py), and the window's own."""
+    from engine.command_line import OneLineParser, add_model_options, check_model_options
+
+    parser = OneLineParser(prog="stepformer", description="Open the stepping window.")
+    add_model_options(parser)
     parser.add_argument("--lang", choices=("en", "zh"),
                         help="language of the window and texts (default: the last one chosen, else the system's)")
     parser.add_argument("--present", action="store_true", help="start in full screen (presentation mode)")
     parser.add_argument("--stage", help="open on this stage, e.g. enc.0.attn.scores (or a unique ending: attn.scores)")
-    parser.add_argument("--config", help="model config JSON file (default: the built-in lesson)")
-    parser.add_argument("--weights", help="safetensors weights for --config")
-    parser.add_argument("--text", help="the (source) sentence")
-    parser.add_argument("--target", help="the target sentence (encoder-decoder models)")
     args = parser.parse_args(argv)
-    if args.weights and not args.config:
-        parser.error("--weights needs --config")
-    if args.lesson and args.config:
-        parser.error("--lesson and --config exclude each other")
-    if args.model and (args.lesson or args.config):
-        parser.error("--model excludes --lesson and --config")
+    check_model_options(parser, args)
     return args
 
 
 def install_language(app, lang: str) -> None:
-    """The window's strings in `lang` (assets/i18n/stepformer_zh_CN.qm and Qt's own); see gui/i18n.py."""
+    """The window's strings in `lang` (assets/i18n/stepformer_zh_CN.qm and Qt's own); see gui/text/i18n.py."""
     from gui.text.i18n import set_language
 
     set_language(app, lang)
 
 
 def build_state(args: argparse.Namespace):
-    """The app state for the command line: a lesson (--lesson, else the default one) or a config file (and
-    weights); --text and --target replace the sentences."""
-    from engine import Model, ModelConfig
-    from engine.formats.lesson import open_lesson
-    from engine.formats.weights import load_weights
+    """The app state of what the model options chose (engine/sources.py; none: the default lesson), on --text and
+    --target when given. A lesson opens on its own sentences first: its title, docks and stage stay."""
+    from engine import EngineError
+    from engine.sources import open_source
     from gui.state.app_state import AppState
 
-    if args.model:
-        from gui.state.model_sources import by_name
-
-        opened = by_name(args.model)
-        state = AppState(opened.model.config, opened.text, opened.target, model=opened.model)
-        state.load_model(opened.model, opened.text, opened.target, opened.stage, opened.title, opened.description)
-        return _replace_sentences(state, args)
-    if not args.config:
-        lesson = open_lesson(args.lesson) if args.lesson else default_lesson()
-        state = AppState(lesson.config, lesson.text, lesson.target, model=lesson.build_model())
-        state.load_lesson(lesson)
-        return _replace_sentences(state, args)
-    config = ModelConfig.from_json_file(args.config)
-    model = load_weights(config, args.weights) if args.weights else Model.create(config)
-    if args.target is not None:
-        target = args.target
-    else:
-        target = "我 爱 AI" if config.architecture == "encoder-decoder" else ""
-    return AppState(config, args.text if args.text is not None else "I love AI", target, model=model)
-
-
-def _replace_sentences(state, args: argparse.Namespace):
-    """--text and --target in place of the lesson's or model's own sentences."""
-    if args.text is not None or args.target is not None:
-        text = args.text if args.text is not None else state.text
-        target = args.target if args.target is not None else state.target
-        if not state.set_sentences(text, target):
-            from engine import EngineError
-
-            raise EngineError(state.problem)
+    opened = open_source(args.lesson, args.config, args.weights, args.model)
+    wanted = opened.with_sentences(args.text, args.target)
+    first = opened if opened.lesson is not None else wanted
+    state = AppState(first.model.config, first.text, first.target, model=first.model)
+    if opened.lesson is None:
+        state.load_model(wanted.model, wanted.text, wanted.target, wanted.stage, wanted.title, wanted.description)
+        return state
+    state.load_lesson(opened.lesson)
+    if (wanted.text, wanted.target) != (opened.text, opened.target) and not state.set_sentences(wanted.text,
+                                                                                                  wanted.target):
+        raise EngineError(state.problem)
     return state
-
-
-def find_stage(names: list[str], wanted: str) -> str:
-    """A stage by full name, or by a unique ending ("attn.scores" → "enc.0.attn.scores", the first one)."""
-    if wanted in names:
-        return wanted
-    matches = [n for n in names if n.endswith("." + wanted)]
-    if not matches:
-        from engine import EngineError
-
-        raise EngineError(f"no stage named {wanted!r}; stages are: {', '.join(names)}")
-    return matches[0]
 
 
 def run_app(argv: list[str]) -> int:
@@ -171,6 +121,7 @@ def prepare_state(args: argparse.Namespace):
     import torch
 
     from engine import EngineError
+    from engine.command_line import find_stage
 
     torch.set_num_threads(1)  # small matrices: one thread answers an edit fastest, never competes with the UI
     pg.setConfigOptions(background="w", foreground="k", antialias=True)

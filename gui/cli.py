@@ -1,8 +1,11 @@
 """Headless command-line verbs that draw: `export` (one stage's figure or matrix) and `deck` (the whole lesson).
 
-    python main.py export [--lesson L | --config C.json [--weights W]] [--text "…"] [--target "…"]
-                          --stage NAME [--head J] --format png|svg|pdf|tex|csv --out FILE [--width PX] [--lang en|zh]
-    python main.py deck   [same model options] --format pdf|pptx --out FILE [--lang en|zh]
+    python main.py export [model options] --stage NAME [--head J] --format png|svg|pdf|tex|csv --out FILE
+                          [--width PX] [--lang en|zh]
+    python main.py deck   [model options] --format pdf|pptx --out FILE [--lang en|zh] [--only PREFIX,…]
+
+The model options are every verb's (engine/command_line.py): --lesson, --config [--weights], --model, --text,
+--target. Qt starts on the offscreen platform, with the translations of --lang installed before anything is drawn.
 """
 
 from __future__ import annotations
@@ -11,34 +14,17 @@ import argparse
 import os
 from pathlib import Path
 
-from engine import EngineError, Model, ModelConfig
+from engine import EngineError
+from engine.command_line import Verb, add_model_options, find_stage, opened_from_args
 from engine.generate import check_temperature
 
-DEFAULT_TEXT = "I love AI"
-DEFAULT_CONFIG = ModelConfig(d_model=4, n_heads=2, decimals=1)  # the first lesson's hand-sized encoder
 
-
-def load_trace(args: argparse.Namespace):
-    """(trace, language) from --lesson, or --config [--weights], or the default lesson; --text overrides."""
-    if args.weights and not args.config:
-        raise EngineError("--weights needs --config (a lesson carries its own weights)")
-    if args.lesson:
-        from engine.formats.lesson import open_lesson
-
-        lesson = open_lesson(args.lesson)
-        lang = args.lang or lesson.lang
-        if args.text is None and args.target is None:
-            return lesson.trace(), lang  # the lesson exactly, edited stages included
-        target = args.target if args.target is not None else (lesson.target if args.text is None else "")
-        text = args.text if args.text is not None else lesson.text
-        return lesson.build_model().trace(text, target or None), lang
-    if args.config:
-        from engine.cli import load_model
-
-        model = load_model(args.config, args.weights)
-    else:
-        model = Model.create(DEFAULT_CONFIG)
-    return model.trace(DEFAULT_TEXT if args.text is None else args.text, args.target or None), args.lang or "en"
+def open_trace(args: argparse.Namespace):
+    """(trace, language): the model the options chose on its sentences; the language of --lang, else the
+    lesson's, else English."""
+    opened = opened_from_args(args)
+    lang = args.lang or (opened.lesson.lang if opened.lesson is not None else "en")
+    return opened.trace(), lang
 
 
 def plot_options(args: argparse.Namespace, trace, lang: str):
@@ -58,27 +44,29 @@ def plot_options(args: argparse.Namespace, trace, lang: str):
                        colormap=args.colormap, slide=True)
 
 
-def start_qt() -> None:
-    """A QApplication on the offscreen platform: no display needed."""
+def start_qt(lang: str) -> None:
+    """A QApplication on the offscreen platform (no display needed), speaking `lang`: the formulas and the other
+    texts drawn through Qt's translators (gui/text/i18n.py) come out in it."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from gui.export.render import ensure_app
+    from gui.text.i18n import set_language
 
-    ensure_app()
+    set_language(ensure_app(), lang)
 
 
 def cmd_export(args: argparse.Namespace) -> None:
-    from gui.export.figure import FORMATS, check_stage, export_figure
+    from gui.export.figure import FORMATS, export_figure
     from gui.export.matrix import MATRIX_FORMATS, export_matrix
 
-    trace, lang = load_trace(args)
-    check_stage(trace, args.stage)
+    trace, lang = open_trace(args)
+    stage = find_stage(trace.stage_names, args.stage)
     opts = plot_options(args, trace, lang)
     fmt = (args.format or Path(args.out).suffix.lstrip(".")).lower()
     if fmt in MATRIX_FORMATS:
-        path = export_matrix(trace, args.stage, args.out, args.decimals, args.head, fmt)
+        path = export_matrix(trace, stage, args.out, args.decimals, args.head, fmt)
     elif fmt in FORMATS:
-        start_qt()
-        path = export_figure(trace, args.stage, opts, args.out, fmt, args.width)
+        start_qt(lang)
+        path = export_figure(trace, stage, opts, args.out, fmt, args.width)
     else:
         raise EngineError(f"unknown format {fmt or '(none)'!r}: use one of {', '.join(FORMATS + MATRIX_FORMATS)}")
     print(f"wrote {path}")
@@ -87,20 +75,27 @@ def cmd_export(args: argparse.Namespace) -> None:
 def cmd_deck(args: argparse.Namespace) -> None:
     from gui.export.deck import export_deck
 
-    trace, lang = load_trace(args)
+    trace, lang = open_trace(args)
     opts = plot_options(args, trace, lang)
-    start_qt()
-    count = export_deck(trace, opts, args.out, args.format)
+    stages = chosen_stages(trace.stage_names, args.only)
+    start_qt(lang)
+    count = export_deck(trace, opts, args.out, args.format, stages=stages)
     print(f"wrote {args.out}: {count} slides, one per stage")
 
 
-def _model_arguments(p: argparse.ArgumentParser) -> None:
-    source = p.add_mutually_exclusive_group()
-    source.add_argument("--lesson", help="a shipped lesson's name or a .stepformer file")
-    source.add_argument("--config", help="model config JSON file")
-    p.add_argument("--weights", help="safetensors weights for --config (default: seeded)")
-    p.add_argument("--text", help=f"source sentence (default: the lesson's, or {DEFAULT_TEXT!r})")
-    p.add_argument("--target", help="target sentence for an encoder-decoder model")
+def chosen_stages(names: list[str], only: str | None) -> list[str] | None:
+    """The stages --only names: those whose names start with one of its comma-separated prefixes (None: all)."""
+    if only is None:
+        return None
+    prefixes = [p.strip() for p in only.split(",") if p.strip()]
+    chosen = [n for n in names if any(n.startswith(p) for p in prefixes)]
+    if not chosen:
+        raise EngineError(f"--only {only!r} names no stage; stages are: {', '.join(names)}")
+    return chosen
+
+
+def _drawing_options(p: argparse.ArgumentParser) -> None:
+    add_model_options(p)
     p.add_argument("--head", type=int, default=0, help="attention head shown by per-head stages (default 0)")
     p.add_argument("--row", type=int, default=0, help="token row the row plots use (default 0)")
     p.add_argument("--temperature", type=float, default=1.0, help="softmax temperature of the output bars")
@@ -110,16 +105,22 @@ def _model_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="output file")
 
 
-def add_verbs(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="export one stage's figure (png/svg/pdf) or matrix (tex/csv), no display needed")
-    _model_arguments(p)
-    p.add_argument("--stage", required=True, help="stage name (see `python main.py stages`)")
+def export_options(p: argparse.ArgumentParser) -> None:
+    _drawing_options(p)
+    p.add_argument("--stage", required=True, help="stage name (see `python main.py stages`), or its ending: "
+                   "attn.weights is the first stage whose name ends so")
     p.add_argument("--format", help="png, svg, pdf (figure) or tex, csv (matrix); default: from --out's extension")
     p.add_argument("--width", type=int, default=1920, help="PNG width in pixels (default 1920)")
     p.add_argument("--decimals", type=int, default=2, help="decimals for tex/csv (default 2)")
-    p.set_defaults(func=cmd_export)
 
-    p = sub.add_parser("deck", help="export the whole lesson as slides, one per stage (pdf or pptx)")
-    _model_arguments(p)
+
+def deck_options(p: argparse.ArgumentParser) -> None:
+    _drawing_options(p)
     p.add_argument("--format", help="pdf or pptx (default: from --out's extension)")
-    p.set_defaults(func=cmd_deck)
+    p.add_argument("--only", metavar="PREFIX[,PREFIX…]", help="only the stages whose names start with one of these, "
+                   "e.g. enc.2.attn or dec.0.self_attn.weights,probs (default: every stage)")
+
+
+EXPORT = Verb("export", "export one stage's figure (png/svg/pdf) or matrix (tex/csv), no display needed",
+              export_options, cmd_export)
+DECK = Verb("deck", "export the whole lesson as slides, one per stage (pdf or pptx)", deck_options, cmd_deck)

@@ -39,9 +39,9 @@ import torch  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from engine import sources  # noqa: E402
 from engine.formats.lesson import open_lesson  # noqa: E402
 from gui.lesson_controller import LessonController  # noqa: E402
-from gui.state import model_sources  # noqa: E402
 from gui.state.app_state import AppState  # noqa: E402
 from tests.gui_lessons import FakePrompts  # noqa: E402
 
@@ -56,7 +56,7 @@ def lesson_state() -> AppState:
 
 
 def toy_state() -> AppState:
-    opened = model_sources.toy_translator()
+    opened = sources.toy_translator()
     state = AppState(opened.model.config, opened.text, opened.target, model=opened.model)
     state.load_model(opened.model, opened.text, opened.target, opened.stage, opened.title, opened.description)
     return state

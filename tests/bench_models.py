@@ -19,13 +19,13 @@ import torch  # noqa: E402
 from bench_latency import time_edits  # also sets up the path and the offscreen platform
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from gui.state import model_sources  # noqa: E402
+from engine import sources  # noqa: E402
 from gui.state.app_state import AppState  # noqa: E402
 
 MODELS = {  # name: (how to open it, the stage shown, the weight edited)
-    "toy": (model_sources.toy_translator, "dec.0.cross_attn.q", "dec.0.cross_attn.W_Q"),
-    "lm": (model_sources.tiny_lm, "dec.1.self_attn.q", "dec.1.self_attn.W_Q"),
-    "minilm": (model_sources.minilm, "enc.0.attn.q", "enc.0.attn.W_Q"),
+    "toy": (sources.toy_translator, "dec.0.cross_attn.q", "dec.0.cross_attn.W_Q"),
+    "lm": (sources.tiny_lm, "dec.1.self_attn.q", "dec.1.self_attn.W_Q"),
+    "minilm": (sources.minilm, "enc.0.attn.q", "enc.0.attn.W_Q"),
 }
 
 
@@ -44,7 +44,7 @@ def main() -> int:
     torch.set_num_threads(1)  # as the app runs
     app = QApplication.instance() or QApplication([])
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
-    names = [n for n in MODELS if n != "minilm" or model_sources.minilm_entry().folder is not None]
+    names = [n for n in MODELS if n != "minilm" or sources.minilm_entry().folder is not None]
     medians = {}
     for name in names:
         medians[name] = measure(app, name, edits)

@@ -18,6 +18,19 @@ from tests.test_export import pdf_pages
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def english_afterwards():
+    """`--lang zh` installs the Chinese translator in this process (the command line's own); later tests expect
+    English."""
+    yield
+    from PySide6.QtWidgets import QApplication
+
+    from gui.text.i18n import set_language
+
+    if QApplication.instance() is not None:
+        set_language(QApplication.instance(), "en")
+
+
 def run(capsys, *argv: str) -> tuple[int, str]:
     code = main.main(list(argv))
     return code, capsys.readouterr().err
@@ -44,7 +57,6 @@ def test_unknown_stage_is_refused_with_the_valid_names(qapp, tmp_path, capsys):
 @pytest.mark.parametrize(("argv", "message"), [
     (["--head", "2"], "--head 2 is out of range: this model has 2 heads"),
     (["--row", "3"], "--row 3 is out of range: the sentence has 3 tokens"),
-    (["--weights", "w.safetensors"], "--weights needs --config"),
     (["--format", "gif"], "unknown format 'gif'"),
     (["--width", "5"], "width 5 px is out of range"),
     (["--lesson", "no-such-lesson"], "no lesson named 'no-such-lesson'"),
@@ -99,3 +111,74 @@ def test_deck_verb_writes_a_page_per_stage(qapp, tmp_path, capsys):
     assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == len(stages)
     code, err = run(capsys, "deck", "--out", str(tmp_path / "d.odp"))
     assert code == 1 and "use one of pdf, pptx" in err
+
+
+# ---- figures and slides of every model source --------------------------------------------------------------
+@pytest.fixture(scope="module")
+def gpt2_folder(tmp_path_factory):
+    pytest.importorskip("transformers")
+    from tests.test_checkpoints import make_gpt2_folder
+
+    return make_gpt2_folder(tmp_path_factory.mktemp("gpt2"))
+
+
+def minilm_or_skip() -> None:
+    from engine.sources import minilm_entry
+
+    if minilm_entry().folder is None:
+        pytest.skip("all-MiniLM-L6-v2 is not installed")
+
+
+def csv_rows(path) -> list[str]:
+    return [line.split(",")[0] for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+
+
+def test_export_and_deck_of_the_toy_translator(qapp, tmp_path, capsys):
+    code, err = run(capsys, "export", "--model", "toy", "--stage", "cross_attn.weights", "--out",
+                    str(tmp_path / "w.csv"))  # a stage's ending names it, as in the window
+    assert code == 0, err
+    assert csv_rows(tmp_path / "w.csv") == ["<start> → 我", "我 → 爱", "爱 → 人工智能", "人工智能 → <end>"]
+    code, err = run(capsys, "deck", "--model", "toy", "--only", "dec.0.cross_attn.weights,probs", "--out",
+                    str(tmp_path / "d.pdf"))
+    assert code == 0, err
+    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 2
+
+
+def test_export_and_deck_of_minilm(qapp, tmp_path, capsys):
+    minilm_or_skip()
+    code, err = run(capsys, "export", "--model", "minilm", "--stage", "enc.5.attn.weights", "--head", "11",
+                    "--text", "I love AI", "--out", str(tmp_path / "w.png"), "--width", "640")
+    assert code == 0, err
+    assert QImage(str(tmp_path / "w.png")).width() == 640
+    code, err = run(capsys, "deck", "--model", "minilm", "--only", "enc.0.attn.weights,enc.5.attn.weights",
+                    "--text", "I love AI", "--out", str(tmp_path / "d.pdf"))
+    assert code == 0, err
+    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 2
+    code, err = run(capsys, "export", "--model", "minilm", "--stage", "enc.0.attn.q", "--head", "12", "--out",
+                    str(tmp_path / "x.png"))
+    assert code == 1 and "this model has 12 heads" in err
+
+
+def test_export_and_deck_of_a_gpt2_folder(qapp, tmp_path, capsys, gpt2_folder):
+    from pptx import Presentation
+
+    from engine.formats.checkpoints import open_checkpoint
+
+    code, err = run(capsys, "export", "--model", str(gpt2_folder), "--stage", "dec.1.self_attn.weights",
+                    "--format", "svg", "--out", str(tmp_path / "w.svg"))
+    assert code == 0, err
+    svg = (tmp_path / "w.svg").read_text(encoding="utf-8")
+    assert "Decoder · Block 1 · Masked self-attention" in svg and "decoder · d_model 16 · 4 heads" in svg
+    code, err = run(capsys, "deck", "--model", str(gpt2_folder), "--only", "dec.1.self_attn", "--out",
+                    str(tmp_path / "d.pptx"))
+    assert code == 0, err
+    stages = [n for n in open_checkpoint(gpt2_folder).trace("a").stage_names if n.startswith("dec.1.self_attn")]
+    titles = [s.shapes.title.text_frame.text for s in Presentation(str(tmp_path / "d.pptx")).slides]
+    assert len(titles) == len(stages) and titles[0] == "Queries Q · head 0 — Decoder · Block 1 · Masked self-attention"
+    assert not any("dec.1" in t for t in titles)  # ids stay in file names and the command line
+
+
+def test_deck_only_names_stages(qapp, tmp_path, capsys):
+    code, err = run(capsys, "deck", "--only", "enc.9", "--out", str(tmp_path / "d.pdf"))
+    assert code == 1 and "--only 'enc.9' names no stage" in err and err.count("\n") == 1
+    assert not (tmp_path / "d.pdf").exists()

@@ -4,12 +4,15 @@ import pytest
 
 import main
 from engine import EngineError, Model, ModelConfig
+from engine.command_line import find_stage
+from engine.formats.lesson import open_lesson
 from engine.formats.weights import save_weights
-from gui.app import build_state, default_lesson, find_stage, install_language, parse_args
+from engine.sources import DEFAULT_LESSON
+from gui.app import build_state, install_language, parse_args
 
 
 def test_the_default_lesson_is_hand_sized():
-    lesson = default_lesson()
+    lesson = open_lesson(DEFAULT_LESSON)
     cfg = lesson.config
     assert (cfg.d_model, cfg.n_heads, cfg.n_layers, cfg.architecture) == (4, 2, 1, "encoder")
     assert lesson.text == "I love AI" and lesson.target == ""

@@ -11,7 +11,8 @@ from PySide6.QtCore import Qt
 
 from engine.formats.lesson import open_lesson, save_lesson, shipped_lessons
 from engine.formats.recovery import recovery_root
-from gui.app import build_state, default_lesson, parse_args
+from engine.sources import DEFAULT_LESSON
+from gui.app import build_state, parse_args
 from gui.state import autosave, preferences
 from gui.text.operations import text_key
 from gui.text.stage_texts import op_title
@@ -49,7 +50,7 @@ def test_every_shipped_lesson_opens_and_steps_to_its_last_stage(qtbot, start_win
 
 
 def test_the_default_lesson_and_the_command_line(own_folders, tmp_path):
-    lesson = default_lesson()
+    lesson = open_lesson(DEFAULT_LESSON)
     cfg = lesson.config
     assert (cfg.d_model, cfg.n_heads, cfg.n_layers, lesson.text) == (4, 2, 1, "I love AI")
     state = build_state(parse_args(["--lesson", "layernorm"]))

@@ -9,13 +9,12 @@ import pytest
 import torch
 from PySide6.QtCore import Qt
 
-from engine import Model
+from engine import Model, sources
 from engine.formats.checkpoints import MINILM_INSTALL
 from engine.formats.lesson import open_lesson
 from engine.training import trained
 from engine.training.evaluate import greedy_decode
 from gui.app import build_state, parse_args
-from gui.state import model_sources
 from gui.text.operations import stage_op
 from gui.text.stage_texts import op_title
 from gui.window.model_picker import ModelDialog
@@ -24,7 +23,7 @@ from tests.gui_lessons import FakePrompts, assert_same_lesson
 from tests.gui_window import panel_for, snapshot
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
-MINILM = model_sources.minilm_entry()
+MINILM = sources.minilm_entry()
 needs_minilm = pytest.mark.skipif(MINILM.folder is None, reason=f"MiniLM is not installed ({MINILM_INSTALL})")
 
 

@@ -17,13 +17,13 @@ from safetensors.torch import save as tensors_to_bytes
 import main
 from engine import EngineError, Model, ModelConfig, budget
 from engine.budget import check_trace
-from engine.cli import load_model
 from engine.formats import lessonfile
 from engine.formats.checkpoints import open_checkpoint
 from engine.formats.lesson import open_lesson
 from engine.formats.weights import load_weights, save_weights
 from engine.generate import MAX_TEMPERATURE, MIN_TEMPERATURE
 from engine.params import init_params
+from engine.sources import from_config
 from engine.tokenizer import SPECIALS, Vocab
 from engine.training import trained
 from tests import gui_lessons
@@ -270,7 +270,7 @@ def test_translate_to_an_ascii_output_gives_one_line(capsys, monkeypatch):
 
 
 def test_float8_weights_open_as_their_float32_values(tmp_path, capsys, config_file):
-    model = load_model(config_file, None)
+    model = from_config(config_file).model
     model.trace("I love AI")
     save_weights(model, tmp_path / "w.safetensors")
     tensors = {k: v.to(torch.float8_e4m3fn) for k, v in load_file(tmp_path / "w.safetensors").items()}
@@ -399,7 +399,7 @@ def test_an_empty_tokenizer_vocabulary_is_refused_on_opening(gpt2):
 # ---- item 11: nothing silently ignored or replaced --------------------------------------------------------
 
 def test_a_weights_file_listing_the_special_tokens_last_is_refused(tmp_path, capsys, config_file):
-    model = load_model(config_file, None)
+    model = from_config(config_file).model
     model.trace("I love AI")
     tokens = model.vocabs["enc"].tokens
     specials_last = [t for t in tokens if t not in SPECIALS] + list(SPECIALS)

@@ -187,7 +187,8 @@ def test_captions_follow_the_language(layout):
 def test_slide_style_has_a_title_naming_stage_and_head(layout):
     trace = make_trace("encoder")
     figure = draw_stage(layout, trace, "enc.0.attn.q", PlotOptions(slide=True, head=1))
-    assert "enc.0.attn.q" in figure.title.text and "head 1" in figure.title.text
+    assert "Queries Q · head 1 — Encoder · Block 0 · Self-attention" in figure.title.text  # no stage id
+    assert "enc.0.attn.q" not in figure.title.text
     assert "encoder" in figure.title.text and "d_model 4" in figure.title.text
 
 

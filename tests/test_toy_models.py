@@ -75,7 +75,7 @@ def test_cli_translate_and_evaluate(capsys):
     assert main(["translate", "--model", "lm", "I love AI"]) == 1
     assert "not a translator" in capsys.readouterr().err
     assert main(["translate", "--model", "/nonexistent", "I love AI"]) == 1
-    assert "no trained model" in capsys.readouterr().err
+    assert "no model named '/nonexistent'" in capsys.readouterr().err
 
 
 def test_retraining_from_the_shipped_corpus_reproduces_the_accuracy(tmp_path):

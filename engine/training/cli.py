@@ -1,16 +1,17 @@
-"""Command-line verbs for the trained models: `train`, `translate` and `evaluate`."""
+"""Command-line verbs for training: `train`, `translate`, `evaluate` and `lab` (main.py lists every verb)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 from dataclasses import replace
 from pathlib import Path
 
+from ..command_line import Verb, add_model_options, opened_from_args
 from ..errors import EngineError
+from ..formats.files import check_target, write_atomic
 from . import trained
 from .evaluate import greedy_decode
-
-TRANSLATOR_HELP = "toy, or a folder with config.json and weights.safetensors"
 
 
 def cmd_train(args: argparse.Namespace) -> None:
@@ -23,9 +24,10 @@ def cmd_train(args: argparse.Namespace) -> None:
 
 
 def cmd_translate(args: argparse.Namespace) -> None:
-    model = trained.load(args.model)
+    model = opened_from_args(args, default_model="toy").model
     if model.config.architecture != "encoder-decoder":
-        raise EngineError(f"{args.model} is not a translator (it has no encoder); try --model toy")
+        raise EngineError(f"this {model.config.architecture} model is not a translator (it has no encoder and "
+                          "decoder); try --model toy")
     print(" ".join(greedy_decode(model, args.text)))
 
 
@@ -46,20 +48,50 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         print_metrics(name, trained.measure(model, name, train_items, test_items))
 
 
-def add_verbs(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("train", help="train a shipped model (toy translator or lm) with the engine's own stages")
+def cmd_lab(args: argparse.Namespace) -> None:
+    from .lab import run_experiment
+
+    if args.out:
+        check_target(Path(args.out))  # refused before the experiment runs
+    result = run_experiment(args.experiment, args.seeds, args.steps)
+    if args.out:
+        write_atomic(args.out, (json.dumps(result, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
+    verdict = result["verdict_zh" if args.lang == "zh" else "verdict"]
+    print(f"{args.experiment} ({result['seconds']:.1f} s, {result['cpu_seconds']:.1f} s of CPU): {verdict}")
+
+
+def train_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", choices=list(trained.RECIPES), help="toy: English→Chinese translator; lm: language model")
     p.add_argument("--out", help="output folder (default: assets/models/MODEL)")
     p.add_argument("--corpus", help="train on this corpus.tsv instead of writing one from the templates")
     p.add_argument("--epochs", type=int, help="passes over the training sentences (default: the recipe's)")
     p.add_argument("--seed", type=int, help="seed of the initial weights and the batch order (default: 0)")
-    p.set_defaults(func=cmd_train)
 
-    p = sub.add_parser("translate", help="translate English to Chinese with the toy translator (greedy)")
-    p.add_argument("--model", default="toy", help=TRANSLATOR_HELP)
+
+def translate_options(p: argparse.ArgumentParser) -> None:
+    add_model_options(p, sentences=False)  # default: --model toy
     p.add_argument("text", help='an English sentence, e.g. "I love AI"')
-    p.set_defaults(func=cmd_translate)
 
-    p = sub.add_parser("evaluate", help="held-out accuracy, alignment and perplexity of the shipped models")
+
+def evaluate_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", choices=list(trained.RECIPES), help="one model (default: all)")
-    p.set_defaults(func=cmd_evaluate)
+
+
+def lab_options(p: argparse.ArgumentParser) -> None:
+    from .lab import EXPERIMENTS
+
+    p.add_argument("experiment", choices=list(EXPERIMENTS), help="the experiment")
+    p.add_argument("--out", help="write the series and the verdict to this JSON file")
+    p.add_argument("--seeds", type=int, help="runs per arm, seeds 0 … N−1 (default 3 for training, else 5)")
+    p.add_argument("--steps", type=int, help="training steps per run (post-vs-pre-ln, no-layernorm)")
+    p.add_argument("--lang", choices=["en", "zh"], default="en", help="the language of the verdict printed "
+                   "(the JSON file holds both: verdict, verdict_zh)")
+
+
+TRAIN = Verb("train", "train a shipped model (toy translator or lm) with the engine's own stages", train_options,
+             cmd_train)
+TRANSLATE = Verb("translate", "translate English to Chinese with a trained translator (greedy; default --model toy)",
+                 translate_options, cmd_translate)
+EVALUATE = Verb("evaluate", "held-out accuracy, alignment and perplexity of the shipped models", evaluate_options,
+                cmd_evaluate)
+LAB = Verb("lab", "run a training-lab experiment that tests a claim of the tutorials", lab_options, cmd_lab)

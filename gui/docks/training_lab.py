@@ -26,12 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine import EngineError
+from engine import EngineError, sources
 from engine.training.lab import EXPERIMENTS, experiment, label, watch_sentence
 from gui.plots.fit import text_width
 from gui.plots.heatmap import Heatmap
 from gui.plots.style import PlotOptions, color
-from gui.state import model_sources
 from gui.text.i18n import current_language
 from gui.views.scrolling import keep_below_share, scrolling_layout
 
@@ -77,7 +76,7 @@ class LabRunner(QThread):
 
 
 class TrainingLab(QWidget):
-    step_through = Signal(object)  # gui.state.model_sources.Opened: the model of the last step drawn
+    step_through = Signal(object)  # engine.sources.Opened: the model of the last step drawn
     def __init__(self, parent=None):
         super().__init__(parent)
         self.runner: LabRunner | None = None
@@ -234,7 +233,7 @@ class TrainingLab(QWidget):
         self.step_through_button.setEnabled(self.latest is not None and still)
 
     def _open_model(self) -> None:
-        self.step_through.emit(model_sources.lab_model(self.latest, watch_sentence(), self.layer_box.value()))
+        self.step_through.emit(sources.lab_model(self.latest, watch_sentence(), self.layer_box.value()))
 
     # ---- drawing ----------------------------------------------------------------------------------
     def _show_claim(self, name: str) -> None:

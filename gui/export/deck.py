@@ -22,6 +22,7 @@ from gui.plots.style import SLIDE_FONTS
 from gui.plots.text import caption
 from gui.text.formulas import formula, symbols
 from gui.text.operations import stage_text, stage_title, token_stack
+from gui.text.places import place
 
 from .figure import fit, memory_file, open_painter, pdf_writer
 from .matrix import matrix_of
@@ -60,16 +61,18 @@ def slide_for(trace, stage: str, opts: PlotOptions) -> Slide:
     matrices = [cut(trace, name, sym, opts.head) for name, sym in in_symbols.items()
                 if token_stack(trace, name) is None]
     matrices.append(cut(trace, stage, out_symbol, opts.head))
-    title = f"{stage_title(trace, stage, opts.lang)} — {stage}"
+    title = stage_title(trace, stage, opts.lang)  # the stage's id stays in file names and the command line
     if is_per_head(trace, stage):
         title += " · " + caption("head", opts.lang, head=opts.head)
+    title += " — " + place(trace, stage)
     if trace.config.switches:  # every slide of a what-if lesson says which parts are switched off
         title += " · " + caption("what_if", opts.lang, switches=", ".join(trace.config.switches))
     return Slide(stage, title, formula(trace, stage, opts.head), stage_text(trace, stage, opts.lang), matrices)
 
 
-def slides(trace, opts: PlotOptions) -> list[Slide]:
-    return [slide_for(trace, name, opts) for name in trace.stage_names]
+def slides(trace, opts: PlotOptions, stages: list[str] | None = None) -> list[Slide]:
+    """A slide for each of `stages` (default: every stage), in the trace's order."""
+    return [slide_for(trace, name, opts) for name in trace.stage_names if stages is None or name in stages]
 
 
 Progress = Callable[[int, int], None]  # (slides done, slides in all), e.g. for a progress bar
@@ -147,10 +150,11 @@ def draw_page(painter: QPainter, slide: Slide, draw_figure: Callable[[QRectF], N
     painter.drawText(QRectF(0, SCENE_H - 24, SCENE_W - MARGIN, 20), Qt.AlignmentFlag.AlignRight, f"{page} / {pages}")
 
 
-def write_pdf_deck(trace, opts: PlotOptions, path: Path, progress: Progress | None = None) -> int:
-    """One page per stage; returns the page count."""
+def write_pdf_deck(trace, opts: PlotOptions, path: Path, progress: Progress | None = None,
+                   stages: list[str] | None = None) -> int:
+    """One page per stage (of `stages`, default all); returns the page count."""
     opts = replace(opts, slide=True, title=False)
-    deck = slides(trace, opts)
+    deck = slides(trace, opts, stages)
     buffer = memory_file()
     writer = pdf_writer(buffer)
     painter = open_painter(writer)
@@ -170,8 +174,9 @@ def write_pdf_deck(trace, opts: PlotOptions, path: Path, progress: Progress | No
 
 
 def export_deck(trace, opts: PlotOptions, path: str | Path, fmt: str | None = None,
-                progress: Progress | None = None) -> int:
-    """Write the lesson as a .pdf or .pptx deck, one page/slide per stage; returns the count."""
+                progress: Progress | None = None, stages: list[str] | None = None) -> int:
+    """Write the lesson as a .pdf or .pptx deck, one page/slide per stage (of `stages`, default all); returns the
+    count."""
     path = Path(path)
     check_target(path)
     fmt = (fmt or path.suffix.lstrip(".")).lower()
@@ -179,7 +184,7 @@ def export_deck(trace, opts: PlotOptions, path: str | Path, fmt: str | None = No
         raise EngineError(f"cannot export slides as {fmt or 'a file without extension'!r}; "
                           f"use one of {', '.join(DECK_FORMATS)}")
     if fmt == "pdf":
-        return write_pdf_deck(trace, opts, path, progress)
+        return write_pdf_deck(trace, opts, path, progress, stages)
     from .pptx import write_pptx_deck  # python-pptx loads only when a PPTX is asked for
 
-    return write_pptx_deck(trace, opts, path, progress)
+    return write_pptx_deck(trace, opts, path, progress, stages)

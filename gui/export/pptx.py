@@ -83,12 +83,13 @@ def add_slide(prs, slide: Slide, image: bytes) -> None:
     set_text(page.notes_slide.notes_text_frame, slide.notes, 12)
 
 
-def write_pptx_deck(trace, opts: PlotOptions, path: Path, progress: Progress | None = None) -> int:
-    """One 16:9 slide per stage; returns the slide count."""
+def write_pptx_deck(trace, opts: PlotOptions, path: Path, progress: Progress | None = None,
+                    stages: list[str] | None = None) -> int:
+    """One 16:9 slide per stage (of `stages`, default all); returns the slide count."""
     opts = replace(opts, slide=True, title=False)
     prs = Presentation()
     prs.slide_width, prs.slide_height = Inches(13.333), Inches(7.5)
-    deck = slides(trace, opts)
+    deck = slides(trace, opts, stages)
     for _, slide in with_progress(deck, progress):
         add_slide(prs, slide, png_bytes(trace, slide.stage, opts))
     buffer = io.BytesIO()

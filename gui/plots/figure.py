@@ -9,10 +9,11 @@ from typing import Protocol
 import pyqtgraph as pg
 
 from gui.text.operations import stage_op, stage_operation
+from gui.text.places import place
 
 from .attention import LinesPanel, MaskPanel, RowBarsPanel, ScalePanel, WeightedSumPanel
 from .embedding import PositionCurvesPanel
-from .ffn import ActivationPanel
+from .ffn import ACTIVATION_NAMES, ActivationPanel
 from .gate import GatePanel
 from .matrix import MatrixPanel, is_per_head, stage_caption
 from .norm import BeforeAfterPanel, NormStepsPanel
@@ -41,16 +42,21 @@ class StageFigure:
 
 
 def figure_title(trace, stage: str, opts: PlotOptions, heading: str | None = None) -> str:
-    """"Scores Q·Kᵀ · head 1 — enc.0.attn.scores" (or another heading before the stage), the model's switches on
-    a second line."""
-    cfg = trace.config
-    heads = caption("one_head" if cfg.n_heads == 1 else "n_heads", opts.lang, n=cfg.n_heads)
-    switches = f"{cfg.architecture} · d_model {cfg.d_model} · {heads} · {cfg.norm}-LN · {cfg.activation}"
-    if cfg.switches:
-        switches += " · " + caption("what_if", opts.lang, switches=", ".join(cfg.switches))
+    """"Scores Q·Kᵀ · head 1 — Encoder · Block 0 · Self-attention" (or another heading before where the stage sits;
+    never its id), the model's kind on a second line."""
     small = font(opts, "caption").pointSize()
-    return (f"{heading or stage_caption(trace, stage, opts)} — {stage}"
-            f"<br><span style='font-size:{small}pt; font-weight:normal'>{switches}</span>")
+    return (f"{heading or stage_caption(trace, stage, opts)} — {place(trace, stage)}"
+            f"<br><span style='font-size:{small}pt; font-weight:normal'>{model_line(trace.config, opts.lang)}</span>")
+
+
+def model_line(cfg, lang: str) -> str:
+    """"encoder · d_model 4 · 2 heads · post-LN · ReLU", and the parts switched off, in `lang`."""
+    heads = caption("one_head" if cfg.n_heads == 1 else "n_heads", lang, n=cfg.n_heads)
+    activation = "SwiGLU" if cfg.activation == "swiglu" else ACTIVATION_NAMES[cfg.activation]
+    line = f"{caption(cfg.architecture, lang)} · d_model {cfg.d_model} · {heads} · {cfg.norm}-LN · {activation}"
+    if cfg.switches:
+        line += " · " + caption("what_if", lang, switches=", ".join(cfg.switches))
+    return line
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,9 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "position": ("position", "位置"),
     "period": ("period", "周期"),
     "what_if": ("what if: {switches}", "假设：{switches}"),
+    "encoder": ("encoder", "编码器"),  # the model's kind, under a figure's title
+    "decoder": ("decoder", "解码器"),
+    "encoder-decoder": ("encoder-decoder", "编码器-解码器"),
     "pos_short": ("+ position", "+ 位置编码"),
     "sum": ("= sum", "= 和"),
     "residual_in": ("input x", "输入 x"),

@@ -31,8 +31,8 @@ from gui.state.app_state import AppState
 from gui.state.display import DISPLAY
 from gui.text.formulas import formula, symbols
 from gui.text.operations import BACKWARD, HEAD_PRODUCT, PRODUCT, stage_operation, stage_text, stage_title
+from gui.text.places import place
 from gui.views.matrix_view import MatrixPanel, Window
-from gui.window.stage_list import group_path
 
 MAX_INPUTS = 5  # a backward step through X·W + b: X, W, b, ∂L/∂W, ∂L/∂b
 PLOT_MIN_WIDTH = 320  # the matrices come first; the plots keep at least this width
@@ -224,7 +224,7 @@ class StageView(QWidget):
         entry = stage_operation(trace, name)
         title, explanation = stage_title(trace, name, self.lang), stage_text(trace, name, self.lang)
         shown_formula = formula(trace, name, state.head)
-        location = " · ".join(group_path(trace, name)) + f"  —  {name}"
+        location = place(trace, name) + f"  —  {name}"
         matrices = self._matrices()
         self.figure = None
         self.shown_head = state.head

@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from engine import EngineError
-from gui.state import model_sources, preferences
-from gui.state.model_sources import Opened
+from engine import EngineError, sources
+from engine.sources import Opened
+from gui.state import preferences
 from gui.views.busy_cursor import busy_cursor
 
 RANDOM_SIZES = ("classroom", "large")
@@ -71,7 +71,7 @@ class ModelPicker(QObject):
         self.dialog: ModelDialog | None = None
 
     def entries(self) -> list[Entry]:
-        minilm = model_sources.minilm_entry()
+        minilm = sources.minilm_entry()
         if minilm.folder is not None:
             minilm_detail = self.tr("A real sentence-embedding model (BERT, 6 layers, d_model 384, 12 heads), "
                                     "read from its installed package")
@@ -82,9 +82,9 @@ class ModelPicker(QObject):
                   self.tr("Hand-set numbers for each idea, from the seeds (also in the Lessons menu)")),
             Entry("toy", self.tr("English→Chinese toy translator"),
                   self.tr("A trained encoder–decoder: “{0}” and its translation, at the cross-attention")
-                  .format(model_sources.TRANSLATOR_EXAMPLE)),
+                  .format(sources.TRANSLATOR_EXAMPLE)),
             Entry("lm", self.tr("Tiny Chinese language model"),
-                  self.tr("A trained decoder: “{0}” and its next-word probabilities").format(model_sources.LM_PROMPT)),
+                  self.tr("A trained decoder: “{0}” and its next-word probabilities").format(sources.LM_PROMPT)),
             Entry("minilm", self.tr("{0} (BERT checkpoint)").format(minilm.name) if minilm.folder is not None
                   else self.tr("{0}: not installed ({1})").format(minilm.name, minilm.how_to_get),
                   minilm_detail, minilm.folder is not None),
@@ -120,10 +120,9 @@ class ModelPicker(QObject):
             return self.open_folder()
         if key in RANDOM_SIZES:
             arch = architecture or state.config.architecture
-            return self.open_model(lambda: model_sources.random_model(key, arch, state.text, state.target),
+            return self.open_model(lambda: sources.random_model(key, arch, state.text, state.target),
                                    self.entry_actions[key].text())
-        makers = {"toy": model_sources.toy_translator, "lm": model_sources.tiny_lm, "minilm": model_sources.minilm}
-        return self.open_model(makers[key], self.entry_actions[key].text())
+        return self.open_model(sources.NAMED[key], self.entry_actions[key].text())
 
     def ask_folder(self) -> str:
         start = preferences.read("files/checkpoints", str(Path.home()))
@@ -135,7 +134,7 @@ class ModelPicker(QObject):
         folder = folder or self.ask_folder()
         if not folder:
             return False
-        if self.open_model(lambda: model_sources.checkpoint(folder), str(folder)):
+        if self.open_model(lambda: sources.checkpoint(folder), str(folder)):
             preferences.write("files/checkpoints", str(Path(folder).resolve().parent))
             return True
         return False

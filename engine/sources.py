@@ -1,19 +1,31 @@
-"""The models the model picker opens, each with the sentences and the stage it opens on and a title in both
-languages: the shipped trained models (toy translator, tiny language model), random weights of a chosen
-size, a checkpoint folder (Hugging Face BERT / GPT-2, or a model `python main.py train` wrote), and
-all-MiniLM-L6-v2 when its package is installed. The engine builds and runs every one of them.
+"""Every way of opening a model, shared by the window, its model picker and every command-line verb.
+
+    a lesson         a shipped lesson's name or a .stepformer file (its edited stages, docks and language too)
+    a config file    with a safetensors weights file, or seeded random weights
+    a named model    toy (English→Chinese translator), lm (tiny Chinese language model), minilm
+                     (all-MiniLM-L6-v2, when its package is installed), classroom or large (random weights)
+    a folder         a Hugging Face BERT / GPT-2 checkpoint, or a model `python main.py train … --out` wrote
+
+Each gives an Opened: the engine Model, the sentences and the stage it opens on, and a title and a
+description in English and Chinese. The engine builds and runs every one of them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from engine import EngineError, Model, ModelConfig
-from engine.formats.checkpoints import available_checkpoints, open_checkpoint
-from engine.training import trained
-from engine.training.evaluate import greedy_decode
+from .config import ModelConfig
+from .errors import EngineError
+from .formats.checkpoints import available_checkpoints, open_checkpoint
+from .formats.lesson import Lesson, open_lesson
+from .formats.weights import load_weights
+from .model import Model
+from .trace import Trace
+from .training import trained
+from .training.evaluate import greedy_decode
 
+DEFAULT_LESSON = "two-heads"  # "I love AI" with d_model 4, two heads, one layer and hand-set weights
 SIZES = {  # random weights: a size a class follows by eye, and a real model's size
     "classroom": dict(d_model=8, n_heads=2, d_ff=16, n_layers=2, decimals=1),
     "large": dict(d_model=384, n_heads=12, d_ff=1536, n_layers=6),
@@ -22,6 +34,7 @@ TRANSLATOR_EXAMPLE = "I love AI"
 LM_PROMPT = "莉莉 渴了 , 所以"  # the next word should be 她: the pronoun agrees with 莉莉
 CHECKPOINT_EXAMPLE = "The cat sat on the mat because it was tired."
 DEFAULT_TARGET = "我 爱 AI"
+MINILM = "all-MiniLM-L6-v2"
 
 
 def _texts(en: str, zh: str) -> dict[str, str]:
@@ -38,6 +51,48 @@ class Opened:
     stage: str | None = None  # None: the first stage
     title: dict[str, str] = field(default_factory=lambda: _texts("", ""))
     description: dict[str, str] = field(default_factory=lambda: _texts("", ""))
+    lesson: Lesson | None = None  # opened from a lesson: the window takes its docks and language from it
+    translates: bool = False  # a trained translator: a new source sentence gets the model's own translation
+
+    def trace(self) -> Trace:
+        """The model on the sentences; a lesson on its own sentences keeps its edited stages."""
+        if self.lesson is not None and (self.text, self.target) == (self.lesson.text, self.lesson.target):
+            return self.lesson.trace()
+        return self.model.trace(self.text, self.target or None)
+
+    def with_sentences(self, text: str | None = None, target: str | None = None) -> Opened:
+        """--text and --target in place of the model's own sentences. A target not given stays, except that a
+        trained translator translates a new source sentence itself."""
+        if text is None and target is None:
+            return self
+        new_text = self.text if text is None else text
+        if target is None:
+            target = " ".join(greedy_decode(self.model, new_text)) if self.translates else self.target
+        return replace(self, text=new_text, target=target)
+
+
+def open_source(lesson: str | None = None, config: str | None = None, weights: str | None = None,
+                model: str | None = None) -> Opened:
+    """What the command line's --lesson, --config [--weights] or --model chose (one of them; command_line.py
+    checks the options); none of them: the default lesson."""
+    if model is not None:
+        return by_name(model)
+    if config is not None:
+        return from_config(config, weights)
+    return from_lesson(lesson or DEFAULT_LESSON)
+
+
+def from_lesson(name_or_path: str | Path) -> Opened:
+    lesson = open_lesson(name_or_path)
+    return Opened(lesson.build_model(), lesson.text, lesson.target, lesson.stage, lesson.title, lesson.description,
+                  lesson=lesson)
+
+
+def from_config(config_path: str | Path, weights_path: str | Path | None = None) -> Opened:
+    """A config file's model with these weights (default: seeded random), on "I love AI" (and "我 爱 AI")."""
+    config = ModelConfig.from_json_file(config_path)
+    model = load_weights(config, weights_path) if weights_path else Model.create(config)
+    return Opened(model, TRANSLATOR_EXAMPLE, DEFAULT_TARGET if config.architecture == "encoder-decoder" else "")
 
 
 def _percent(x: float) -> str:
@@ -48,7 +103,7 @@ def _translator(model: Model, title: dict[str, str], description: dict[str, str]
     """"I love AI" and the model's own translation, at the last layer's cross-attention weights."""
     target = " ".join(greedy_decode(model, TRANSLATOR_EXAMPLE))
     stage = f"dec.{model.config.n_layers - 1}.cross_attn.weights"
-    return Opened(model, TRANSLATOR_EXAMPLE, target, stage, title, description)
+    return Opened(model, TRANSLATOR_EXAMPLE, target, stage, title, description, translates=True)
 
 
 def toy_translator() -> Opened:
@@ -75,8 +130,8 @@ def tiny_lm() -> Opened:
 
 
 def lab_model(progress, sentence: str, layer: int) -> Opened:
-    """The model a training-lab experiment (engine/training/lab.py) is training, at the weights of this Progress's step,
-    on the sentence the lab watches, at the self-attention weights of `layer`. A copy of its parameter dict:
+    """The model a training-lab experiment (engine/training/lab.py) is training, at the weights of this Progress's
+    step, on the sentence the lab watches, at the self-attention weights of `layer`. A copy of its parameter dict:
     edits in the window never reach the lab, nor training the window."""
     model = Model(progress.model.config, dict(progress.model.params), progress.model.vocabs)
     what, n = f"{progress.experiment}, {progress.arm}, seed {progress.seed}", progress.step + 1
@@ -127,9 +182,6 @@ def checkpoint(folder: str | Path) -> Opened:
     return Opened(model, CHECKPOINT_EXAMPLE, title=title, description=description)
 
 
-MINILM = "all-MiniLM-L6-v2"
-
-
 def minilm_entry():
     """all-MiniLM-L6-v2's Checkpoint entry (its folder is None when the package is not installed)."""
     return next(c for c in available_checkpoints() if c.name == MINILM)
@@ -144,13 +196,15 @@ def minilm() -> Opened:
     return opened
 
 
+NAMED = {"toy": toy_translator, "lm": tiny_lm, "minilm": minilm,
+         "classroom": lambda: random_model("classroom", "encoder", TRANSLATOR_EXAMPLE),
+         "large": lambda: random_model("large", "encoder", TRANSLATOR_EXAMPLE)}
+
+
 def by_name(name: str) -> Opened:
-    """What `python main.py --model NAME` opens: toy, lm, minilm, classroom, large, or a folder."""
-    named = {"toy": toy_translator, "lm": tiny_lm, "minilm": minilm,
-             "classroom": lambda: random_model("classroom", "encoder", TRANSLATOR_EXAMPLE),
-             "large": lambda: random_model("large", "encoder", TRANSLATOR_EXAMPLE)}
-    if name in named:
-        return named[name]()
+    """What `--model NAME` opens: toy, lm, minilm, classroom, large, or a folder."""
+    if name in NAMED:
+        return NAMED[name]()
     if not Path(name).is_dir():
-        raise EngineError(f"no model named {name!r}: choose {', '.join(named)} or give a checkpoint folder")
+        raise EngineError(f"no model named {name!r}: choose {', '.join(NAMED)} or give a checkpoint folder")
     return checkpoint(name)
