@@ -8,7 +8,7 @@ from importlib import import_module
 
 _WHERE = {
     "EngineError": "errors", "Model": "model", "ModelConfig": "config", "Stage": "graph", "Trace": "trace",
-    "Vocab": "tokenizer", "check_value": "model", "stack_output": "graph", "tokenize": "tokenizer",
+    "Vocab": "tokenizer", "check_value": "formats.reading", "stack_output": "graph", "tokenize": "tokenizer",
 }
 __all__ = sorted(_WHERE)
 

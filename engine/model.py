@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import torch
 
 from .budget import check_trace
@@ -13,8 +11,6 @@ from .formats.reading import check_text
 from .params import Params, grow_vocab, init_params, param_shapes
 from .tokenizer import START, Vocab, tokenize
 from .trace import Trace
-
-MAX_ABS_VALUE = 1e6
 
 
 class Model:
@@ -101,22 +97,3 @@ class Model:
                  "encoder-decoder": {"enc": text, "dec": target or ""}}[cfg.architecture]
         tokens, ids = self.encode_all(texts, budget=True)
         return Trace(self, tokens, ids)
-
-
-def check_value(value) -> float:
-    """A cell value a teacher typed: a finite real number of sensible size, or a clear refusal."""
-    if isinstance(value, str):
-        try:
-            value = float(value.strip().replace("−", "-"))
-        except ValueError:
-            raise EngineError(f"{value!r} is not a number") from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise EngineError(f"{value!r} is not a number")
-    value = float(value)
-    if math.isnan(value):
-        raise EngineError("NaN is not allowed: type a number")
-    if math.isinf(value):
-        raise EngineError("infinity is not allowed: type a finite number")
-    if abs(value) > MAX_ABS_VALUE:
-        raise EngineError(f"{value:g} is too large: keep values within ±{MAX_ABS_VALUE:g}")
-    return value

@@ -17,9 +17,14 @@ def embed(W_E: Tensor, ids: Tensor) -> Tensor:
 
 def sinusoidal_positions(n: int, d: int) -> Tensor:
     """PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(…) → [n, d]."""
-    pos = torch.arange(n, dtype=torch.float64)[:, None]  # [n, 1]
+    return sinusoidal_at(torch.arange(n), d)
+
+
+def sinusoidal_at(positions: Tensor, d: int) -> Tensor:
+    """The same PE at any positions [p], real-valued ones too (the plots draw it as curves) → [p, d] (d even)."""
+    pos = positions.to(torch.float64)[:, None]  # [p, 1]
     freq = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # [d/2]
-    pe = torch.zeros(n, d, dtype=torch.float64)
+    pe = torch.zeros(pos.shape[0], d, dtype=torch.float64)
     pe[:, 0::2] = torch.sin(pos * freq)
     pe[:, 1::2] = torch.cos(pos * freq)
     return pe.to(torch.float32)

@@ -63,16 +63,6 @@ def switched_off(pre_activation: Tensor) -> int:
     return int((pre_activation <= 0).sum())
 
 
-def sinusoidal_curves(positions: Tensor, d: int) -> Tensor:
-    """PE at real-valued positions [p] → [p, d] (d even): column 2i is sin(pos·ω_i), 2i+1 cos(pos·ω_i)."""
-    pos = positions.to(torch.float64)[:, None]  # [p, 1]
-    freq = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)  # [d/2]
-    pe = torch.zeros(pos.shape[0], d, dtype=torch.float64)
-    pe[:, 0::2] = torch.sin(pos * freq)
-    pe[:, 1::2] = torch.cos(pos * freq)
-    return pe.to(torch.float32)
-
-
 def wavelengths(d: int) -> Tensor:
     """The period in positions of each PE column: 2π · 10000^(2i/d)."""
     i2 = torch.arange(d) // 2 * 2

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from .errors import EngineError
+from .formats.reading import check_value
 from .graph import Stage, build_stages
 from .tiled import add_tile_stages
 
@@ -104,8 +105,6 @@ class Trace:
 
         A stage edited this way keeps the edited tensor as an override.
         """
-        from .model import check_value
-
         value = check_value(value)
         if name.endswith(".tokens"):
             raise EngineError("token ids are not edited here: change the sentence instead")

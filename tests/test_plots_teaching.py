@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from engine import Model, ModelConfig, teaching
-from engine.ops import sinusoidal_positions
+from engine.ops import sinusoidal_at, sinusoidal_positions
 
 
 def test_softmax_with_temperature_matches_definition():
@@ -67,17 +67,19 @@ def test_switched_off_counts_non_positive():
     assert teaching.switched_off(torch.tensor([[-1.0, 0.0, 0.5], [2.0, -0.1, 3.0]])) == 3
 
 
-def test_sinusoidal_curves_agree_with_model_at_integer_positions():
+def test_sinusoidal_curves_follow_the_formula_between_and_at_integer_positions():
     d = 6
-    assert torch.allclose(teaching.sinusoidal_curves(torch.arange(7.0), d), sinusoidal_positions(7, d), atol=1e-6)
-    at = teaching.sinusoidal_curves(torch.tensor([0.5]), d)[0]
+    reference = torch.tensor([[math.sin(p / 10000 ** (i / d)) if i % 2 == 0 else math.cos(p / 10000 ** ((i - 1) / d))
+                               for i in range(d)] for p in range(7)])
+    assert torch.allclose(sinusoidal_positions(7, d), reference, atol=1e-6)
+    at = sinusoidal_at(torch.tensor([0.5]), d)[0]
     assert abs(float(at[0]) - math.sin(0.5)) < 1e-6 and abs(float(at[3]) - math.cos(0.5 / 10000 ** (2 / d))) < 1e-6
 
 
 def test_wavelengths_are_periods():
     d = 8
     for dim, period in enumerate(teaching.wavelengths(d).tolist()):
-        pe = teaching.sinusoidal_curves(torch.tensor([0.0, period]), d)
+        pe = sinusoidal_at(torch.tensor([0.0, period]), d)
         assert torch.allclose(pe[0, dim], pe[1, dim], atol=1e-4)
 
 

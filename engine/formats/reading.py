@@ -1,4 +1,5 @@
-"""Reading the small text files a user points Stepformer at (configs, corpora, checkpoint JSON), trusting nothing.
+"""Reading what a user gives Stepformer, trusting nothing: the small text files they point it at (configs, corpora,
+checkpoint JSON) and the numbers they type into a cell (check_value).
 
 Only regular files are read (a FIFO or /dev/urandom would never end, /dev/zero would fill the memory), at most
 a bounded number of bytes, as UTF-8; JSON that is nested too deeply or holds a number Python refuses to convert
@@ -8,6 +9,7 @@ is refused like any other bad JSON. Every refusal is one EngineError that names 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from ..errors import EngineError
@@ -78,3 +80,25 @@ def check_text(text: str, what: str) -> str:
             "a lone surrogate); type it again as UTF-8"
         ) from None
     return text
+
+
+MAX_ABS_VALUE = 1e6  # a cell value or a weight beyond this is refused
+
+
+def check_value(value) -> float:
+    """A cell value a teacher typed: a finite real number of sensible size, or a clear refusal."""
+    if isinstance(value, str):
+        try:
+            value = float(value.strip().replace("−", "-"))
+        except ValueError:
+            raise EngineError(f"{value!r} is not a number") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise EngineError(f"{value!r} is not a number")
+    value = float(value)
+    if math.isnan(value):
+        raise EngineError("NaN is not allowed: type a number")
+    if math.isinf(value):
+        raise EngineError("infinity is not allowed: type a finite number")
+    if abs(value) > MAX_ABS_VALUE:
+        raise EngineError(f"{value:g} is too large: keep values within ±{MAX_ABS_VALUE:g}")
+    return value

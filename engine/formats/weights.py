@@ -14,11 +14,11 @@ from safetensors.torch import save as tensors_to_bytes
 from ..budget import MAX_MODEL_BYTES, check_vocab_size
 from ..config import ModelConfig
 from ..errors import EngineError
-from ..model import MAX_ABS_VALUE, Model
+from ..model import Model
 from ..params import param_shapes
 from ..tokenizer import SPECIALS, Vocab
 from .files import write_atomic
-from .reading import check_text, parse_json
+from .reading import MAX_ABS_VALUE, check_text, parse_json
 
 _VOCAB_KEY = "stepformer.{}_vocab"
 

@@ -28,6 +28,7 @@ from .train import next_token_labels
 
 Tensor = torch.Tensor
 LABELS = "dec.labels"
+GRAD_PREFIX = "grad."
 LOSS_STAGES = (
     Stage("loss.per_position", "loss.per_position", ("probs", LABELS), ops.cross_entropy, rows="dec"),
     Stage("loss", "loss", ("loss.per_position",), ops.mean_loss),
@@ -57,6 +58,16 @@ class BackwardStage:
     params: tuple[str, ...]  # parameters read by the forward stage: their gradients are taken here
 
 
+def is_backward(name: str) -> bool:
+    """Whether a name is a gradient's: `grad.<stage>` or `grad.<param>`."""
+    return name.startswith(GRAD_PREFIX)
+
+
+def forward_of(name: str) -> str:
+    """The forward stage or parameter a gradient belongs to ("grad.dec.x0" → "dec.x0")."""
+    return name.removeprefix(GRAD_PREFIX)
+
+
 def _rule(st: Stage, switches: tuple[str, ...]) -> str:
     if st.fn is ops.identity or (st.op in ("attn.q_rot", "attn.k_rot") and "no_pe" in switches):
         return "identity"
@@ -74,7 +85,7 @@ def backward_stages(trace: Trace) -> list[BackwardStage]:
     params = trace.params
     forward = trace.stages + list(LOSS_STAGES)
     return [
-        BackwardStage(f"grad.{st.name}", st.name, st.op, _rule(st, trace.config.switches),
+        BackwardStage(GRAD_PREFIX + st.name, st.name, st.op, _rule(st, trace.config.switches),
                       tuple(i for i in st.inputs if i in params))
         for st in reversed(forward)
     ]

@@ -6,7 +6,7 @@ import numpy as np
 import pyqtgraph as pg
 import torch
 
-from engine import teaching
+from engine import ops, teaching
 
 from .bars import add_legend
 from .style import PlotOptions, color, font, foreground, markers, new_plot, set_caption
@@ -50,7 +50,7 @@ class PositionCurvesPanel:
         n, d = trace[self.name].shape
         span = max(n - 1, MIN_SPAN)
         smooth = torch.linspace(0, span, 200)
-        waves = teaching.sinusoidal_curves(smooth, d).numpy()  # [200, d]
+        waves = ops.sinusoidal_at(smooth, d).numpy()  # [200, d]
         at_tokens = trace[self.name].numpy()  # [n, d]: the stage's own values at integer positions
         for (dim, curve), dots in zip(self.curves, self.dots):
             curve.setData(smooth.numpy(), waves[:, dim])
