@@ -38,12 +38,10 @@ def build_state(args: argparse.Namespace):
 
     opened = open_source(args.lesson, args.config, args.weights, args.model)
     wanted = opened.with_sentences(args.text, args.target)
-    first = opened if opened.lesson is not None else wanted
-    state = AppState(first.model.config, first.text, first.target, model=first.model)
-    if opened.lesson is None:
-        state.load_model(wanted.model, wanted.text, wanted.target, wanted.stage, wanted.title, wanted.description)
-        return state
-    state.load_lesson(opened.lesson)
+    if opened.lesson is None:  # traced once, on the sentences wanted
+        return AppState.from_model(wanted.model, wanted.text, wanted.target, wanted.stage, wanted.title,
+                                   wanted.description)
+    state = AppState.from_lesson(opened.lesson)
     if (wanted.text, wanted.target) != (opened.text, opened.target) and not state.set_sentences(wanted.text,
                                                                                                   wanted.target):
         raise EngineError(state.problem)

@@ -73,7 +73,7 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 
 def cmd_deck(args: argparse.Namespace) -> None:
-    from gui.export.deck import export_deck
+    from gui.export import export_deck
 
     trace, lang = open_trace(args)
     opts = plot_options(args, trace, lang)

@@ -1,9 +1,11 @@
 """Lessons in the window: open a shipped lesson or a `.stepformer` file, Save / Save As / recent files, the
 title-bar marker and the question on close when there are unsaved edits, the autosave after every change and
-the offer to restore it on the next start, the start page, and the language and display choices (which
-rebuild the window; the app state, with its undo history, stays).
+the offer to restore it on the next start, the start page, the models the model picker asks to show, and the
+language and display choices: kept for the next start, given to the app (font, palette), and for the language and
+the text size a new window (the app state, with its undo history, stays).
 
-The questions it asks the teacher go through `Prompts`, which the tests replace.
+It sits above the window: it connects to the requests the window's menus and model picker emit, and nothing below
+it holds it. The questions it asks the teacher go through `Prompts`, which the tests replace.
 """
 
 from __future__ import annotations
@@ -12,8 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from shiboken6 import isValid
 
 from engine import EngineError
@@ -25,8 +26,7 @@ from gui.state.autosave import Autosaver
 from gui.state.change_records import Records, language_record, rebuild_record, stage_record, undo_moves
 from gui.text import i18n
 from gui.window.main_window import MainWindow
-from gui.window.model_picker import ModelPicker
-from gui.window.presentation import PresentationMenu
+from gui.window.model_picker import OpenRequest
 from gui.window.start_page import StartPage
 
 SUFFIX = ".stepformer"
@@ -74,7 +74,8 @@ class LessonController(QObject):
         # cycles that the garbage collector frees in any order, and a controller it has begun to clear has lost
         # the slots PySide keeps in its __dict__ ("Slot 'LessonController::' not found").
         state.setParent(self)
-        self.state, self.lang = state, lang
+        self.state = state
+        state.display.set(lang=lang)  # before any view listens: the window is built in it
         self.path = Path(path) if path else None
         self.shipped = shipped  # the name of the shipped lesson shown, if it is one
         self.prompts = prompts or Prompts(self)
@@ -89,7 +90,13 @@ class LessonController(QObject):
         state.lessonChanged.connect(self._lesson_changed)
         state.rebuilt.connect(self._rebuilt)
         state.cursorChanged.connect(self._cursor_changed)
+        state.display.changed.connect(self._display_changed)
         self._remember_path()
+
+    @property
+    def lang(self) -> str:
+        """The window's language, the lesson's too (the display settings hold it)."""
+        return self.state.display.lang
 
     # ---- the window -------------------------------------------------------------------------------
     def show_window(self, full_screen: bool = False) -> MainWindow:
@@ -128,12 +135,17 @@ class LessonController(QObject):
         return self.window
 
     def _make_window(self) -> MainWindow:
-        window = MainWindow(self.state, self.lang)
-        self._add_file_actions(window)
-        self._add_lessons_menu(window)
-        self._add_language_menu(window)
-        window.presentation = PresentationMenu(window, self)
-        window.model_picker = ModelPicker(window, self)
+        window = MainWindow(self.state)
+        bar, picker = window.menu_bar, window.model_picker
+        bar.startPageRequested.connect(self.show_start_page)
+        bar.openRequested.connect(lambda path: self.open_file(path or None))
+        bar.saveRequested.connect(self.save)
+        bar.saveAsRequested.connect(self.save_as)
+        bar.shippedRequested.connect(self.open_shipped)
+        bar.languageRequested.connect(self.set_language)
+        picker.startPageRequested.connect(self.show_start_page)
+        picker.openRequested.connect(self._open_model)
+        picker.refused.connect(lambda title, text: self.prompts.error(self.window, title, text))
         window.installEventFilter(self)
         # after the window's own title update, so the file name and marker win
         if self.window is not None:
@@ -143,86 +155,27 @@ class LessonController(QObject):
         self._update_title()
         return window
 
-    def _add_file_actions(self, window: MainWindow) -> None:
-        menu = window.menus["file"]
-        first = menu.actions()[0] if menu.actions() else None
-
-        def add(text: str, slot, keys) -> QAction:
-            action = QAction(text, window)
-            action.setShortcuts(keys)
-            action.triggered.connect(slot)
-            menu.insertAction(first, action)
-            return action
-
-        add(self.tr("Lessons…"), self.show_start_page, [QKeySequence("Ctrl+L")])
-        add(self.tr("&Open…"), lambda: self.open_file(), QKeySequence.keyBindings(QKeySequence.Open))
-        window.recent_menu = QMenu(self.tr("Open &Recent"), window)
-        window.recent_menu.aboutToShow.connect(self._fill_recent_menu)
-        menu.insertMenu(first, window.recent_menu)
-        add(self.tr("&Save"), self.save, QKeySequence.keyBindings(QKeySequence.Save))
-        add(self.tr("Save &As…"), self.save_as, [QKeySequence("Ctrl+Shift+S")])
-        menu.insertSeparator(first)
-        self._fill_recent_menu(window)
-
-    def _fill_recent_menu(self, window: MainWindow | None = None) -> None:
-        menu = (window or self.window).recent_menu
-        menu.clear()
-        recent = preferences.recent_files()
-        for i, path in enumerate(recent, 1):
-            action = menu.addAction(f"&{i}  {Path(path).name}")
-            action.setStatusTip(path)
-            action.setToolTip(path)
-            action.triggered.connect(lambda _=False, p=path: self.open_file(p))
-        if not recent:
-            menu.addAction(self.tr("No recent lessons")).setEnabled(False)
-        menu.addSeparator()
-        clear = menu.addAction(self.tr("Clear the list"))
-        clear.setEnabled(bool(recent))
-        clear.triggered.connect(lambda: preferences.write("files/recent", []))
-
-    def _add_lessons_menu(self, window: MainWindow) -> None:
-        menu = window.add_menu("lessons", self.tr("&Lessons"), "help")
-        start = menu.addAction(self.tr("All lessons…"))
-        start.triggered.connect(self.show_start_page)
-        menu.addSeparator()
-        for number, info in enumerate(shipped_lessons(), 1):
-            action = menu.addAction(f"&{number}  {info.title[self.lang]}")
-            action.setStatusTip(info.description[self.lang])
-            action.triggered.connect(lambda _=False, name=info.name: self.open_shipped(name))
-
-    def _add_language_menu(self, window: MainWindow) -> None:
-        menu = window.add_menu("language", self.tr("&Language"), "help")
-        group = QActionGroup(menu)
-        for lang, name in i18n.LANGUAGES.items():
-            action = menu.addAction(name)
-            action.setCheckable(True)
-            action.setChecked(lang == self.lang)
-            action.setData(lang)
-            group.addAction(action)
-        group.triggered.connect(lambda action: self.set_language(action.data()))
-
     # ---- language and display ---------------------------------------------------------------------
     def set_language(self, lang: str) -> None:
         """Switch the window's language now and for the next start; the lesson and its edits stay."""
         preferences.write("ui/language", lang)
-        if lang == self.lang:
-            return
-        i18n.set_language(QApplication.instance(), lang)
-        self.lang = lang
-        self.rebuild_window()
-        self._changed([language_record(lang)])  # the lesson's language is part of it
+        self.state.display.set(lang=lang)
 
-    def change_display(self, **changes) -> None:
-        """Text size, decimals, colour map or palette (see gui.state.display); kept for the next start."""
-        for key, value in changes.items():
-            setattr(display.DISPLAY, key, value)
-        display.save()
-        display.apply(QApplication.instance())
-        self.rebuild_window()
-
-    @staticmethod
-    def next_font_scale(step: int) -> float:
-        return display.next_font_scale(step)
+    def _display_changed(self, names: frozenset[str]) -> None:
+        """A display setting changed (the views follow it themselves): kept for the next start; the font and the
+        palette given to the app; a new window for the language and the text size."""
+        settings, app = self.state.display, QApplication.instance()
+        if "lang" in names:
+            preferences.write("ui/language", settings.lang)
+            i18n.set_language(app, settings.lang)
+        if names & set(display.STORED):
+            settings.save()
+        if names & {"font_scale", "palette"}:
+            display.apply(app, settings)
+        if names & display.REBUILD and self.window is not None:
+            self.rebuild_window()
+        if "lang" in names:
+            self._changed([language_record(settings.lang)])  # the lesson's language is part of it
 
     # ---- opening and saving -----------------------------------------------------------------------
     @property
@@ -274,10 +227,25 @@ class LessonController(QObject):
         """Show the lesson (the UI keeps its language)."""
         self.show_model(lambda: self.state.load_lesson(lesson), path, shipped, modified)
 
+    def _open_model(self, request: OpenRequest) -> None:
+        """A model the model picker built: shown as a new lesson with no file yet, once unsaved edits are asked
+        about; sentences it cannot trace are explained and change nothing."""
+        if not self.maybe_save():
+            return
+        opened = request.opened
+        try:
+            self.show_model(lambda: self.state.load_model(
+                opened.model, opened.text, opened.target, opened.stage, opened.title, opened.description))
+        except EngineError as exc:
+            self.window.model_picker.refuse(request.what, exc)
+            return
+        self.window.statusBar().showMessage(opened.description[self.lang], 20000)
+        request.done = True
+
     def show_model(self, load: Callable[[], None], path: Path | None = None, shipped: str | None = None,
                    modified: bool = False) -> None:
         """Run `load`, which puts a lesson or a model into the app state, and make it the lesson shown: the model
-        picker (gui/model_picker.py) opens its models this way, as lessons with no file yet. An EngineError
+        picker's models (_open_model) are shown this way, as lessons with no file yet. An EngineError
         from `load` changes nothing."""
         self.loading = True
         try:
@@ -470,9 +438,10 @@ def launch(state: AppState, lang: str, lesson: str | None = None, full_screen: b
            start_page: bool = True) -> LessonController:
     """Show the window on `state` (opened from the shipped lesson or file named `lesson`): the stored
     display settings, then the offer to restore an autosave, else the start page (when wanted)."""
-    display.load()
-    display.DISPLAY.decimals = state.show.get("decimals", display.DISPLAY.decimals)  # the lesson's, if it names any
-    display.apply(QApplication.instance())
+    state.display.load()
+    if "decimals" in state.show:  # the lesson's, if it names any
+        state.display.follow_lesson(state.head, state.row, state.show["decimals"])
+    display.apply(QApplication.instance(), state.display)
     shipped_names = [info.name for info in shipped_lessons()]
     shipped = lesson if lesson in shipped_names else None
     controller = LessonController(state, lang, path=lesson if lesson and not shipped else None, shipped=shipped)

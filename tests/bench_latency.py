@@ -121,8 +121,8 @@ def time_edits(app: QApplication, state: AppState, stage: str, weight: str, edit
     for _ in range(20):  # the stage's layout and plots
         app.processEvents()
     view = window.stage_view
-    panel = next(p for p in view.inputs if p.model.window.name == weight)
-    output = next(p for p in view.panels() if p.model.window.name == stage)
+    panel = next(p for p in view.inputs if p.model.slice.name == weight)
+    output = next(p for p in view.panels() if p.model.slice.name == stage)
     # what an edit of W_Q[r, c] must repaint: that cell, column c of Q, and the plots of Q
     counter = PaintCounter([panel.table.viewport(), output.table.viewport(), view.plot.viewport()])
     model = panel.model

@@ -53,15 +53,11 @@ def own_folders(qapp, tmp_path, monkeypatch):
     yield tmp_path
     app = QApplication.instance()
     i18n.set_language(app, "en")
-    display.DISPLAY.__init__()
-    display.apply(app)
+    display.apply(app, display.DisplaySettings())  # the app's own font and palette again
 
 
 def state_for(lesson: str | Lesson) -> AppState:
-    lesson = open_lesson(lesson) if isinstance(lesson, str) else lesson
-    state = AppState(lesson.config, lesson.text, lesson.target, model=lesson.build_model())
-    state.load_lesson(lesson)
-    return state
+    return AppState.from_lesson(open_lesson(lesson) if isinstance(lesson, str) else lesson)
 
 
 def start_controller(lesson: str = "two-heads", lang: str = "en", prompts: FakePrompts | None = None,
@@ -71,9 +67,10 @@ def start_controller(lesson: str = "two-heads", lang: str = "en", prompts: FakeP
     torch.set_num_threads(1)
     app = QApplication.instance()
     i18n.set_language(app, lang)
-    display.load()
-    display.apply(app)
-    controller = LessonController(state or state_for(lesson), lang, shipped=lesson, prompts=prompts or FakePrompts())
+    state = state or state_for(lesson)
+    state.display.load()
+    display.apply(app, state.display)
+    controller = LessonController(state, lang, shipped=lesson, prompts=prompts or FakePrompts())
     window = controller.show_window()
     window.setWindowState(Qt.WindowNoState)
     window.resize(1400, 900)

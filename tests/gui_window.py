@@ -46,9 +46,9 @@ def panel_for(window: MainWindow, name: str):
     """The matrix panel of the stage view showing tensor `name`."""
     view = window.stage_view
     for panel in [*view.inputs, view.output]:
-        if panel.model.window is not None and panel.model.window.name == name:
+        if panel.model.slice is not None and panel.model.slice.name == name:
             return panel
-    raise AssertionError(f"{name} is not shown; shown: {[p.model.window.name for p in view.panels()]}")
+    raise AssertionError(f"{name} is not shown; shown: {[p.model.slice.name for p in view.panels()]}")
 
 
 def press(qtbot, widget, key, modifier=None) -> None:

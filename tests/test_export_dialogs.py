@@ -5,10 +5,10 @@ from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from engine import ModelConfig
-from gui.export import dialogs
-from gui.plots import PlotOptions, draw_stage
-from gui.plots.view import FigureView
+from gui.plots import draw_stage
 from gui.state.app_state import AppState
+from gui.views import export_dialogs as dialogs
+from gui.views.figure_view import FigureView
 
 
 @pytest.fixture
@@ -20,9 +20,9 @@ def state(qapp):
 
 
 @pytest.fixture
-def parent(qtbot):
+def parent(qtbot, state):
     widget = QWidget()
-    widget.lang = "zh"
+    state.display.set(lang="zh")
     qtbot.addWidget(widget)
     return widget
 
@@ -89,10 +89,9 @@ def test_export_deck_dialog_reports_progress(state, parent, answers, tmp_path, m
 
 
 def test_figure_view_menu_copies_the_figure(state, qtbot):
-    opts = PlotOptions(head=state.head)
-    view = FigureView(state, lambda: opts)
+    view = FigureView(state)
     qtbot.addWidget(view)
-    draw_stage(view.ci, state.trace, state.current_stage, opts)
+    draw_stage(view.ci, state.trace, state.current_stage, state.display.plot_options())
     actions = {a.text(): a for a in view.context_menu().actions()}
     assert set(actions) == {"Export figure…", "Copy figure"}
     QGuiApplication.clipboard().clear()
@@ -116,7 +115,7 @@ def test_window_exports_the_current_matrix_and_a_right_clicked_table(qtbot, answ
     # Right-click on the W_Q table at the Q stage: its menu exports W_Q.
     state.go_to("enc.0.attn.q")
     table = next(t for t in window.findChildren(MatrixTable)
-                 if t.isVisible() and t.matrix().window is not None and t.matrix().window.name == "enc.0.attn.W_Q")
+                 if t.isVisible() and t.matrix().slice is not None and t.matrix().slice.name == "enc.0.attn.W_Q")
     answers["path"] = str(tmp_path / "wq.tex")
     table.context_menu().actions()[0].trigger()
     assert "\\begin{bmatrix}" in (tmp_path / "wq.tex").read_text(encoding="utf-8")

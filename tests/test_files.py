@@ -211,8 +211,8 @@ def test_save_on_a_full_disk_is_a_message_and_the_lesson_stays_unsaved(qtbot, st
 def test_export_dialog_on_a_full_disk_shows_a_message(qapp, qtbot, tmp_path, monkeypatch, full_disk):
     from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-    from gui.export import dialogs
     from gui.state.app_state import AppState
+    from gui.views import export_dialogs as dialogs
 
     state = AppState(TINY, "I love AI")
     parent = QWidget()

@@ -12,7 +12,7 @@ from gui.export.matrix import export_matrix
 from gui.plots import PlotOptions
 from gui.text.operations import text_key
 from gui.text.stage_texts import op_title
-from gui.window.stage_list import stage_title
+from gui.views.stage_list import stage_title
 from tests.gui_window import open_lesson_window, open_window, panel_for, press
 
 

@@ -233,5 +233,5 @@ def test_an_edit_repaints_every_cell_whose_number_or_mark_moved(qtbot):
             covered = torch.zeros(rows, cols, dtype=torch.bool)
             for top, bottom, left, right in repainted[p]:
                 covered[top:bottom + 1, left:right + 1] = True
-            assert not (must & ~covered).any(), p.model.window.name
+            assert not (must & ~covered).any(), p.model.slice.name
             p.model.dataChanged.disconnect()

@@ -35,7 +35,7 @@ def test_every_stage_figure_fits_the_window(qtbot, start_window, lesson, lang, s
         assert QRectF(plot.viewport().rect()).adjusted(-1, -1, 1, 1).contains(QRectF(shown)), name
         assert plot.scale <= MOST_SHRUNK, (name, plot.scale)
         for panel in view.panels():
-            assert every_row_shows(panel.table), (name, panel.model.window.name)
+            assert every_row_shows(panel.table), (name, panel.model.slice.name)
 
 
 def every_row_shows(table) -> bool:

@@ -23,7 +23,7 @@ def step_to_end(window, start: int = 0) -> list[str]:
     while state.cursor < len(state.stage_names) - 1:
         window.stepper.next_action.trigger()
         seen.append(state.current_stage)
-        assert window.stage_view.output.model.window.name == state.current_stage
+        assert window.stage_view.output.model.slice.name == state.current_stage
     return seen
 
 
@@ -164,15 +164,15 @@ def test_each_heads_columns_carry_its_colour(qtbot):
     state.go_to("enc.0.attn.q")
     state.set_head(1)
     W_Q = panel_for(window, "enc.0.attn.W_Q").model
-    assert [header_head(state.trace, W_Q.window, c, True) for c in range(2)] == [1, 1]
+    assert [header_head(state.trace, W_Q.slice, c, True) for c in range(2)] == [1, 1]
     assert W_Q.headerData(0, Qt.Horizontal, Qt.BackgroundRole) is not None
     assert W_Q.headerData(0, Qt.Vertical, Qt.BackgroundRole) is None
     state.go_to("enc.0.attn.out")
     concat = panel_for(window, "enc.0.attn.concat").model
-    assert [header_head(state.trace, concat.window, c, True) for c in range(4)] == [0, 0, 1, 1]
+    assert [header_head(state.trace, concat.slice, c, True) for c in range(4)] == [0, 0, 1, 1]
     W_O = panel_for(window, "enc.0.attn.W_O").model
-    assert [header_head(state.trace, W_O.window, r, False) for r in range(4)] == [0, 0, 1, 1]
-    assert header_head(state.trace, panel_for(window, "enc.0.attn.out").model.window, 0, True) is None
+    assert [header_head(state.trace, W_O.slice, r, False) for r in range(4)] == [0, 0, 1, 1]
+    assert header_head(state.trace, panel_for(window, "enc.0.attn.out").model.slice, 0, True) is None
 
 
 @pytest.mark.parametrize("stage", ["dec.0.self_attn.q_rot", "dec.0.ffn.gate"])

@@ -68,18 +68,18 @@ def test_ctrl_plus_and_minus_scale_text_and_numbers(qtbot, start_window):
         window = controller.window
         table = panel_for(window, "enc.0.attn.W_Q").table
         return (table.font().pointSizeF(), window.stage_view.title.font().pointSizeF(),
-                window.stage_view.plot_options().font_scale, table.horizontalHeader().defaultSectionSize())
+                window.state.display.plot_options().font_scale, table.horizontalHeader().defaultSectionSize())
 
     before = sizes()
     table = focus_table(qtbot, controller.window, "enc.0.attn.W_Q")
     qtbot.keyClick(table, Qt.Key_Equal, Qt.ControlModifier)
     qtbot.keyClick(focus_table(qtbot, controller.window, "enc.0.attn.W_Q"), Qt.Key_Equal, Qt.ControlModifier)
     larger = sizes()
-    assert display.DISPLAY.font_scale == 1.3 and preferences.read("display/font_scale", 1.0) == 1.3
+    assert state.display.font_scale == 1.3 and preferences.read("display/font_scale", 1.0) == 1.3
     assert all(big > small for big, small in zip(larger, before))
     assert state.current_stage == "enc.0.attn.q"  # the lesson stays where it was
     qtbot.keyClick(focus_table(qtbot, controller.window, "enc.0.attn.W_Q"), Qt.Key_Minus, Qt.ControlModifier)
-    assert display.DISPLAY.font_scale == 1.15
+    assert state.display.font_scale == 1.15
     qtbot.keyClick(focus_table(qtbot, controller.window, "enc.0.attn.W_Q"), Qt.Key_0, Qt.ControlModifier)
     assert sizes() == before
 
@@ -94,7 +94,7 @@ def test_palette_colours_and_decimals_are_chosen_and_kept(qtbot, start_window):
     controller.window.presentation.cb_safe.trigger()
     model = panel_for(controller.window, "enc.0.attn.W_Q").model
     diverging, _ = RAMPS["cb-safe"]
-    assert model.color(0, 0) in diverging and controller.window.stage_view.plot_options().colormap == "cb-safe"
+    assert model.color(0, 0) in diverging and controller.state.display.plot_options().colormap == "cb-safe"
     three = next(a for a in controller.window.presentation.decimals.actions() if a.data() == 3)
     three.trigger()
     model = panel_for(controller.window, "enc.0.attn.W_Q").model
@@ -102,8 +102,9 @@ def test_palette_colours_and_decimals_are_chosen_and_kept(qtbot, start_window):
     window = controller.window
     assert window.presentation.projector.isChecked() and window.presentation.cb_safe.isChecked()
 
-    display.DISPLAY.__init__()  # as on the next start
-    assert display.load() == display.Display(font_scale=1.0, decimals=3, colormap="cb-safe", palette="projector")
+    again = display.DisplaySettings()  # as on the next start
+    again.load()
+    assert (again.font_scale, again.decimals, again.colormap, again.palette) == (1.0, 3, "cb-safe", "projector")
 
 
 def test_window_layout_and_play_speed_are_kept(qtbot, start_window):

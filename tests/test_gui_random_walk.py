@@ -32,7 +32,7 @@ def test_a_random_walk_on_a_gpt2_checkpoint_raises_nothing_and_undoes_to_the_sta
 
 # ---- defects the walk found ---------------------------------------------------------------------------------
 def shown(view) -> tuple:
-    return view.title.text(), view.formula.text(), [(p.model.window, p.caption.text()) for p in view.panels()]
+    return view.title.text(), view.formula.text(), [(p.model.slice, p.caption.text()) for p in view.panels()]
 
 
 def test_a_head_change_after_editing_another_heads_columns_shows_the_new_head(qtbot, start_window):
@@ -44,14 +44,14 @@ def test_a_head_change_after_editing_another_heads_columns_shows_the_new_head(qt
     state.set_head(1)
     assert state.edit_cell("enc.0.attn.W_Q", (0, 2), "0.5")
     state.set_head(0)
-    windows = {p.model.window.name: p.model.window for p in view.panels()}
+    windows = {p.model.slice.name: p.model.slice for p in view.panels()}
     assert windows["enc.0.attn.W_Q"].col_start == 0 and windows["enc.0.attn.b_Q"].col_start == 0
     assert windows["enc.0.attn.q"].head == 0 and "head 0" in view.output.caption.text()
     assert torch.equal(view.output.model.shown, state.trace["enc.0.attn.q"][0])
     assert view.output.model.changed is None  # head 0's q did not change
     for stage in ("enc.0.attn.scores", "enc.0.attn.weights", "enc.0.attn.z"):
         state.go_to(stage)
-        assert view.output.model.window.head == 0
+        assert view.output.model.slice.head == 0
 
 
 def test_a_failing_rebuild_leaves_the_stage_view_as_it_was(qtbot, start_window, monkeypatch):

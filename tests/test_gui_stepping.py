@@ -9,8 +9,8 @@ from engine import ModelConfig
 from gui.text.formulas import formula
 from gui.text.operations import text_key
 from gui.text.stage_texts import op_title
-from gui.views.stage_view import window_for
-from gui.window.stage_list import NAME_ROLE
+from gui.views.stage_list import NAME_ROLE
+from gui.views.stage_view import slice_for
 from tests.gui_window import SMALL, open_window, press
 
 ARCHITECTURES = [
@@ -34,10 +34,10 @@ def assert_shows(window, i: int) -> None:
     assert view.title.text() == op_title(text_key(trace, name))
     assert view.formula.text() == formula(trace, name, state.head)
     output = view.output.model
-    assert output.window.name == name
-    assert torch.equal(output.shown, window_for(trace, name, name, state.head).slice2d(trace[name]))
+    assert output.slice.name == name
+    assert torch.equal(output.shown, slice_for(trace, name, name, state.head).slice2d(trace[name]))
     stage = trace.stage(name)
-    assert [p.model.window.name for p in view.inputs if p.model.window] == list(stage.inputs if stage else [])
+    assert [p.model.slice.name for p in view.inputs if p.model.slice] == list(stage.inputs if stage else [])
     leaves = window.stage_list.leaves
     assert leaves[i].font().bold() and not leaves[i].font().italic()
     assert all(leaf.font().italic() for leaf in leaves[i + 1:])  # "not computed yet"
@@ -97,7 +97,7 @@ def test_keys_work_from_any_widget_but_not_while_typing(qtbot):
         qtbot.keyClick(window.source, key)
     assert state.cursor == 2 and window.source.text() == "I love AI "  # the space was typed, not a step
     state.go_to("enc.0.attn.q")
-    w_q = next(p for p in window.stage_view.inputs if p.model.window.name.endswith("W_Q"))
+    w_q = next(p for p in window.stage_view.inputs if p.model.slice.name.endswith("W_Q"))
     w_q.table.setFocus()
     w_q.table.edit(w_q.model.index(0, 0))
     editor = w_q.table.findChild(QLineEdit)
@@ -136,7 +136,7 @@ def test_head_selector_reslices_every_per_head_matrix(qtbot):
     assert not view.head_box.isHidden()
     view.head_box.activated.emit(1)
     assert state.head == 1
-    w_q = next(p for p in view.inputs if p.model.window.name == "enc.0.attn.W_Q")
+    w_q = next(p for p in view.inputs if p.model.slice.name == "enc.0.attn.W_Q")
     assert torch.equal(w_q.model.shown, state.trace["enc.0.attn.W_Q"][:, 2:4])
     assert torch.equal(view.output.model.shown, state.trace["enc.0.attn.q"][1])
     assert "head 1 of 2: columns 2–3 of W_Q" in view.formula.text()

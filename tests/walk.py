@@ -22,7 +22,7 @@ from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication
 
 from gui.lesson_controller import LessonController
-from gui.window.stage_list import NAME_ROLE
+from gui.views.stage_list import NAME_ROLE
 
 CELL_VALUES = ["0.5", "-1.25", "3", "0", "−0.75", "1e3", "2.5e-3", "abc", "", "nan", "NaN", "inf", "-inf",
                "1e300", "-2e6", "1,5", "0x10", " 7 ", "1e-320"]
@@ -179,7 +179,7 @@ class Walker:
         model = self.rng.choice(panels).model
         r, c = self.rng.randrange(model.rowCount()), self.rng.randrange(model.columnCount())
         model.setData(model.index(r, c), value)
-        return f"edit {model.window.name} {model.window.full_index(r, c)} = {value!r}"
+        return f"edit {model.slice.name} {model.slice.full_index(r, c)} = {value!r}"
 
     def edit_cell(self) -> str:
         return self._type_into_cell(f"{self.rng.uniform(-3, 3):.3f}")

@@ -398,46 +398,6 @@
 <context>
     <name>LessonController</name>
     <message>
-        <source>Lessons…</source>
-        <translation>课程…</translation>
-    </message>
-    <message>
-        <source>&amp;Open…</source>
-        <translation>打开(&amp;O)…</translation>
-    </message>
-    <message>
-        <source>Open &amp;Recent</source>
-        <translation>最近打开(&amp;R)</translation>
-    </message>
-    <message>
-        <source>&amp;Save</source>
-        <translation>保存(&amp;S)</translation>
-    </message>
-    <message>
-        <source>Save &amp;As…</source>
-        <translation>另存为(&amp;A)…</translation>
-    </message>
-    <message>
-        <source>No recent lessons</source>
-        <translation>没有最近打开的课程</translation>
-    </message>
-    <message>
-        <source>Clear the list</source>
-        <translation>清空列表</translation>
-    </message>
-    <message>
-        <source>&amp;Lessons</source>
-        <translation>课程(&amp;L)</translation>
-    </message>
-    <message>
-        <source>All lessons…</source>
-        <translation>全部课程…</translation>
-    </message>
-    <message>
-        <source>&amp;Language</source>
-        <translation>语言 Language(&amp;G)</translation>
-    </message>
-    <message>
         <source>Untitled lesson</source>
         <translation>未命名课程</translation>
     </message>
@@ -516,62 +476,6 @@
         <translation>按回车重新计算</translation>
     </message>
     <message>
-        <source>&amp;File</source>
-        <translation>文件(&amp;F)</translation>
-    </message>
-    <message>
-        <source>Export figure…</source>
-        <translation>导出图表…</translation>
-    </message>
-    <message>
-        <source>Export matrix…</source>
-        <translation>导出矩阵…</translation>
-    </message>
-    <message>
-        <source>Export lesson as slides…</source>
-        <translation>将课程导出为幻灯片…</translation>
-    </message>
-    <message>
-        <source>&amp;Quit</source>
-        <translation>退出(&amp;Q)</translation>
-    </message>
-    <message>
-        <source>&amp;Edit</source>
-        <translation>编辑(&amp;E)</translation>
-    </message>
-    <message>
-        <source>Undo</source>
-        <translation>撤销</translation>
-    </message>
-    <message>
-        <source>Redo</source>
-        <translation>重做</translation>
-    </message>
-    <message>
-        <source>Reset weights</source>
-        <translation>重置权重</translation>
-    </message>
-    <message>
-        <source>Edit the sentence</source>
-        <translation>编辑句子</translation>
-    </message>
-    <message>
-        <source>&amp;View</source>
-        <translation>视图(&amp;V)</translation>
-    </message>
-    <message>
-        <source>&amp;Model</source>
-        <translation>模型(&amp;M)</translation>
-    </message>
-    <message>
-        <source>Settings…</source>
-        <translation>设置…</translation>
-    </message>
-    <message>
-        <source>&amp;Help</source>
-        <translation>帮助(&amp;H)</translation>
-    </message>
-    <message>
         <source>Keyboard shortcuts</source>
         <translation>键盘快捷键</translation>
     </message>
@@ -643,6 +547,117 @@
     <message>
         <source>Export matrix…</source>
         <translation>导出矩阵…</translation>
+    </message>
+</context>
+<context>
+    <name>MenuBar</name>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Lessons…</source>
+        <translation>课程…</translation>
+    </message>
+    <message>
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save &amp;As…</source>
+        <translation>另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Export figure…</source>
+        <translation>导出图表…</translation>
+    </message>
+    <message>
+        <source>Export matrix…</source>
+        <translation>导出矩阵…</translation>
+    </message>
+    <message>
+        <source>Export lesson as slides…</source>
+        <translation>将课程导出为幻灯片…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>No recent lessons</source>
+        <translation>没有最近打开的课程</translation>
+    </message>
+    <message>
+        <source>Clear the list</source>
+        <translation>清空列表</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Redo</source>
+        <translation>重做</translation>
+    </message>
+    <message>
+        <source>Reset weights</source>
+        <translation>重置权重</translation>
+    </message>
+    <message>
+        <source>Edit the sentence</source>
+        <translation>编辑句子</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>模型(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <source>What &amp;if</source>
+        <translation>假如(&amp;I)</translation>
+    </message>
+    <message>
+        <source>&amp;Lessons</source>
+        <translation>课程(&amp;L)</translation>
+    </message>
+    <message>
+        <source>All lessons…</source>
+        <translation>全部课程…</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言 Language(&amp;G)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>About Stepformer</source>
+        <translation>关于 Stepformer</translation>
     </message>
 </context>
 <context>
@@ -970,8 +985,8 @@
         <translation>头 {0}：第 {1}–{2} 列</translation>
     </message>
     <message>
-        <source>Temperature T = {0:.1f}</source>
-        <translation>温度 T = {0:.1f}</translation>
+        <source>Temperature T = {0:g}</source>
+        <translation>温度 T = {0:g}</translation>
     </message>
     <message>
         <source>This sentence cannot be stepped through:</source>
@@ -1100,10 +1115,6 @@
     <message>
         <source>Cost</source>
         <translation>开销</translation>
-    </message>
-    <message>
-        <source>What &amp;if</source>
-        <translation>假如(&amp;I)</translation>
     </message>
     <message>
         <source>Heads, generation, what if</source>

@@ -6,32 +6,28 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QVBoxLayout
 
-from gui.plots import PlotOptions
 from gui.plots.cost import CostFigure, draw_cost
-from gui.plots.view import FigureView
 from gui.state.app_state import AppState
+from gui.views.figure_view import FigureView
 from gui.views.lazy_view import LazyView
 
 
 class CostView(LazyView):
-    def __init__(self, state: AppState, lang: str = "en", parent=None):
+    def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
-        self.state, self.lang = state, lang
-        self.plot = FigureView(state, self.options, self, draw=draw_cost, prefix="cost.")
+        self.state, self.settings = state, state.display
+        self.plot = FigureView(state, self, draw=draw_cost, prefix="cost.")
         self.plot.setMinimumHeight(240)
         self.figure: CostFigure | None = None
         self.draws = 0  # how often it drew (a hidden dock must not)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
-        for signal in (state.cursorChanged, state.lessonChanged, state.traceEdited):
+        for signal in (state.cursorChanged, state.lessonChanged, state.traceEdited, self.settings.changed):
             signal.connect(self.schedule)
 
-    def options(self) -> PlotOptions:
-        return PlotOptions(head=self.state.head, row=self.state.row, lang=self.lang)
-
     def draw(self, *_) -> None:
-        opts = self.options()
+        opts = self.settings.plot_options()
         if self.figure is None:
             self.figure = CostFigure(self.plot.ci, opts)
         # on the loss and the backward pass: the forward pass's last stage (the cost view covers the forward pass)

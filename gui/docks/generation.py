@@ -5,6 +5,9 @@ distribution (the engine's next_token_distribution and choose; draw t of a sente
 engine.generate does) and appends it through the app state (undoable). The window then stands on the new
 position's probabilities; "Step through the new token" goes back to the decoder's input so the class can
 follow the new position through every stage.
+
+The temperature is the display settings' one: this panel's box and the stage view's slider over the output bars
+are the same number.
 """
 
 from __future__ import annotations
@@ -27,11 +30,10 @@ from PySide6.QtWidgets import (
 from engine import EngineError
 from engine.generate import MAX_TEMPERATURE, MIN_TEMPERATURE, choose, next_token_distribution
 from engine.tokenizer import END
-from gui.plots import PlotOptions
 from gui.plots.kv_cache import Choice, ChoicePanel, choice_title
 from gui.plots.view import FittedLayoutWidget
 from gui.state.app_state import AppState
-from gui.state.lesson_changes import AppendTokenCommand, generated_so_far
+from gui.state.commands import AppendTokenCommand
 
 
 def producing_command(state: AppState) -> AppendTokenCommand | None:
@@ -44,9 +46,9 @@ def producing_command(state: AppState) -> AppendTokenCommand | None:
 
 
 class GenerationPanel(QWidget):
-    def __init__(self, state: AppState, lang: str = "en", parent=None):
+    def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
-        self.state, self.lang = state, lang
+        self.state, self.settings = state, state.display
 
         self.generate_action = QAction(self.tr("Generate next token"), self)
         self.generate_action.setShortcut(QKeySequence("Ctrl+G"))
@@ -67,7 +69,7 @@ class GenerationPanel(QWidget):
         self.temperature.setRange(MIN_TEMPERATURE, MAX_TEMPERATURE)
         self.temperature.setDecimals(2)
         self.temperature.setSingleStep(0.1)
-        self.temperature.setValue(1.0)
+        self.temperature.setValue(self.settings.temperature)
         self.top_k = QSpinBox(self)
         self.top_k.setRange(0, 100000)
         self.top_k.setSpecialValueText(self.tr("all"))
@@ -75,7 +77,8 @@ class GenerationPanel(QWidget):
         self.seed.setRange(0, 2**31 - 1)
         self.seed_note = QLabel(self)
         self.seed_note.setStyleSheet("color: #555")
-        for box in (self.temperature, self.top_k, self.seed):
+        self.temperature.valueChanged.connect(lambda value: self.settings.set(temperature=value))
+        for box in (self.top_k, self.seed):
             box.valueChanged.connect(self.show_choice)
         self.sampled.toggled.connect(self._mode_changed)
 
@@ -103,7 +106,7 @@ class GenerationPanel(QWidget):
         self.status.setTextFormat(Qt.PlainText)  # tokens such as <end> are not tags
         self.plot = FittedLayoutWidget(self)
         self.plot.setMinimumHeight(180)
-        self.choice_panel = ChoicePanel(self.plot.ci, PlotOptions(lang=lang))
+        self.choice_panel = ChoicePanel(self.plot.ci, self.settings.plot_options())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(form)
@@ -114,13 +117,22 @@ class GenerationPanel(QWidget):
         self.stale = True  # what is shown is not the current choice (see show_choice)
         state.lessonChanged.connect(self.show_choice)
         state.traceEdited.connect(self.show_choice)
+        self.settings.changed.connect(self._settings_changed)
         self._mode_changed()
 
     # ---- settings ---------------------------------------------------------------------------------
-    def settings(self) -> tuple[float, int | None, bool, int]:
+    def draw_settings(self) -> tuple[float, int | None, bool, int]:
         """(temperature, top_k or None for all, greedy, the seed of the next draw)."""
         k = self.top_k.value() or None
-        return self.temperature.value(), k, self.greedy.isChecked(), self.seed.value() + generated_so_far(self.state)
+        return self.settings.temperature, k, self.greedy.isChecked(), self.seed.value() + self.state.generated_tokens
+
+    def _settings_changed(self, names: frozenset[str]) -> None:
+        if "temperature" in names:
+            self.temperature.blockSignals(True)
+            self.temperature.setValue(self.settings.temperature)
+            self.temperature.blockSignals(False)
+        if names & {"temperature", "colormap"}:
+            self.show_choice()
 
     def _mode_changed(self, *_) -> None:
         self.seed.setEnabled(self.sampled.isChecked())
@@ -141,7 +153,7 @@ class GenerationPanel(QWidget):
     # ---- generating -------------------------------------------------------------------------------
     def next_choice(self) -> Choice:
         """What "Generate next token" would choose now."""
-        temperature, k, greedy, seed = self.settings()
+        temperature, k, greedy, seed = self.draw_settings()
         probs = next_token_distribution(self.state.trace, temperature, k)
         token_id = choose(probs, greedy, seed)
         return Choice(self.state.model.vocabs["dec"].tokens[token_id], token_id, probs, greedy, seed)
@@ -178,7 +190,7 @@ class GenerationPanel(QWidget):
         """The distribution the newest token was chosen from; before any generation, what would be chosen."""
         self.generate_action.setEnabled("probs" in self.state.trace.values)
         self.step_action.setEnabled("dec.tokens" in self.state.stage_names)
-        self.seed_note.setText(self.tr("this draw uses seed {0}").format(self.settings()[3])
+        self.seed_note.setText(self.tr("this draw uses seed {0}").format(self.draw_settings()[3])
                                if self.sampled.isChecked() else "")
         if not self.isVisible():  # a hidden panel computes and draws nothing until it is shown
             self.stale = True
@@ -212,5 +224,5 @@ class GenerationPanel(QWidget):
 
     def _draw(self, choice: Choice) -> None:
         self.plot.show()
-        opts = PlotOptions(lang=self.lang)
-        self.choice_panel.set(self.state.model.vocabs["dec"].tokens, choice, opts, choice_title(choice, self.lang))
+        opts = self.settings.plot_options()
+        self.choice_panel.set(self.state.model.vocabs["dec"].tokens, choice, opts, choice_title(choice, opts.lang))

@@ -11,7 +11,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout
 
-from gui.plots import PlotOptions
 from gui.plots.extra_text import plain
 from gui.plots.heads import draw_heads, heads_stage
 from gui.plots.view import FigureCache, FittedLayoutWidget
@@ -20,9 +19,9 @@ from gui.views.lazy_view import LazyView
 
 
 class HeadGridView(LazyView):
-    def __init__(self, state: AppState, lang: str = "en", parent=None):
+    def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
-        self.state, self.lang = state, lang
+        self.state, self.settings = state, state.display
         self.figure = None
         self.shown: str | None = None
         self.plot = FittedLayoutWidget(self)
@@ -40,11 +39,8 @@ class HeadGridView(LazyView):
         self.blank = pg.GraphicsLayout()
         state.cursorChanged.connect(self.schedule)
         state.lessonChanged.connect(self.schedule)
-        state.selectionChanged.connect(self._selection_changed)
         state.traceEdited.connect(self._edited)
-
-    def options(self) -> PlotOptions:
-        return PlotOptions(head=self.state.head, row=self.state.row, lang=self.lang)
+        self.settings.changed.connect(self._edited)  # head, row, colours: new options, the same figure
 
     def draw(self) -> None:
         trace = self.state.trace
@@ -52,20 +48,18 @@ class HeadGridView(LazyView):
         if self.shown is None:
             self.figure = None
             self.plot.show_layout(self.blank)
-            self.empty.setText(plain("no_attention", self.lang))
+            self.empty.setText(plain("no_attention", self.settings.lang))
             self.pages.setCurrentWidget(self.empty)
             return
         self.pages.setCurrentWidget(self.plot)
         shown = self.shown
-        self.figure = self.figures.show(trace, shown, lambda layout: draw_heads(layout, trace, shown, self.options()),
-                                        lambda figure: figure.refresh(trace, self.options()))
+        options = self.settings.plot_options
+        self.figure = self.figures.show(trace, shown, lambda layout: draw_heads(layout, trace, shown, options()),
+                                        lambda figure: figure.refresh(trace, options()))
 
-    def _edited(self, _names: list) -> None:
+    def _edited(self, *_) -> None:
         if self.figure is not None and self.isVisible():
-            self.figure.refresh(self.state.trace, self.options())
-
-    def _selection_changed(self) -> None:
-        self._edited([])
+            self.figure.refresh(self.state.trace, self.settings.plot_options())
 
     def tiles(self) -> list[pg.PlotItem]:
         """The per-head plots shown (one per head), in head order."""

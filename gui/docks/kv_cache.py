@@ -8,7 +8,6 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
-from gui.plots import PlotOptions
 from gui.plots.kv_cache import CachePanel, MacsPanel, self_attentions
 from gui.plots.view import FittedLayoutWidget
 from gui.state.app_state import AppState
@@ -16,9 +15,9 @@ from gui.views.lazy_view import LazyView
 
 
 class KVCacheView(LazyView):
-    def __init__(self, state: AppState, lang: str = "en", parent=None):
+    def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
-        self.state, self.lang = state, lang
+        self.state, self.settings = state, state.display
         self.attention = QComboBox(self)
         self.attention.setFocusPolicy(Qt.NoFocus)
         self.attention.activated.connect(self.draw)
@@ -29,7 +28,7 @@ class KVCacheView(LazyView):
         self.summary.setMinimumHeight(self.summary.fontMetrics().lineSpacing() * 4)
         self.plot = FittedLayoutWidget(self)
         self.plot.setMinimumHeight(160)  # the cache and the multiply-add bars stay readable beside other docks
-        opts = PlotOptions(lang=lang)
+        opts = self.settings.plot_options()
         self.cache = CachePanel(self.plot.ci, opts, 0)
         self.macs = MacsPanel(self.plot.ci, opts, 1)
         top = QHBoxLayout()
@@ -40,7 +39,7 @@ class KVCacheView(LazyView):
         layout.addLayout(top)
         layout.addWidget(self.summary)
         layout.addWidget(self.plot, 1)
-        for signal in (state.lessonChanged, state.traceEdited, state.selectionChanged):
+        for signal in (state.lessonChanged, state.traceEdited, self.settings.changed):
             signal.connect(self.schedule)
 
     def rows(self) -> int:
@@ -61,7 +60,7 @@ class KVCacheView(LazyView):
                                          "model in Settings."))
             return
         self.plot.show()
-        opts = PlotOptions(head=self.state.head, lang=self.lang)
+        opts = self.settings.plot_options()
         self.cache.update(trace, self.attention.currentText(), opts)
         self.macs.update(trace, opts)
         cached, full = self.macs.counts[-1]

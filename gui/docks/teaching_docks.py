@@ -1,7 +1,8 @@
-"""The docks, menus and toolbar for heads, generation, "what if" and cost: the head grid, the Generate panel, the
-KV cache, the switches' effects and the cost of the model, each a dockable view of the app state.
+"""The docks and toolbar for heads, generation, "what if" and cost: the head grid, the Generate panel, the KV
+cache, the switches' effects and the cost of the model, each a dockable view of the app state.
 
-The main window makes one `TeachingViews(window)` after its own menus; everything here is added to it.
+The main window makes one `TeachingViews(window)`; the docks and the toolbar are added to it here, and its menus
+(gui/window/menus.py) place the actions (view_actions, generation_actions, the switches).
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ class TeachingViews(QObject):
     def __init__(self, window: QMainWindow):
         super().__init__(window)
         self.window = window
-        state, lang = window.state, window.lang
-        self.heads = HeadGridView(state, lang)
-        self.generation = GenerationPanel(state, lang)
-        self.kv_cache = KVCacheView(state, lang)
-        self.whatif = WhatIfView(state, lang)
-        self.cost = CostView(state, lang)
+        state = window.state
+        self.heads = HeadGridView(state)
+        self.generation = GenerationPanel(state)
+        self.kv_cache = KVCacheView(state)
+        self.whatif = WhatIfView(state)
+        self.cost = CostView(state)
         self.switches = SwitchActions(state, self)
 
         self.heads_dock = self._dock("heads", self.tr("Heads side by side"), self.heads)
@@ -50,7 +51,6 @@ class TeachingViews(QObject):
         self.cost_action.setIconText(self.tr("Cost"))  # the toolbar's button; the menu names the whole title
         self.generation.generate_action.triggered.connect(self._show_generation)
         self.switches.toggledOn.connect(self.show_effect)
-        self._menus()
         self._toolbar()
 
     def _dock(self, key: str, title: str, view: QWidget) -> QDockWidget:
@@ -86,22 +86,13 @@ class TeachingViews(QObject):
         if experiment is not None:
             self.window.lab_dock.widget().choose(experiment)
 
-    def _menus(self) -> None:
-        window = self.window
-        view = window.menus["view"]
-        view.addSeparator()
-        for action in (self.heads_action, self.generation_panel_action, self.kv_action, self.whatif_action,
-                       self.cost_action):
-            view.addAction(action)
-        model = window.menus["model"]
-        model.addSeparator()
-        model.addAction(self.generation.generate_action)
-        model.addAction(self.generation.step_action)
-        whatif = window.add_menu("whatif", self.tr("What &if"), before="help")
-        for action in self.switches.actions.values():
-            whatif.addAction(action)
-        whatif.addSeparator()
-        whatif.addAction(self.whatif_action)
+    def view_actions(self) -> list:
+        """The docks' show/hide toggles, for the View menu."""
+        return [self.heads_action, self.generation_panel_action, self.kv_action, self.whatif_action, self.cost_action]
+
+    def generation_actions(self) -> list:
+        """Generate next token, Step through the new token: for the Model menu."""
+        return [self.generation.generate_action, self.generation.step_action]
 
     def _toolbar(self) -> None:
         bar = self.window.addToolBar(self.tr("Heads, generation, what if"))

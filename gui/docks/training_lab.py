@@ -30,8 +30,8 @@ from engine import EngineError, sources
 from engine.training.lab import EXPERIMENTS, experiment, label, watch_sentence
 from gui.plots.fit import text_width
 from gui.plots.heatmap import Heatmap
-from gui.plots.style import PlotOptions, color
-from gui.text.i18n import current_language
+from gui.plots.style import color
+from gui.state.display import DisplaySettings
 from gui.views.scrolling import keep_below_share, scrolling_layout
 
 WATCH_EVERY = 5  # training steps between two re-traces of the watched head's attention (and the last step)
@@ -77,8 +77,9 @@ class LabRunner(QThread):
 
 class TrainingLab(QWidget):
     step_through = Signal(object)  # engine.sources.Opened: the model of the last step drawn
-    def __init__(self, parent=None):
+    def __init__(self, settings: DisplaySettings, parent=None):
         super().__init__(parent)
+        self.settings = settings  # the language of the arms' names and the colours of the attention map
         self.runner: LabRunner | None = None
         self.curves: dict[tuple[str, int], tuple[list[float], list[float]]] = {}
         self.items: dict[tuple[str, int], pg.PlotDataItem] = {}
@@ -146,7 +147,8 @@ class TrainingLab(QWidget):
         self.attention_caption = QLabel(panel)
         self.attention_view = pg.GraphicsLayoutWidget(panel)
         self.attention_view.setMinimumSize(260, 220)
-        self.attention = Heatmap(self.attention_view.ci, PlotOptions(), signed=False, row=0, col=0)
+        self.attention = Heatmap(self.attention_view.ci, self.settings.plot_options(), signed=False, row=0, col=0)
+        self.settings.changed.connect(self._settings_changed)
         column = QVBoxLayout(panel)
         column.setContentsMargins(0, 0, 0, 0)
         column.addLayout(choice)
@@ -269,7 +271,7 @@ class TrainingLab(QWidget):
             if progress.step % WATCH_EVERY == 0 or progress.step == progress.steps - 1:
                 self._watch(progress)
         self.status.setText(self.tr("{0}, seed {1}: step {2} of {3}").format(
-            label(progress.arm, current_language()), progress.seed, progress.step + 1, progress.steps))
+            label(progress.arm, self.settings.lang), progress.seed, progress.step + 1, progress.steps))
 
     def _draw(self, key: tuple[str, int], xs: list, ys: list, symbol: str | None = None) -> None:
         arm = key[0]
@@ -278,7 +280,7 @@ class TrainingLab(QWidget):
         if key not in self.items:
             pen = pg.mkPen(color(self.arms.index(arm)), width=2)
             first = not any(k[0] == arm for k in self.items)
-            name = label(arm, current_language()) if first else None
+            name = label(arm, self.settings.lang) if first else None
             self.items[key] = self.curve_plot.plot(name=name, pen=pen, symbol=symbol,
                                                    symbolBrush=color(self.arms.index(arm)))
         self.items[key].setData(xs, [float("nan") if y is None else y for y in ys])
@@ -295,6 +297,10 @@ class TrainingLab(QWidget):
         self.watched = progress
         self._draw_attention()
 
+    def _settings_changed(self, names: frozenset[str]) -> None:
+        if "colormap" in names:
+            self._draw_attention()
+
     def _draw_attention(self) -> None:
         if self.watched is None:
             return
@@ -305,9 +311,9 @@ class TrainingLab(QWidget):
         tokens = trace.tokens["dec"]
         # wide enough for every token's label on the top axis (besides the left axis and the colour bar)
         self.attention_view.setMinimumWidth(len(tokens) * (text_width(self.attention.tick_font, tokens) + 8) + 150)
-        self.attention.set(weights, tokens, tokens, PlotOptions(), levels=(0.0, 1.0))
+        self.attention.set(weights, tokens, tokens, self.settings.plot_options(), levels=(0.0, 1.0))
         self.attention_caption.setText(self.tr("{0}, seed {1}, after step {2}").format(
-            label(progress.arm, current_language()), progress.seed, progress.step + 1))
+            label(progress.arm, self.settings.lang), progress.seed, progress.step + 1))
 
     def _finished(self, result: dict | None) -> None:
         self.runner.wait()
@@ -325,19 +331,18 @@ class TrainingLab(QWidget):
                 values = series["values"]
                 xs = x["values"] or list(range(len(values)))
                 self._draw((series["arm"], series["seed"]), xs, values, symbol="o")
-            self.curve_plot.setLabel("bottom", label(x["label"], current_language()))
+            self.curve_plot.setLabel("bottom", label(x["label"], self.settings.lang))
             self.curve_plot.setLogMode(x=x["label"] == "d_k", y=False)
         self.status.setText(self.tr("Done in {0:.1f} s.").format(result["seconds"]))
-        self.verdict.setText(result["verdict_zh" if current_language() == "zh" else "verdict"])
+        self.verdict.setText(result["verdict_zh" if self.settings.lang == "zh" else "verdict"])
 
 
 def add_training_lab(window) -> QDockWidget:
     """The lab as a dock of the main window, hidden until View ▸ Training lab."""
     dock = QDockWidget(QCoreApplication.translate("TrainingLab", "Training lab"), window)
     dock.setObjectName("dock_training_lab")
-    dock.setWidget(TrainingLab(dock))
+    dock.setWidget(TrainingLab(window.state.display, dock))
     window.addDockWidget(Qt.BottomDockWidgetArea, dock)
     keep_below_share(window, dock)
     dock.hide()
-    window.menus["view"].addAction(dock.toggleViewAction())
     return dock

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QObject, Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -13,7 +14,6 @@ from PySide6.QtWidgets import (
     QGraphicsScene,
     QHBoxLayout,
     QLabel,
-    QMenu,
     QWidget,
     QWidgetAction,
 )
@@ -21,8 +21,8 @@ from shiboken6 import isValid
 
 from engine.training.backward import MAX_LR, TrainingStep
 from gui.plots.heatmap import Heatmap
-from gui.plots.style import PlotOptions
-from gui.state.app_state import AppState, TrainingStepCommand
+from gui.state.app_state import AppState
+from gui.state.commands import TrainingStepCommand
 from gui.state.preferences import read, write
 from gui.views.scrolling import keep_below_share, scrolling_layout
 
@@ -30,15 +30,16 @@ DEFAULT_LR = 0.1
 
 
 class TrainingStepActions(QObject):
-    """The menu action and the learning rate it uses; the step itself is AppState.take_training_step."""
+    """The menu action and the learning rate it uses (`actions`, for the Model menu: the action, then a spin box);
+    the step itself is AppState.take_training_step."""
 
-    def __init__(self, state: AppState, menu: QMenu):
-        super().__init__(menu)
+    def __init__(self, state: AppState, parent: QObject | None = None):
+        super().__init__(parent)
         self.state = state
-        self.step_action = menu.addAction(self.tr("Take one training step"))
+        self.step_action = QAction(self.tr("Take one training step"), self)
         self.step_action.setToolTip(self.tr("W ← W − lr·∂L/∂W for every weight, on this sentence (Ctrl+Z undoes it)"))
         self.step_action.triggered.connect(self.take_step)
-        row = QWidget(menu)
+        row = QWidget()  # the holder below takes it
         layout = QHBoxLayout(row)
         layout.setContentsMargins(24, 2, 8, 2)
         layout.addWidget(QLabel(self.tr("Learning rate:"), row))
@@ -49,9 +50,9 @@ class TrainingStepActions(QObject):
         self.lr.setValue(read("training/lr", DEFAULT_LR, float))
         self.lr.valueChanged.connect(lambda value: write("training/lr", value))
         layout.addWidget(self.lr)
-        holder = QWidgetAction(menu)
+        holder = QWidgetAction(self)
         holder.setDefaultWidget(row)
-        menu.addAction(holder)
+        self.actions = [self.step_action, holder]
         state.lessonChanged.connect(self._enable)
         self._enable()
 
@@ -86,13 +87,19 @@ class TrainingStepView(QWidget):
         self.figure = pg.GraphicsLayoutWidget(self)
         self.figure.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)  # as gui/plots/view.py
         self.figure.setMinimumHeight(180)
-        self.heatmaps = [Heatmap(self.figure.ci, PlotOptions(), signed=True, row=0, col=col) for col in range(3)]
+        self.heatmaps = [Heatmap(self.figure.ci, state.display.plot_options(), signed=True, row=0, col=col)
+                         for col in range(3)]
         layout = scrolling_layout(self)
         layout.addLayout(top)
         layout.addWidget(self.figure, 1)
         state.undo_stack.indexChanged.connect(self._stack_moved)
         state.cursorChanged.connect(self._follow_stage)
+        state.display.changed.connect(self._settings_changed)
         self.show_step(None)
+
+    def _settings_changed(self, names: frozenset[str]) -> None:
+        if "colormap" in names:
+            self._draw()
 
     def _stack_moved(self, index: int) -> None:
         """An edit, undo or redo: show the step if it is now the last command done."""
@@ -142,7 +149,7 @@ class TrainingStepView(QWidget):
         rows, cols = [str(i) for i in range(before.shape[0])], [str(j) for j in range(before.shape[1])]
         for heatmap, matrix, levels, caption in zip(self.heatmaps, (before, grad, after),
                                                      ((-top, top), (-grad_top, grad_top), (-top, top)), captions):
-            heatmap.set(matrix, rows, cols, PlotOptions(), caption=caption, levels=levels)
+            heatmap.set(matrix, rows, cols, self.state.display.plot_options(), caption=caption, levels=levels)
 
 
 def add_training_step_view(window) -> QDockWidget:
@@ -154,6 +161,5 @@ def add_training_step_view(window) -> QDockWidget:
     window.addDockWidget(Qt.BottomDockWidgetArea, dock)
     keep_below_share(window, dock)
     dock.hide()
-    window.menus["view"].addAction(dock.toggleViewAction())
     window.training_step.step_action.triggered.connect(lambda: dock.show() if view.step is not None else None)
     return dock

@@ -8,10 +8,11 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout
 
 from engine import EngineError
-from gui.plots import PlotOptions, StageFigure
+from engine.config import SWITCHES
+from gui.plots import StageFigure
 from gui.plots.extra_text import plain
 from gui.plots.view import FittedLayoutWidget
-from gui.plots.whatif import SWITCH_KEYS, draw_whatif, whatif_build_key
+from gui.plots.whatif import draw_whatif, whatif_build_key
 from gui.state.app_state import AppState
 from gui.views.lazy_view import LazyView
 
@@ -32,7 +33,7 @@ class SwitchActions(QObject):
             "no_layernorm": self.tr("No LayerNorm"),
         }
         self.actions: dict[str, QAction] = {}
-        for key in SWITCH_KEYS:
+        for key in SWITCHES:
             action = QAction(texts[key], self)
             action.setCheckable(True)
             action.setToolTip(self.tr("What if: {0} (one click; Ctrl+Z undoes it)").format(texts[key]))
@@ -60,9 +61,9 @@ class SwitchActions(QObject):
 class WhatIfView(LazyView):
     """One tab per switch: what it does, said in a line and drawn for this model and sentence."""
 
-    def __init__(self, state: AppState, lang: str = "en", parent=None):
+    def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
-        self.state, self.lang = state, lang
+        self.state, self.settings = state, state.display
         self.figure = None
         self.figures: dict[str, StageFigure] = {}  # each tab's figure, refreshed when the tab is drawn again
         self.built: dict[str, tuple] = {}  # what each tab's figure was built for (see whatif_build_key)
@@ -70,7 +71,7 @@ class WhatIfView(LazyView):
         self.plots: dict[str, FittedLayoutWidget] = {}
         titles = {"no_pe": self.tr("No positions"), "no_scale": self.tr("No scaling"), "no_mask": self.tr("No mask"),
                   "no_residual": self.tr("No residual"), "no_layernorm": self.tr("No LayerNorm")}
-        for key in SWITCH_KEYS:
+        for key in SWITCHES:
             self.plots[key] = FittedLayoutWidget(self)
             self.tabs.addTab(self.plots[key], titles[key])
         self.explanation = QLabel(self)
@@ -88,24 +89,24 @@ class WhatIfView(LazyView):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.note)
         self.tabs.currentChanged.connect(self.schedule)
-        for signal in (state.lessonChanged, state.traceEdited, state.selectionChanged):
+        for signal in (state.lessonChanged, state.traceEdited, self.settings.changed):
             signal.connect(self.schedule)
 
     def switch(self) -> str:
-        return SWITCH_KEYS[self.tabs.currentIndex()]
+        return SWITCHES[self.tabs.currentIndex()]
 
     def show_switch(self, key: str) -> None:
-        self.tabs.setCurrentIndex(SWITCH_KEYS.index(key))
+        self.tabs.setCurrentIndex(SWITCHES.index(key))
         self.schedule()
 
     def draw(self) -> None:
         """The current tab's figure; the others are cleared (they redraw when chosen)."""
         key, trace = self.switch(), self.state.trace
         on = key in trace.config.switches
-        self.explanation.setText(plain(f"explain_{key}", self.lang) + " "
-                                 + plain("switch_on" if on else "switch_off", self.lang))
+        lang = self.settings.lang
+        self.explanation.setText(plain(f"explain_{key}", lang) + " " + plain("switch_on" if on else "switch_off", lang))
         self.explanation.setStyleSheet("" if on else "color: #555")
-        opts = PlotOptions(head=self.state.head, row=self.state.row, lang=self.lang)
+        opts = self.settings.plot_options()
         built = whatif_build_key(trace, key)
         try:
             if self.built.get(key) == built:  # the tab's figure fits this trace: new numbers only
@@ -120,7 +121,4 @@ class WhatIfView(LazyView):
             self.explanation.setText(str(exc))
             return
         self.note.setText(self.figure.panels[0].note)
-
-    def effect_plot(self) -> FittedLayoutWidget:
-        return self.plots[self.switch()]
 

@@ -1,8 +1,35 @@
-"""Figure and lesson export for slides: PNG/SVG/PDF figures, LaTeX/CSV matrices, PDF/PPTX decks."""
+"""Figure and lesson export for slides: PNG/SVG/PDF figures, LaTeX/CSV matrices, PDF/PPTX decks.
 
-from .deck import DECK_FORMATS, export_deck
+export_deck picks the deck's writer here (deck.py for a PDF, pptx.py for a PPTX, which reads deck.py's slides).
+"""
+
+from pathlib import Path
+
+from engine import EngineError
+from engine.formats.files import check_target
+
+from .deck import Progress, write_pdf_deck
 from .figure import FORMATS, copy_figure, export_figure
 from .matrix import MATRIX_FORMATS, export_matrix, to_csv, to_latex
 
+DECK_FORMATS = ("pdf", "pptx")
+
 __all__ = ["DECK_FORMATS", "FORMATS", "MATRIX_FORMATS", "copy_figure", "export_deck", "export_figure",
            "export_matrix", "to_csv", "to_latex"]
+
+
+def export_deck(trace, opts, path: str | Path, fmt: str | None = None, progress: Progress | None = None,
+                stages: list[str] | None = None) -> int:
+    """Write the lesson as a .pdf or .pptx deck, one page/slide per stage (of `stages`, default all); returns the
+    count."""
+    path = Path(path)
+    check_target(path)
+    fmt = (fmt or path.suffix.lstrip(".")).lower()
+    if fmt not in DECK_FORMATS:
+        raise EngineError(f"cannot export slides as {fmt or 'a file without extension'!r}; "
+                          f"use one of {', '.join(DECK_FORMATS)}")
+    if fmt == "pdf":
+        return write_pdf_deck(trace, opts, path, progress, stages)
+    from .pptx import write_pptx_deck  # python-pptx loads only when a PPTX is asked for
+
+    return write_pptx_deck(trace, opts, path, progress, stages)

@@ -1,6 +1,7 @@
 """A whole lesson as slides, one per stage: title, formula, matrices, the stage's figure, the explanation.
 
 The PDF puts the explanation under the figure (PDF has no speaker notes); the PPTX (pptx.py) keeps it as notes.
+gui.export.export_deck chooses between them by the file's extension.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter
 
-from engine import EngineError
-from engine.formats.files import check_target, write_atomic
+from engine.formats.files import write_atomic
 from gui.plots import PlotOptions
 from gui.plots.heatmap import format_cell
 from gui.plots.matrix import is_per_head
@@ -28,7 +28,6 @@ from .figure import fit, memory_file, open_painter, pdf_writer
 from .matrix import matrix_of
 from .render import SCENE_H, SCENE_W, offscreen_figure, paint
 
-DECK_FORMATS = ("pdf", "pptx")
 MAX_ROWS, MAX_COLS = 6, 5  # matrices on a slide are cut to this size (with …); the figure shows all of it
 
 
@@ -171,20 +170,3 @@ def write_pdf_deck(trace, opts: PlotOptions, path: Path, progress: Progress | No
         painter.end()
     write_atomic(path, bytes(buffer.data()))
     return len(deck)
-
-
-def export_deck(trace, opts: PlotOptions, path: str | Path, fmt: str | None = None,
-                progress: Progress | None = None, stages: list[str] | None = None) -> int:
-    """Write the lesson as a .pdf or .pptx deck, one page/slide per stage (of `stages`, default all); returns the
-    count."""
-    path = Path(path)
-    check_target(path)
-    fmt = (fmt or path.suffix.lstrip(".")).lower()
-    if fmt not in DECK_FORMATS:
-        raise EngineError(f"cannot export slides as {fmt or 'a file without extension'!r}; "
-                          f"use one of {', '.join(DECK_FORMATS)}")
-    if fmt == "pdf":
-        return write_pdf_deck(trace, opts, path, progress, stages)
-    from .pptx import write_pptx_deck  # python-pptx loads only when a PPTX is asked for
-
-    return write_pptx_deck(trace, opts, path, progress, stages)

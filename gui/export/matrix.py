@@ -12,6 +12,7 @@ from engine import EngineError
 from engine.formats.files import write_atomic
 from gui.plots import PlotOptions
 from gui.plots.matrix import stage_matrix
+from gui.plots.numbers import format_number
 
 MATRIX_FORMATS = ("tex", "csv")
 
@@ -26,19 +27,10 @@ def matrix_of(trace, name: str, head: int = 0) -> tuple[np.ndarray, list[str], l
     return m, [str(i) for i in range(m.shape[0])], [str(j) for j in range(m.shape[1])]
 
 
-def number(value: float, decimals: int) -> str:
-    if np.isneginf(value):
-        return "-inf"
-    if np.isposinf(value):
-        return "inf"
-    return f"{round(float(value), decimals) + 0.0:.{decimals}f}"  # + 0.0 turns −0.0 into 0.0
-
-
 def to_latex(matrix: np.ndarray, decimals: int = 2) -> str:
     """\\begin{bmatrix} a & b \\\\ c & d \\end{bmatrix}; −∞ as -\\infty."""
     def cell(v: float) -> str:
-        text = number(v, decimals)
-        return text.replace("inf", "\\infty")
+        return format_number(v, decimals, style="file").replace("inf", "\\infty")
 
     rows = [" & ".join(cell(v) for v in row) for row in np.atleast_2d(matrix)]
     return "\\begin{bmatrix}\n" + " \\\\\n".join(rows) + "\n\\end{bmatrix}\n"
@@ -54,7 +46,7 @@ def to_csv(matrix: np.ndarray, decimals: int = 2, rows: list[str] | None = None,
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["", *cols])
     for label, row in zip(rows, matrix):
-        writer.writerow([label, *(number(v, decimals) for v in row)])
+        writer.writerow([label, *(format_number(v, decimals, style="file") for v in row)])
     return out.getvalue()
 
 

@@ -9,6 +9,7 @@ from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from .fit import set_category_ticks, slot, text_width
+from .numbers import format_number
 from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, new_plot, set_caption, with_overflow_note
 
 MAX_NUMBERS = 16 * 16  # larger matrices are drawn without numbers in the cells
@@ -16,14 +17,8 @@ MAX_NUMBER_COLS = 16
 
 
 def format_cell(value: float, integer: bool = False) -> str:
-    if np.isnan(value):
-        return "NaN"
-    if np.isinf(value):
-        return "−∞" if value < 0 else "∞"
-    if integer:
-        return f"{int(value)}"
-    text = f"{value:.2f}" if abs(value) < 100 else f"{value:.0f}"
-    return text.replace("-", "−")
+    """A number in a plot's cell (numbers.format_number's plot style, two places)."""
+    return format_number(value, 2, integer, style="plot")
 
 
 def axis_labels(trace, kind: str | None, n: int) -> list[str]:

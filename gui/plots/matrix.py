@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 
-from gui.state.shown_trace import forward_of, is_backward
+from engine.training.backward import forward_of, is_backward
 from gui.text.operations import PROBABILITY, SIGNED, colour_kind, matrix_caption, place_of, stage_op, stage_operation
 
 from .heatmap import Heatmap, axis_labels

@@ -1,5 +1,6 @@
-"""Plot areas the window embeds: a GraphicsLayoutWidget that shrinks a figure too big for it to fit, and the
-stage view's FigureView, whose right-click menu exports or copies the figure."""
+"""Plot areas the window embeds: a GraphicsLayoutWidget that shrinks a figure too big for it to fit, and a cache
+of the figures a view has drawn. (The stage view's FigureView, whose right-click menu exports the figure, is
+gui/views/figure_view.py: plots import nothing above them.)"""
 
 from __future__ import annotations
 
@@ -8,10 +9,7 @@ from collections.abc import Callable, Hashable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
-from PySide6.QtGui import QContextMenuEvent
-from PySide6.QtWidgets import QGraphicsScene, QMenu, QWidget
-
-from .style import PlotOptions
+from PySide6.QtWidgets import QGraphicsScene, QWidget
 
 
 class FittedLayoutWidget(pg.GraphicsLayoutWidget):
@@ -68,35 +66,6 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         elif abs(scale - self.scale) > 1e-3 or self.autoPixelRange:
             self.setRange(QRectF(0, 0, width * scale, height * scale), padding=0, lockAspect=True)
         self.scale = scale
-
-
-class FigureView(FittedLayoutWidget):
-    """Draw into `self.ci` with draw_stage (or `draw`, the same way export draws it: a dock's own figure, named
-    `prefix` + the stage in the file suggested); right-click offers "Export figure…" and "Copy figure".
-
-    `options` returns the PlotOptions the window currently shows (head, row, temperature, language).
-    """
-
-    def __init__(self, state, options: Callable[[], PlotOptions], parent: QWidget | None = None,
-                 draw: Callable | None = None, prefix: str = ""):
-        super().__init__(parent)
-        self.state, self.options = state, options
-        self.draw, self.prefix = draw, prefix
-
-    def context_menu(self) -> QMenu:
-        from gui.export.dialogs import copy_figure_to_clipboard, export_figure_dialog
-        from gui.plots import draw_stage
-
-        draw = self.draw or draw_stage
-        menu = QMenu(self)
-        menu.addAction(self.tr("Export figure…"),
-                       lambda: export_figure_dialog(self, self.state, self.options(), draw, self.prefix))
-        menu.addAction(self.tr("Copy figure"),
-                       lambda: copy_figure_to_clipboard(self, self.state, self.options(), draw))
-        return menu
-
-    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
-        self.context_menu().exec(event.globalPos())
 
 
 class FigureCache:

@@ -21,6 +21,7 @@ from PySide6.QtGui import QBrush, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from engine import ModelConfig, ops
+from engine.config import SWITCHES
 from engine.whatif import (
     DEPTH_SETTINGS,
     future_weight,
@@ -40,7 +41,6 @@ from .heatmap import Heatmap, axis_labels
 from .matrix import head_of
 from .style import PlotOptions, color, font, foreground, new_plot, set_caption
 
-SWITCH_KEYS = ("no_pe", "no_scale", "no_mask", "no_residual", "no_layernorm")
 D_KS = [2, 4, 8, 16, 32, 64, 128, 256]
 DEPTH = 6  # layers of the seeded models that show the spread growing or collapsing
 SEEDS = 4  # seeded models averaged per point of the depth curves
@@ -231,8 +231,8 @@ def whatif_build_key(trace, switch: str) -> tuple:
 
 
 def draw_whatif(layout: pg.GraphicsLayout, trace, switch: str, opts: PlotOptions) -> StageFigure:
-    """Clear `layout` and draw what `switch` (one of SWITCH_KEYS) does for this trace's model and sentence."""
-    if switch not in SWITCH_KEYS:
+    """Clear `layout` and draw what `switch` (one of SWITCHES) does for this trace's model and sentence."""
+    if switch not in SWITCHES:
         raise KeyError(f"no what-if switch named {switch!r}")
     layout.clear()
     if switch == "no_pe":

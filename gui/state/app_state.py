@@ -1,4 +1,6 @@
-"""The app state: one QObject owns the current lesson (model, sentences, trace, cursor) and its undo stack.
+"""The app state: one QObject owns the current lesson (model, sentences, trace, cursor), its undo stack (the
+commands are in gui/state/commands.py) and the display settings (gui/state/display.py: language, decimals, head,
+row, temperature …).
 
 Views observe it through signals and change it only through its methods; no view talks to another.
 """
@@ -7,84 +9,17 @@ from __future__ import annotations
 
 import torch
 from PySide6.QtCore import QCoreApplication, QObject, Signal
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtGui import QUndoStack
 
 from engine import EngineError, Model, ModelConfig, Trace, check_value
 from engine.formats.lesson import Lesson
-from engine.training.backward import TrainingStep, apply_step, training_step, undo_step
-from gui.state.display import DISPLAY
-from gui.state.shown_trace import ShownTrace, forward_of, is_backward
+from engine.training.backward import forward_of, is_backward, training_step
+from gui.state import commands
+from gui.state.commands import EditCellCommand, ReplaceParamsCommand, TrainingStepCommand
+from gui.state.display import DisplaySettings
+from gui.state.shown_trace import ShownTrace
 
-
-def format_value(value: float) -> str:
-    """A number as the matrices show it: the chosen decimals (View ▸ Decimals), or 4 digits when large."""
-    return f"{value:.{DISPLAY.decimals}f}" if abs(value) < 1000 else f"{value:.4g}"
-
-
-class EditCellCommand(QUndoCommand):
-    """Set one cell of a parameter or stage; undo restores it exactly."""
-
-    def __init__(self, state: AppState, name: str, index: tuple[int, ...], value: float):
-        super().__init__()
-        self.state, self.name, self.index, self.value = state, name, index, value
-        trace = state.trace
-        self.old_value = float(trace[name][index])
-        self.is_param = name in trace.params
-        self.old_override = trace.overrides.get(name)
-        cell = ",".join(map(str, index))
-        self.setText(f"{name}[{cell}]: {format_value(self.old_value)} → {format_value(value)}")
-
-    def redo(self):
-        self.state._apply(lambda t: t.set_cell(self.name, self.index, self.value), self.name)
-
-    def undo(self):
-        if self.is_param:
-            self.state._apply(lambda t: t.set_cell(self.name, self.index, self.old_value), self.name)
-        else:
-            self.state._apply(lambda t: t.set_override(self.name, self.old_override), self.name)
-
-
-class ReplaceParamsCommand(QUndoCommand):
-    """Swap the whole parameter set (used by "Reset weights"); undo swaps it back."""
-
-    def __init__(self, state: AppState, params: dict[str, torch.Tensor], text: str):
-        super().__init__(text)
-        self.state = state
-        self.new = {k: v.clone() for k, v in params.items()}
-        self.old = {k: v.clone() for k, v in state.trace.params.items()}
-        self.old_overrides = dict(state.trace.overrides)
-
-    def _swap(self, params, overrides):
-        trace = self.state.trace
-        trace.params.clear()
-        trace.params.update({k: v.clone() for k, v in params.items()})
-        trace.overrides.clear()
-        trace.overrides.update(overrides)
-        self.state._apply(lambda t: (t.recompute_all(), [st.name for st in t.stages] + list(params))[1], None)
-
-    def redo(self):
-        self._swap(self.new, {})
-
-    def undo(self):
-        self._swap(self.old, self.old_overrides)
-
-
-class TrainingStepCommand(QUndoCommand):
-    """W ← W − lr·∂L/∂W for every parameter at once (engine.training.backward.training_step); undo puts every
-    parameter back bit for bit."""
-
-    def __init__(self, state: AppState, step: TrainingStep, text: str):
-        super().__init__(text)
-        self.state, self.step = state, step
-
-    def _set(self, change) -> None:
-        self.state._apply(lambda t: (change(t, self.step), [st.name for st in t.stages] + list(t.params))[1], None)
-
-    def redo(self):
-        self._set(apply_step)
-
-    def undo(self):
-        self._set(undo_step)
+EMPTY_TEXTS = {"en": "", "zh": ""}  # a title or description a model without a lesson has
 
 
 class AppState(QObject):
@@ -92,22 +27,23 @@ class AppState(QObject):
     rebuilt = Signal(bool)  # after lessonChanged, when new sentences (False) or settings (True, a new model) took
     traceEdited = Signal(list)  # names of the stages recomputed by an edit: views refresh values
     cursorChanged = Signal(int)
-    selectionChanged = Signal()  # head or selected row changed
     message = Signal(str)  # a user-facing explanation (refused input, etc.) for the status bar
     problemChanged = Signal(str)  # the sentences typed cannot be run (empty, too long): views explain, "" when fine
 
     def __init__(self, config: ModelConfig, text: str, target: str = "", parent: QObject | None = None,
-                 model: Model | None = None):
+                 model: Model | None = None, trace: Trace | None = None):
+        """A lesson of `config` (or `model`) on the sentences; `trace`, when given, is the model's trace of them
+        already (not traced again)."""
         super().__init__(parent)
         self.undo_stack = QUndoStack(self)
-        self.model = model if model is not None else Model.create(config)
+        self.display = DisplaySettings(self)
+        self.trace: Trace = trace if trace is not None else (model or Model.create(config)).trace(text, target or None)
+        self.model = self.trace.model
         self.text, self.target = text, target
-        self.trace: Trace = self.model.trace(text, target or None)
         self.problem = ""
         self.original_params = {k: v.clone() for k, v in self.model.params.items()}
         self.cursor = 0
-        self.head = 0
-        self.row = 0
+        self.generated_tokens = 0  # appended by "Generate" since the sentence was typed (commands.AppendTokenCommand)
         self.previous: dict[str, torch.Tensor] = {}  # values before the last edit, for "show difference"
         self.last_edited: str | None = None
         self._view: ShownTrace | None = None
@@ -118,9 +54,34 @@ class AppState(QObject):
         self.lab: str | None = None  # the experiment the lesson chooses in the training lab
 
     # ---- reading ---------------------------------------------------------------------------
+    @classmethod
+    def from_lesson(cls, lesson: Lesson) -> AppState:
+        """The app state of a lesson, traced once. Raises EngineError when it cannot be traced."""
+        trace = lesson.trace()
+        state = cls(lesson.config, lesson.text, lesson.target, trace=trace)
+        state.load_lesson(lesson, trace)
+        return state
+
+    @classmethod
+    def from_model(cls, model: Model, text: str, target: str = "", stage: str | None = None,
+                   title: dict[str, str] | None = None, description: dict[str, str] | None = None) -> AppState:
+        """The app state of a model on these sentences (see load_model), traced once."""
+        trace = model.trace(text, target or None)
+        state = cls(model.config, text, target, trace=trace)
+        state._start(trace, text, target, title or EMPTY_TEXTS, description or EMPTY_TEXTS, stage)
+        return state
+
     @property
     def config(self) -> ModelConfig:
         return self.model.config
+
+    @property
+    def head(self) -> int:
+        return self.display.head
+
+    @property
+    def row(self) -> int:
+        return self.display.row
 
     @property
     def view(self) -> ShownTrace:
@@ -137,10 +98,6 @@ class AppState(QObject):
     @property
     def current_stage(self) -> str:
         return self.stage_names[self.cursor]
-
-    def is_computed(self, name: str) -> bool:
-        """Stages up to the cursor are shown as computed; later ones are 'not computed yet'."""
-        return self.stage_names.index(name) <= self.cursor
 
     def changed(self, name: str) -> torch.Tensor | None:
         """Boolean mask of the cells the last edit changed in `name` (None when it did not touch it)."""
@@ -167,10 +124,10 @@ class AppState(QObject):
         fresh_model = model is not self.model
         self.model, self.trace, self.text, self.target = model, trace, text, target
         self.cursor = min(self.cursor, len(self.stage_names) - 1)
-        self.head = min(self.head, model.config.n_heads - 1)
-        self.row = 0
+        self.display.follow_lesson(min(self.head, model.config.n_heads - 1), 0)
         self.previous, self.last_edited = {}, None
         self.undo_stack.clear()
+        self.generated_tokens = 0
         self.lessonChanged.emit()
         self.rebuilt.emit(fresh_model)
         self.cursorChanged.emit(self.cursor)
@@ -212,19 +169,21 @@ class AppState(QObject):
         self.original_params = {k: v.clone() for k, v in self.model.params.items()}
         return True
 
-    def load_lesson(self, lesson: Lesson) -> None:
+    def load_lesson(self, lesson: Lesson, trace: Trace | None = None) -> None:
         """Make a lesson the current one: its model, sentences, pinned stages, stage and texts (the undo
-        history starts afresh). Raises EngineError, changing nothing, when the lesson cannot be traced."""
-        self._start(lesson.trace(), lesson.text, lesson.target, lesson.title, lesson.description, lesson.stage,
-                    lesson.views, lesson.lab, lesson.show)
+        history starts afresh); `trace` is lesson.trace() when the caller has it. Raises EngineError, changing
+        nothing, when the lesson cannot be traced."""
+        trace = trace if trace is not None else lesson.trace()
+        self._start(trace, lesson.text, lesson.target, lesson.title, lesson.description, lesson.stage, lesson.views,
+                    lesson.lab, lesson.show)
 
     def load_model(self, model: Model, text: str, target: str = "", stage: str | None = None,
                    title: dict[str, str] | None = None, description: dict[str, str] | None = None) -> None:
         """Make any model (trained, a checkpoint with its own tokenizer, fresh random weights) the lesson, on
         these sentences, at `stage` (None: the first); the undo history starts afresh. Raises EngineError,
         changing nothing, when the sentences cannot be traced."""
-        empty = {"en": "", "zh": ""}
-        self._start(model.trace(text, target or None), text, target, title or empty, description or empty, stage)
+        self._start(model.trace(text, target or None), text, target, title or EMPTY_TEXTS, description or EMPTY_TEXTS,
+                    stage)
 
     def _start(self, trace: Trace, text: str, target: str, title: dict, description: dict,
                stage: str | None, views: tuple[str, ...] = (), lab: str | None = None,
@@ -234,12 +193,12 @@ class AppState(QObject):
         self.show = dict(show or {})
         self.original_params = {k: v.clone() for k, v in self.model.params.items()}
         self.cursor = self.stage_names.index(stage) if stage in self.stage_names else 0
-        self.head = self.show.get("head", 0)
-        self.row = self._last_row() if self.show.get("row") == "last" else self.show.get("row", 0)
-        if "decimals" in self.show:  # the lesson's numbers need these decimals (View ▸ Decimals can change them)
-            DISPLAY.decimals = self.show["decimals"]
+        row = self._last_row() if self.show.get("row") == "last" else self.show.get("row", 0)
+        # the lesson's numbers may need their own decimals (View ▸ Decimals can change them)
+        self.display.follow_lesson(self.show.get("head", 0), row, self.show.get("decimals"))
         self.previous, self.last_edited = {}, None
         self.undo_stack.clear()
+        self.generated_tokens = 0
         self._set_problem("")
         self.lessonChanged.emit()
         self.cursorChanged.emit(self.cursor)
@@ -301,15 +260,11 @@ class AppState(QObject):
         self.set_cursor(self.cursor + delta)
 
     def set_head(self, head: int) -> None:
-        head = max(0, min(head, self.config.n_heads - 1))
-        if head != self.head:
-            self.head = head
-            self.selectionChanged.emit()
+        """Show another attention head (kept within the model's heads); the display settings tell the views."""
+        self.display.set(head=max(0, min(head, self.config.n_heads - 1)))
 
     def set_row(self, row: int) -> None:
-        if row != self.row:
-            self.row = row
-            self.selectionChanged.emit()
+        self.display.set(row=max(0, row))
 
     # ---- editing ----------------------------------------------------------------------------
     def edit_cell(self, name: str, index: tuple[int, ...], text_or_value) -> bool:
@@ -346,18 +301,14 @@ class AppState(QObject):
         text = QCoreApplication.translate("AppState", "Reset weights")
         self.undo_stack.push(ReplaceParamsCommand(self, self.original_params, text))
 
-    # ---- what-if switches and generated tokens (undoable; gui/lesson_changes.py) -----------------
+    # ---- what-if switches and generated tokens (undoable; gui/state/commands.py) -----------------
     def set_switch(self, switch: str, on: bool) -> bool:
         """Turn a "what if" switch (e.g. "no_scale") on or off; the weights stay. Refusals change nothing."""
-        from gui.state.lesson_changes import set_switch
-
-        return set_switch(self, switch, on)
+        return commands.set_switch(self, switch, on)
 
     def append_token(self, token_id: int) -> bool:
         """Append a token of the decoder's vocabulary to the decoder's sentence (a generated token)."""
-        from gui.state.lesson_changes import append_token
-
-        return append_token(self, token_id)
+        return commands.append_token(self, token_id)
 
     def show_trace(self, trace: Trace, text: str, target: str, stage: str, row: int,
                    previous: dict[str, torch.Tensor] | None = None) -> None:
@@ -366,7 +317,7 @@ class AppState(QObject):
         self.model, self.trace, self.text, self.target = trace.model, trace, text, target
         names = self.stage_names
         self.cursor = names.index(stage) if stage in names else min(self.cursor, len(names) - 1)
-        self.row = row
+        self.display.follow_lesson(self.head, row)
         self.previous, self.last_edited = previous or {}, None
         self.lessonChanged.emit()
         self.cursorChanged.emit(self.cursor)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import torch
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from gui.state.app_state import AppState, EditCellCommand
-from gui.state.lesson_changes import SwapTraceCommand, View
+from gui.state.app_state import AppState
+from gui.state.commands import EditCellCommand, SavedTrace, SwapTraceCommand
 
 Records = list[dict] | None
 
@@ -44,7 +44,7 @@ def _cell_record(command: EditCellCommand, undone: bool) -> dict:
     return {"op": "cell", "name": command.name, "index": list(command.index), "value": value}
 
 
-def _retrace_record(now: View, then: View) -> dict | None:
+def _retrace_record(now: SavedTrace, then: SavedTrace) -> dict | None:
     """A trace of the same weights under `now`'s config and tokens, replacing `then`'s."""
     pins_now, pins_then = now.trace.overrides, then.trace.overrides
     same_pins = pins_now.keys() == pins_then.keys() and all(torch.equal(pins_now[n], pins_then[n]) for n in pins_now)

@@ -1,60 +1,115 @@
-"""How the window shows things, for a desk or for the back row of a classroom: text size, decimals in the
-matrices, colour map and palette. Like pyqtgraph's config options these are app-wide: the views read
-`DISPLAY` when they are built, and a change rebuilds the window (see lesson_controller).
+"""How the window shows the lesson: one DisplaySettings object, owned by the app state, that every view, dock
+and exporter reads — the language, the decimals in the matrices, the text size, the palette, the colour map, the
+selected head and row, and the softmax temperature of the output bars. The figures' PlotOptions are made from it
+in one place (`plot_options`), so the stage view, the docks and both figure exports draw alike.
+
+A change emits `changed` with the names of what changed: the views repaint what uses them. The lesson controller
+builds a new window for the language and the text size (tr() strings and widget fonts are fixed when a widget is
+made), gives the app the font and palette (`apply`) and keeps the choices for the next start (QSettings,
+gui/state/preferences.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
+from engine import EngineError
+from engine.formats.lesson import LANGS
+from engine.generate import check_temperature
+from gui.plots import PlotOptions
+from gui.plots.numbers import format_number
 from gui.state import preferences
 
 FONT_SCALES = (0.8, 0.9, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0, 2.5, 3.0)
 DECIMALS = (0, 1, 2, 3, 4)
 COLORMAPS = ("default", "cb-safe")  # the names gui.plots.PlotOptions.colormap takes
 PALETTES = ("system", "projector")
+STORED = {"font_scale": 1.0, "decimals": 2, "colormap": "default", "palette": "system"}  # kept between runs
+REBUILD = frozenset({"lang", "font_scale"})  # what the controller builds a new window for
+_CHOICES = {"lang": LANGS, "decimals": DECIMALS, "font_scale": FONT_SCALES, "colormap": COLORMAPS,
+            "palette": PALETTES}
 
 
-@dataclass
-class Display:
-    font_scale: float = 1.0
-    decimals: int = 2
-    colormap: str = "default"
-    palette: str = "system"
+class DisplaySettings(QObject):
+    changed = Signal(object)  # a frozenset of the names that changed
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.lang = "en"
+        self.decimals = STORED["decimals"]
+        self.font_scale = STORED["font_scale"]
+        self.palette = STORED["palette"]
+        self.colormap = STORED["colormap"]
+        self.head = 0  # the attention head shown (the app state keeps it within the model's heads)
+        self.row = 0  # the selected token row
+        self.temperature = 1.0  # of the output bars and of the generated token's draw
+
+    def set(self, **changes) -> frozenset[str]:
+        """Change settings; `changed` is emitted once, with the names whose value moved (which it returns). A value
+        that is not one of the choices raises EngineError and changes nothing."""
+        checked = {name: self._check(name, value) for name, value in changes.items()}
+        moved = frozenset(name for name, value in checked.items() if getattr(self, name) != value)
+        for name in moved:
+            setattr(self, name, checked[name])
+        if moved:
+            self.changed.emit(moved)
+        return moved
+
+    def follow_lesson(self, head: int, row: int, decimals: int | None = None) -> None:
+        """A new trace came with its own head and row (a lesson may name its decimals too): taken without
+        `changed`, and not kept for the next start (the views rebuild for the new trace anyway, and read them)."""
+        self.head, self.row = self._check("head", head), self._check("row", row)
+        if decimals is not None:
+            self.decimals = self._check("decimals", decimals)
+
+    @staticmethod
+    def _check(name: str, value):
+        if name in _CHOICES:
+            if value not in _CHOICES[name]:
+                raise EngineError(f"display: {name} must be one of {', '.join(map(str, _CHOICES[name]))}, "
+                                  f"not {value!r}")
+            return value
+        if name in ("head", "row"):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise EngineError(f"display: {name} must be a whole number from 0, not {value!r}")
+            return value
+        if name == "temperature":
+            return check_temperature(value)
+        raise EngineError(f"display: there is no setting named {name!r}")
+
+    # ---- what the views read ------------------------------------------------------------------------
+    def plot_options(self, slide: bool = False) -> PlotOptions:
+        """The options every figure is drawn with. A slide (an exported figure or deck) is drawn for its own
+        1600×900 canvas: the window's text size does not apply to it."""
+        return PlotOptions(head=self.head, row=self.row, temperature=self.temperature, lang=self.lang,
+                           colormap=self.colormap, font_scale=1.0 if slide else self.font_scale, slide=slide)
+
+    def format_value(self, value: float, integer: bool = False) -> str:
+        """A number as the matrices show it: the chosen decimals (View ▸ Decimals), 4 digits when large."""
+        return format_number(value, self.decimals, integer)
+
+    def next_font_scale(self, step: int) -> float:
+        """One size larger (step 1) or smaller (step −1) than now, within FONT_SCALES."""
+        i = FONT_SCALES.index(self.font_scale)
+        return FONT_SCALES[max(0, min(len(FONT_SCALES) - 1, i + step))]
+
+    # ---- kept between runs ----------------------------------------------------------------------------
+    def load(self) -> None:
+        """Take the stored choices (anything unknown falls back to the default), without `changed`: this is
+        for the start, before any view exists."""
+        stored = {key: preferences.read(f"display/{key}", default) for key, default in STORED.items()}
+        self.font_scale = min(FONT_SCALES, key=lambda s: abs(s - stored["font_scale"]))
+        for key in ("decimals", "colormap", "palette"):
+            setattr(self, key, stored[key] if stored[key] in _CHOICES[key] else STORED[key])
+
+    def save(self) -> None:
+        for key in STORED:
+            preferences.write(f"display/{key}", getattr(self, key))
 
 
-DISPLAY = Display()
-_base: dict = {}  # the app's own font and palette, before any scaling
-
-
-def load() -> Display:
-    """Read the stored choices into DISPLAY (anything unknown falls back to the default)."""
-    stored = Display(
-        font_scale=preferences.read("display/font_scale", 1.0),
-        decimals=preferences.read("display/decimals", 2),
-        colormap=preferences.read("display/colormap", "default"),
-        palette=preferences.read("display/palette", "system"),
-    )
-    default = Display()
-    DISPLAY.font_scale = min(FONT_SCALES, key=lambda s: abs(s - stored.font_scale))
-    DISPLAY.decimals = stored.decimals if stored.decimals in DECIMALS else default.decimals
-    DISPLAY.colormap = stored.colormap if stored.colormap in COLORMAPS else default.colormap
-    DISPLAY.palette = stored.palette if stored.palette in PALETTES else default.palette
-    return DISPLAY
-
-
-def save() -> None:
-    for key in ("font_scale", "decimals", "colormap", "palette"):
-        preferences.write(f"display/{key}", getattr(DISPLAY, key))
-
-
-def next_font_scale(step: int) -> float:
-    """One size larger (step 1) or smaller (step −1) than now, within FONT_SCALES."""
-    i = FONT_SCALES.index(DISPLAY.font_scale) if DISPLAY.font_scale in FONT_SCALES else FONT_SCALES.index(1.0)
-    return FONT_SCALES[max(0, min(len(FONT_SCALES) - 1, i + step))]
+_base: dict = {}  # the app's own font, palette and style, before any scaling
 
 
 def projector_palette() -> QPalette:
@@ -74,17 +129,18 @@ def projector_palette() -> QPalette:
     return p
 
 
-def apply(app: QApplication) -> None:
-    """Give the app the chosen text size and palette (the window is rebuilt afterwards)."""
+def apply(app: QApplication, settings: DisplaySettings) -> None:
+    """Give the app the chosen text size and palette (widgets made afterwards take the text size; the palette
+    reaches every widget at once)."""
     if not _base:
         _base.update(font=QFont(app.font()), palette=QPalette(app.palette()), style=app.style().name())
     base, font = _base["font"], QFont(_base["font"])
     if base.pointSizeF() > 0:
-        font.setPointSizeF(base.pointSizeF() * DISPLAY.font_scale)
+        font.setPointSizeF(base.pointSizeF() * settings.font_scale)
     else:  # a font sized in pixels
-        font.setPixelSize(round(base.pixelSize() * DISPLAY.font_scale))
+        font.setPixelSize(round(base.pixelSize() * settings.font_scale))
     app.setFont(font)
-    if DISPLAY.palette == "projector":
+    if settings.palette == "projector":
         app.setStyle(QStyleFactory.create("Fusion"))  # a style that follows the palette everywhere
         app.setPalette(projector_palette())
     else:

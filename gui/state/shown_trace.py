@@ -16,10 +16,19 @@ import torch
 
 from engine import EngineError
 from engine.graph import Stage
-from engine.training.backward import LABELS, LOSS_STAGES, backward, backward_stages, labels
+from engine.training.backward import (
+    GRAD_PREFIX,
+    LABELS,
+    LOSS_STAGES,
+    backward,
+    backward_stages,
+    forward_of,
+    is_backward,
+    labels,
+)
 
-GRAD_PREFIX = "grad."
 _EXTRA: WeakKeyDictionary = WeakKeyDictionary()
+__all__ = ["GRAD_PREFIX", "ShownTrace", "extra_stages", "forward_of", "is_backward"]  # the names views use
 
 
 def _grad_stage(trace, step) -> Stage:
@@ -43,15 +52,6 @@ def extra_stages(trace) -> dict[str, Stage]:
         _EXTRA[trace] = {} if steps is None else (
             {st.name: st for st in LOSS_STAGES} | {s.name: _grad_stage(trace, s) for s in steps})
     return _EXTRA[trace]
-
-
-def is_backward(name: str) -> bool:
-    return name.startswith(GRAD_PREFIX)
-
-
-def forward_of(name: str) -> str:
-    """The forward stage or parameter a gradient belongs to ("grad.dec.x0" → "dec.x0")."""
-    return name.removeprefix(GRAD_PREFIX)
 
 
 class ShownTrace:

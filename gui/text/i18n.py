@@ -2,7 +2,7 @@
 `make i18n` from the .ts that Qt Linguist edits) and Qt's own (qtbase: standard buttons, file dialogs).
 
 Teaching texts (stage explanations, lesson titles and descriptions) are data with "en" and "zh" versions;
-the views pick them by the language code this module reports.
+the views pick them by the language of the display settings (gui/state/display.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ QT_LOCALES = {"en": "en_US", "zh": "zh_CN"}
 PYQTGRAPH_STRINGS = (QT_TRANSLATE_NOOP("GraphicsScene", "Export..."),)
 
 _installed: list[QTranslator] = []
-_current = ["en"]
 
 
 class Translator(QTranslator):
@@ -45,10 +44,6 @@ def saved_language() -> str:
     return lang if lang in LANGUAGES else system_language()
 
 
-def current_language() -> str:
-    return _current[0]
-
-
 def catalogue(lang: str) -> Translator | None:
     """Stepformer's own translations for `lang` (None for English, the source language)."""
     if lang == "en":
@@ -66,7 +61,6 @@ def set_language(app: QCoreApplication, lang: str) -> None:
         app.removeTranslator(translator)
     _installed.clear()
     QLocale.setDefault(QLocale(QT_LOCALES[lang]))
-    _current[0] = lang
     ours = catalogue(lang)
     if ours is not None:
         _installed.append(ours)

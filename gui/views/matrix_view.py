@@ -1,8 +1,9 @@
 """One tensor of the trace as a table: heat-coloured cells, token labels, in-place editing, change marks,
 and the provenance highlight (which input cells an output cell came from).
 
-The model is a 2-D *window* onto a tensor: one head of a per-head tensor [h, n, d_k], a head's columns of
-W_Q, or a bias [d] shown as one row. Cells are painted by one delegate straight from the tensor, so a
+The model shows a 2-D *slice* of a tensor (a TensorSlice): one head of a per-head tensor [h, n, d_k], a head's
+columns of W_Q, or a bias [d] shown as one row. Numbers and colours follow the display settings (decimals, colour
+map). Cells are painted by one delegate straight from the tensor, so a
 refresh after an edit is one dataChanged signal, not a model reset.
 """
 
@@ -26,10 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.training.backward import forward_of
 from gui.plots.predicts import row_labels
-from gui.state.app_state import AppState, format_value
-from gui.state.display import DISPLAY
-from gui.state.shown_trace import forward_of
+from gui.state.app_state import AppState
 from gui.text.operations import is_sequential, operation, token_stack
 from gui.views.head_colors import header_tint
 
@@ -43,7 +43,7 @@ def cell_font_scale() -> float:
 
 
 @dataclass(frozen=True)
-class Window:
+class TensorSlice:
     """Which 2-D part of a tensor a table shows."""
 
     name: str
@@ -63,8 +63,8 @@ class Window:
             t = t[None, :]
         return t[:, self.col_start : self.col_stop]
 
-    def display(self, selector: tuple) -> tuple[int | slice, int | slice] | None:
-        """A provenance selector over the full tensor → (rows, columns) of this window; None if not shown."""
+    def locate(self, selector: tuple) -> tuple[int | slice, int | slice] | None:
+        """A provenance selector over the full tensor → (rows, columns) of this slice; None if not shown."""
         sel = tuple(selector)
         if self.dim == 3:
             if isinstance(sel[0], int) and sel[0] != self.head:
@@ -91,11 +91,11 @@ def _hits(sel: int | slice, i: int) -> bool:
     return (sel.start is None or i >= sel.start) and (sel.stop is None or i < sel.stop)
 
 
-def axis_labels(trace, window: Window) -> tuple[list[str], list[str]]:
+def axis_labels(trace, part: TensorSlice) -> tuple[list[str], list[str]]:
     """Row and column labels: tokens where rows or columns are tokens, else feature numbers."""
-    name, tokens = window.name, trace.tokens
-    n_rows, n_cols = window.slice2d(trace[name]).shape
-    features = [str(window.col_start + c) for c in range(n_cols)]
+    name, tokens = part.name, trace.tokens
+    n_rows, n_cols = part.slice2d(trace[name]).shape
+    features = [str(part.col_start + c) for c in range(n_cols)]
     stage = trace.stage(name)
     if token_stack(trace, name) is not None:
         return ["id"], list(tokens[token_stack(trace, name)])
@@ -113,7 +113,7 @@ def axis_labels(trace, window: Window) -> tuple[list[str], list[str]]:
     name = forward_of(name)  # a parameter's gradient is labelled as the parameter
     leaf = name.rsplit(".", 1)[1]
     vocab_cols = list(trace.model.vocabs["dec"].tokens) if leaf in ("W_U", "b_U") else features
-    if window.dim == 1:
+    if part.dim == 1:
         return [leaf], vocab_cols
     if leaf == "W_E":  # an embedding table's rows are the words of the stack whose embed stage reads it
         stack = next(st.place.stack for st in trace.stages if name in st.inputs)
@@ -170,21 +170,21 @@ class Numbers:
 
 @dataclass(frozen=True)
 class Content:
-    """What a table shows of one window: its labels and numbers."""
+    """What a table shows of one slice: its labels and numbers."""
 
-    window: Window | None
+    slice: TensorSlice | None
     row_labels: list[str]
     col_labels: list[str]
     numbers: Numbers
 
 
 class MatrixModel(QAbstractTableModel):
-    """A window onto one tensor of the app state's trace."""
+    """A slice of one tensor of the app state's trace."""
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
         self.state = state
-        self.window: Window | None = None
+        self.slice: TensorSlice | None = None
         self.editable = False
         self.show_difference = False
         self.shown = torch.zeros(0, 0)  # the numbers painted: values, or the change from before the last edit
@@ -200,20 +200,20 @@ class MatrixModel(QAbstractTableModel):
         self.col_labels: list[str] = []
 
     # ---- what is shown ---------------------------------------------------------------------
-    def content(self, window: Window | None) -> Content:
-        """Everything the table would show for `window`, computed without changing what it shows now (so a
+    def content(self, part: TensorSlice | None) -> Content:
+        """Everything the table would show for `part`, computed without changing what it shows now (so a
         failure leaves the table as it was)."""
-        if window is None:
+        if part is None:
             return Content(None, [], [], Numbers.nothing())
-        row_labels, col_labels = axis_labels(self.state.view, window)
-        return Content(window, row_labels, col_labels, self._numbers(window))
+        row_labels, col_labels = axis_labels(self.state.view, part)
+        return Content(part, row_labels, col_labels, self._numbers(part))
 
-    def show(self, window: Window | None, editable: bool, content: Content | None = None) -> None:
-        """Show another tensor (or nothing): a model reset. `content` is `self.content(window)` when the caller
+    def show(self, part: TensorSlice | None, editable: bool, content: Content | None = None) -> None:
+        """Show another tensor (or nothing): a model reset. `content` is `self.content(part)` when the caller
         computed it already; it is computed first, then swapped in whole."""
-        content = self.content(window) if content is None else content
+        content = self.content(part) if content is None else content
         self.beginResetModel()
-        self.window, self.editable, self.highlight = window, editable, None
+        self.slice, self.editable, self.highlight = part, editable, None
         self.row_labels, self.col_labels = content.row_labels, content.col_labels
         self._take(content.numbers)
         self._set_flags()
@@ -222,14 +222,14 @@ class MatrixModel(QAbstractTableModel):
     def refresh(self, names: list[str] | None = None) -> None:
         """After an edit (`names`: what it recomputed): repaint only the cells whose numbers or change marks
         moved — all of them when the colour scale moved too, or when `names` is None."""
-        if self.window is None:
+        if self.slice is None:
             return
         old_box, old_scale = self._changed_box, self.scale
-        self._take(self._numbers(self.window))
+        self._take(self._numbers(self.slice))
         rows, cols = self.shown.shape
         if not rows or not cols:
             return
-        name = self.window.name
+        name = self.slice.name
         unknown = names is None or (name in names and name not in self.state.previous)  # no "before" to compare
         if self.scale != old_scale or self.show_difference or unknown:
             self._repaint((0, rows - 1, 0, cols - 1))
@@ -253,23 +253,23 @@ class MatrixModel(QAbstractTableModel):
 
     def set_highlight(self, selector: tuple | None) -> None:
         """Mark the cells a provenance selector names (None: no mark)."""
-        shown = None if selector is None or self.window is None else self.window.display(selector)
+        shown = None if selector is None or self.slice is None else self.slice.locate(selector)
         if shown != self.highlight:
             self.highlight = shown
             rows, cols = self.shown.shape
             if rows and cols:
                 self.dataChanged.emit(self.index(0, 0), self.index(rows - 1, cols - 1), [Qt.BackgroundRole])
 
-    def _numbers(self, window: Window) -> Numbers:
+    def _numbers(self, part: TensorSlice) -> Numbers:
         state = self.state
-        stage = state.view.stage(window.name)
+        stage = state.view.stage(part.name)
         sequential = stage is not None and is_sequential(stage.op)
-        values = window.slice2d(state.view[window.name])
-        changed = state.changed(window.name)
-        changed = window.slice2d(changed) if changed is not None else None  # this window's part of the change
-        difference = state.difference(window.name) if self.show_difference else None
+        values = part.slice2d(state.view[part.name])
+        changed = state.changed(part.name)
+        changed = part.slice2d(changed) if changed is not None else None  # this slice's part of the change
+        difference = state.difference(part.name) if self.show_difference else None
         if difference is not None:
-            shown, sequential = window.slice2d(difference), False
+            shown, sequential = part.slice2d(difference), False
         elif self.show_difference:
             shown = torch.zeros_like(values, dtype=torch.float32)
         else:
@@ -301,13 +301,7 @@ class MatrixModel(QAbstractTableModel):
 
     def text(self, r: int, c: int) -> str:
         v = self.value(r, c)
-        if math.isinf(v):
-            return "−∞" if v < 0 else "+∞"
-        if math.isnan(v):
-            return "NaN"
-        if not self.shown.is_floating_point():
-            return str(int(v))
-        return format_value(v).replace("-", "−")
+        return self.state.display.format_value(v, integer=not self.shown.is_floating_point())
 
     def color(self, r: int, c: int) -> QColor:
         v = self.value(r, c)
@@ -315,7 +309,7 @@ class MatrixModel(QAbstractTableModel):
             return HIDDEN
         if not self.shown.is_floating_point():
             return PLAIN  # token ids are labels, not amounts
-        diverging, sequential = RAMPS.get(DISPLAY.colormap, RAMPS["default"])
+        diverging, sequential = RAMPS[self.state.display.colormap]
         if self.sequential:
             return sequential[min(255, max(0, int(v / self.scale * 255)))]
         return diverging[min(255, max(0, int((v / self.scale + 1) * 127.5)))]
@@ -333,7 +327,7 @@ class MatrixModel(QAbstractTableModel):
         if role == Qt.DisplayRole:
             return self.text(r, c)
         if role == Qt.EditRole:
-            return f"{float(self.state.view[self.window.name][self.window.full_index(r, c)]):.6g}"
+            return f"{float(self.state.view[self.slice.name][self.slice.full_index(r, c)]):.6g}"
         if role == Qt.ToolTipRole:
             return self.tooltip(r, c)
         if role == Qt.BackgroundRole:
@@ -341,9 +335,9 @@ class MatrixModel(QAbstractTableModel):
         return None
 
     def tooltip(self, r: int, c: int) -> str:
-        name = self.window.name
-        cell = ",".join(map(str, self.window.full_index(r, c)))
-        value = self.state.view[name][self.window.full_index(r, c)]
+        name = self.slice.name
+        cell = ",".join(map(str, self.slice.full_index(r, c)))
+        value = self.state.view[name][self.slice.full_index(r, c)]
         tip = f"{name}[{cell}] = {float(value):.6g}\n" + self.tr("row: {0}    column: {1}").format(
             self.row_labels[r], self.col_labels[c])
         if self.show_difference:
@@ -351,8 +345,8 @@ class MatrixModel(QAbstractTableModel):
         return tip
 
     def headerData(self, section: int, orientation, role=Qt.DisplayRole):
-        if role == Qt.BackgroundRole and self.window is not None:  # a head's features in the head's colour
-            return header_tint(self.state.trace, self.window, section, orientation == Qt.Horizontal)
+        if role == Qt.BackgroundRole and self.slice is not None:  # a head's features in the head's colour
+            return header_tint(self.state.trace, self.slice, section, orientation == Qt.Horizontal)
         if role != Qt.DisplayRole and role != Qt.ToolTipRole:
             return None
         labels = self.col_labels if orientation == Qt.Horizontal else self.row_labels
@@ -366,8 +360,8 @@ class MatrixModel(QAbstractTableModel):
         """Send the typed value to the app state; a refused value leaves the cell as it was."""
         if role != Qt.EditRole or not index.isValid() or not self.editable:
             return False
-        full = self.window.full_index(index.row(), index.column())
-        return self.state.edit_cell(self.window.name, full, value)
+        full = self.slice.full_index(index.row(), index.column())
+        return self.state.edit_cell(self.slice.name, full, value)
 
 
 class HeatDelegate(QStyledItemDelegate):
@@ -430,13 +424,13 @@ class MatrixTable(QTableView):
 
     def context_menu(self) -> QMenu:
         """Right-click: this table's matrix as LaTeX or CSV."""
-        from gui.export.dialogs import export_matrix_dialog
+        from gui.views.export_dialogs import export_matrix_dialog
 
         menu = QMenu(self)
-        window = self.matrix().window
-        if window is not None:
+        part = self.matrix().slice
+        if part is not None:
             menu.addAction(self.tr("Export matrix…"),
-                           lambda: export_matrix_dialog(self, self.matrix().state, window.name))
+                           lambda: export_matrix_dialog(self, self.matrix().state, part.name))
         return menu
 
     def contextMenuEvent(self, event) -> None:
@@ -497,8 +491,8 @@ class MatrixTable(QTableView):
         return QSize(min(size.width(), 560), min(size.height(), 300) + self._scroll_bar_room())
 
     def _entered(self, index: QModelIndex) -> None:
-        window = self.matrix().window
-        self.hovered.emit(window.full_index(index.row(), index.column()) if window else None)
+        part = self.matrix().slice
+        self.hovered.emit(part.full_index(index.row(), index.column()) if part else None)
 
     def eventFilter(self, obj, event) -> bool:
         if obj is self.viewport() and event.type() == QEvent.Leave:
@@ -522,23 +516,23 @@ class MatrixPanel(QWidget):
         layout.addWidget(self.table)
         layout.addStretch(1)
 
-    def show_tensor(self, window: Window | None, symbol: str, editable: bool, note: str = "",
+    def show_tensor(self, part: TensorSlice | None, symbol: str, editable: bool, note: str = "",
                     output: bool = False, content: Content | None = None) -> None:
         """One caption line: the symbol, the shape shown, which head, editable; the full name in its tooltip.
-        `content`: the table's `model.content(window)`, when computed already."""
-        self.model.show(window, editable, content)
-        if window is None:
+        `content`: the table's `model.content(part)`, when computed already."""
+        self.model.show(part, editable, content)
+        if part is None:
             self.hide()
             return
         rows, cols = self.model.shown.shape
-        full = "×".join(map(str, self.model.state.view[window.name].shape))
+        full = "×".join(map(str, self.model.state.view[part.name].shape))
         caption = f"<b>{symbol}</b>&nbsp;&nbsp;[{rows}×{cols}]<span style='color:#555'>{note}</span>"
         if output:
             caption = "<span style='color:#b35900'><b>" + self.tr("Output") + "</b></span>&nbsp;&nbsp;" + caption
         if editable:
             caption += "&nbsp;&nbsp;<span style='color:#1a6e1a'>✎ " + self.tr("editable") + "</span>"
         self.caption.setText(caption)
-        tip = f"{window.name} [{full}]"
+        tip = f"{part.name} [{full}]"
         if editable:
             tip += "\n" + self.tr("Double-click a cell (or select it and type) to change it")
         self.caption.setToolTip(tip)

@@ -1,7 +1,8 @@
 """The current stage: title, formula with shapes, input and output matrices, plots, and an explanation.
 
 It observes the app state: a new cursor or lesson rebuilds it, an edit refreshes the numbers in place
-(dataChanged on the tables, StageFigure.refresh on the plots), a head or row change re-slices.
+(dataChanged on the tables, StageFigure.refresh on the plots); a change of the display settings re-slices (head),
+repaints the tables (decimals, colour map) or redraws the plots (row, temperature, colour map).
 """
 
 from __future__ import annotations
@@ -25,29 +26,30 @@ from PySide6.QtWidgets import (
 )
 
 from engine.provenance import sources
-from gui.plots import PlotOptions, draw_stage
-from gui.plots.view import FigureCache, FigureView
+from gui.plots import draw_stage
+from gui.plots.view import FigureCache
 from gui.state.app_state import AppState
-from gui.state.display import DISPLAY
 from gui.text.formulas import formula, symbols
 from gui.text.operations import BACKWARD, HEAD_PRODUCT, PRODUCT, stage_operation, stage_text, stage_title
 from gui.text.places import place
-from gui.views.matrix_view import MatrixPanel, Window
+from gui.views.figure_view import FigureView
+from gui.views.matrix_view import MatrixPanel, TensorSlice
 
 MAX_INPUTS = 5  # a backward step through X·W + b: X, W, b, ∂L/∂W, ∂L/∂b
 PLOT_MIN_WIDTH = 320  # the matrices come first; the plots keep at least this width
 PLOT_MIN_SHARE = 0.4  # and at least this share of the width (wide matrices scroll)
+TEMPERATURE_STEPS = 10  # the slider's steps per unit of temperature: 0.1 … 5.0
 
 
-def window_for(trace, name: str, stage_name: str, head: int) -> Window:
+def slice_for(trace, name: str, stage_name: str, head: int) -> TensorSlice:
     """How a tensor used by a stage is shown: one head of a per-head tensor, a head's columns of W_Q …"""
     dim = trace[name].dim()
     if dim == 3:
-        return Window(name, 3, head=head)
+        return TensorSlice(name, 3, head=head)
     if stage_operation(trace, stage_name).inputs == HEAD_PRODUCT and name in trace.params:
         d_k = trace.config.d_k
-        return Window(name, dim, col_start=head * d_k, col_stop=(head + 1) * d_k)
-    return Window(name, dim)
+        return TensorSlice(name, dim, col_start=head * d_k, col_stop=(head + 1) * d_k)
+    return TensorSlice(name, dim)
 
 
 def is_editable(trace, name: str) -> bool:
@@ -65,11 +67,10 @@ def _big(label: QLabel, factor: float, bold: bool = False) -> QLabel:
 
 
 class StageView(QWidget):
-    def __init__(self, state: AppState, lang: str = "en", parent=None):
+    def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
-        self.state, self.lang = state, lang
+        self.state, self.settings = state, state.display
         self.figure = None
-        self.temperature = 1.0
         self.shown_head = state.head
 
         self.title = _big(QLabel(self), 1.5, bold=True)
@@ -85,12 +86,12 @@ class StageView(QWidget):
         self.head_box.activated.connect(state.set_head)
         self.temp_label = QLabel(self)
         self.temp_slider = QSlider(Qt.Horizontal, self)
-        self.temp_slider.setRange(1, 50)  # temperature = value / 10: 0.1 … 5.0
-        self.temp_slider.setValue(10)
+        self.temp_slider.setRange(1, 5 * TEMPERATURE_STEPS)
         self.temp_slider.setFixedWidth(160)
         self.temp_slider.setFocusPolicy(Qt.NoFocus)
-        self.temp_slider.valueChanged.connect(self._temperature_changed)
-        self._temperature_changed(self.temp_slider.value())
+        self.temp_slider.valueChanged.connect(
+            lambda value: self.settings.set(temperature=value / TEMPERATURE_STEPS))
+        self._show_temperature()
         self.difference_action = QAction(self.tr("Show change from before the last edit"), self)
         self.difference_action.setCheckable(True)
         self.difference_action.toggled.connect(self._difference_toggled)
@@ -122,7 +123,7 @@ class StageView(QWidget):
         self.grid.setHorizontalSpacing(14)
         self.grid.setVerticalSpacing(10)
         self.grid.setColumnStretch(2, 1)
-        self.plot = FigureView(state, self.plot_options, self)  # right-click: Export figure…, Copy figure
+        self.plot = FigureView(state, self)  # right-click: Export figure…, Copy figure
         self.figures = FigureCache(self.plot)  # by trace and stage: stepping back swaps a figure in
         self.blank = pg.GraphicsLayout()  # shown until the stage's figure is drawn
         self.plot_timer = QTimer(self)
@@ -178,7 +179,7 @@ class StageView(QWidget):
         state.cursorChanged.connect(self.rebuild)
         state.lessonChanged.connect(self.rebuild)
         state.traceEdited.connect(self.refresh)
-        state.selectionChanged.connect(self._selection_changed)
+        self.settings.changed.connect(self._settings_changed)
         state.problemChanged.connect(self._show_problem)
         self.rebuild()
 
@@ -207,13 +208,8 @@ class StageView(QWidget):
         left = min(self.matrices.sizeHint().width() + bar + 8, total - plots)
         self.splitter.setSizes([left, total - left])
 
-    # ---- what the plots are told ------------------------------------------------------------
-    def plot_options(self) -> PlotOptions:
-        return PlotOptions(head=self.state.head, row=self.state.row, temperature=self.temperature, lang=self.lang,
-                           colormap=DISPLAY.colormap, font_scale=DISPLAY.font_scale)
-
     def panels(self) -> list[MatrixPanel]:
-        return [p for p in [*self.inputs, self.output] if p.model.window is not None]
+        return [p for p in [*self.inputs, self.output] if p.model.slice is not None]
 
     # ---- building -----------------------------------------------------------------------------
     def rebuild(self, *_) -> None:
@@ -222,7 +218,8 @@ class StageView(QWidget):
         state, trace = self.state, self.state.view
         name = state.current_stage
         entry = stage_operation(trace, name)
-        title, explanation = stage_title(trace, name, self.lang), stage_text(trace, name, self.lang)
+        lang = self.settings.lang
+        title, explanation = stage_title(trace, name, lang), stage_text(trace, name, lang)
         shown_formula = formula(trace, name, state.head)
         location = place(trace, name) + f"  —  {name}"
         matrices = self._matrices()
@@ -250,8 +247,8 @@ class StageView(QWidget):
         state = self.state
         self.figure = self.figures.show(  # kept per engine trace; drawn from the stepped view (backward stages too)
             state.trace, state.current_stage,
-            lambda layout: draw_stage(layout, state.view, state.current_stage, self.plot_options()),
-            lambda figure: figure.refresh(state.view, self.plot_options()))
+            lambda layout: draw_stage(layout, state.view, state.current_stage, self.settings.plot_options()),
+            lambda figure: figure.refresh(state.view, self.settings.plot_options()))
 
     def _matrices(self) -> list[tuple]:
         """For each panel (inputs, then the output): the show_tensor arguments for the current stage and head,
@@ -263,13 +260,13 @@ class StageView(QWidget):
         plans = []
         for i, panel in enumerate(self.inputs):
             if i < len(shown):
-                window = window_for(trace, shown[i], name, head)
-                plans.append((panel, window, in_symbols.get(shown[i], shown[i]), is_editable(trace, shown[i]),
-                              self._note(window), False))
+                part = slice_for(trace, shown[i], name, head)
+                plans.append((panel, part, in_symbols.get(shown[i], shown[i]), is_editable(trace, shown[i]),
+                              self._note(part), False))
             else:
                 plans.append((panel, None, "", False, "", False))
-        window = window_for(trace, name, name, head)
-        plans.append((self.output, window, out_symbol, is_editable(trace, name), self._note(window), True))
+        part = slice_for(trace, name, name, head)
+        plans.append((self.output, part, out_symbol, is_editable(trace, name), self._note(part), True))
         return [(*plan, plan[0].model.content(plan[1])) for plan in plans]
 
     def _show_matrices(self, matrices: list[tuple]) -> None:
@@ -279,7 +276,7 @@ class StageView(QWidget):
         stage = self.state.view.stage(self.state.current_stage)
         self._place(stage_operation(self.state.view, self.state.current_stage).inputs,
                     len(stage.inputs) if stage is not None else 0)
-        per_head = any(p.model.window.head is not None or p.model.window.col_stop is not None
+        per_head = any(p.model.slice.head is not None or p.model.slice.col_stop is not None
                        for p in self.panels())
         self.head_label.setVisible(per_head)
         self.head_box.setVisible(per_head)
@@ -317,12 +314,12 @@ class StageView(QWidget):
             for p in column:
                 p.table.apply_sizes(width, header)
 
-    def _note(self, window: Window) -> str:
-        if window.head is not None:
-            return ", " + self.tr("head {0}").format(window.head)
-        if window.col_stop is not None:
+    def _note(self, part: TensorSlice) -> str:
+        if part.head is not None:
+            return ", " + self.tr("head {0}").format(part.head)
+        if part.col_stop is not None:
             return ", " + self.tr("head {0}: columns {1}–{2}").format(
-                self.state.head, window.col_start, window.col_stop - 1)
+                self.state.head, part.col_start, part.col_stop - 1)
         return ""
 
     # ---- reacting -------------------------------------------------------------------------------
@@ -333,22 +330,33 @@ class StageView(QWidget):
         stage = self.state.view.stage(self.state.current_stage)
         used = {self.state.current_stage, *(stage.inputs if stage is not None else ())}
         if self.figure is not None and used & set(names):
-            self.figure.refresh(self.state.view, self.plot_options())
+            self._refresh_plots()
 
-    def _selection_changed(self) -> None:
-        if self.shown_head != self.state.head:
+    def _refresh_plots(self) -> None:
+        if self.figure is not None:
+            self.figure.refresh(self.state.view, self.settings.plot_options())
+
+    def _settings_changed(self, names: frozenset[str]) -> None:
+        """Another head: the per-head matrices and the formula re-sliced; other decimals or colours: the tables
+        repainted and re-fitted; the plots redrawn with the new options. (The language and the text size come
+        with a new window.)"""
+        if "temperature" in names:
+            self._show_temperature()
+        if "head" in names and self.shown_head != self.state.head:
             shown_formula = formula(self.state.view, self.state.current_stage, self.state.head)
             matrices = self._matrices()
             self.shown_head = self.state.head
             self.head_box.setCurrentIndex(self.state.head)
             self.formula.setText(shown_formula)
             self._show_matrices(matrices)
-        if self.figure is not None:
-            self.figure.refresh(self.state.view, self.plot_options())
+        elif names & {"decimals", "colormap"}:
+            self._show_matrices(self._matrices())
+        if names & {"head", "row", "temperature", "colormap"}:
+            self._refresh_plots()
 
     def _row_clicked(self, panel: MatrixPanel, row: int) -> None:
         """A click on a token row selects that token for the plots (e.g. its attention bars)."""
-        stage = self.state.view.stage(panel.model.window.name)
+        stage = self.state.view.stage(panel.model.slice.name)
         if stage is not None and stage.rows is not None:
             self.state.set_row(row)
 
@@ -356,15 +364,17 @@ class StageView(QWidget):
         """Highlight the input cells the hovered output cell was computed from."""
         found = sources(self.state.trace, self.state.current_stage, index) if index is not None else {}
         for panel in self.inputs:
-            if panel.model.window is not None:
-                panel.model.set_highlight(found.get(panel.model.window.name))
+            if panel.model.slice is not None:
+                panel.model.set_highlight(found.get(panel.model.slice.name))
         self.output.model.set_highlight(index)
 
-    def _temperature_changed(self, value: int) -> None:
-        self.temperature = value / 10
-        self.temp_label.setText(self.tr("Temperature T = {0:.1f}").format(self.temperature))
-        if self.figure is not None and not self.temp_slider.isHidden():
-            self.figure.refresh(self.state.view, self.plot_options())
+    def _show_temperature(self) -> None:
+        """The slider and its label at the temperature in force (the Generate panel sets it too)."""
+        temperature = self.settings.temperature
+        self.temp_label.setText(self.tr("Temperature T = {0:g}").format(temperature))
+        self.temp_slider.blockSignals(True)
+        self.temp_slider.setValue(round(temperature * TEMPERATURE_STEPS))  # within the slider's range
+        self.temp_slider.blockSignals(False)
 
     def _difference_toggled(self, on: bool) -> None:
         for panel in self.panels():

@@ -1,18 +1,16 @@
-"""The main window: sentence boxes on top, stage list left, stage view centre, stepping bar below; menus.
-
-Other parts add menus with `add_menu` (e.g. a Lessons menu before Help).
+"""The main window: sentence boxes on top, stage list left, stage view centre, stepping bar below, the docks
+around them; the menus (gui/window/menus.py) and presentation mode. It shows one app state; the lesson controller
+(above it) connects to the requests its menus emit.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QSplitter,
     QVBoxLayout,
@@ -23,16 +21,19 @@ from gui.docks.teaching_docks import TeachingViews
 from gui.docks.training_lab import add_training_lab
 from gui.docks.training_step import TrainingStepActions, add_training_step_view
 from gui.state.app_state import AppState
+from gui.views.stage_list import StageList
 from gui.views.stage_view import StageView
+from gui.window.menus import MenuBar
+from gui.window.model_picker import ModelPicker
+from gui.window.presentation import PresentationMenu
 from gui.window.settings_dialog import SettingsDialog
-from gui.window.stage_list import StageList
 from gui.window.stepper import StepperBar
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, state: AppState, lang: str = "en", parent=None):
+    def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
-        self.state, self.lang = state, lang
+        self.state = state
 
         self.source = QLineEdit(self)
         self.source.setPlaceholderText(self.tr("Type a sentence, e.g. I love AI, and press Enter"))
@@ -53,8 +54,8 @@ class MainWindow(QMainWindow):
         hint.setStyleSheet("color: #666")
         top.addWidget(hint)
 
-        self.stage_list = StageList(state, lang, self)
-        self.stage_view = StageView(state, lang, self)
+        self.stage_list = StageList(state, self)
+        self.stage_view = StageView(state, self)
         self.stepper = StepperBar(state, self)
         splitter = QSplitter(Qt.Horizontal, self)
         splitter.addWidget(self.stage_list)
@@ -73,11 +74,15 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.stepper)
         self.setCentralWidget(central)
 
-        self.menus: dict[str, QMenu] = {}
-        self._build_menus()
-        self.teaching = TeachingViews(self)  # head grid, generation, KV cache, what-if switches
+        self.teaching = TeachingViews(self)  # head grid, generation, KV cache, what-if switches, cost
         self.lab_dock = add_training_lab(self)
+        self.training_step = TrainingStepActions(state, self)
         self.training_step_dock = add_training_step_view(self)
+        self.model_picker = ModelPicker(self)
+        bar = self.menu_bar = MenuBar(self)
+        self.menus, self.recent_menu = bar.menus, bar.recent_menu
+        self.undo_action, self.redo_action, self.reset_action = bar.undo, bar.redo, bar.reset
+        self.presentation = PresentationMenu(self)  # (its entries go at the end of the View menu)
         state.message.connect(self.show_message)
         state.lessonChanged.connect(self.show_lesson)
         self.show_lesson()
@@ -98,62 +103,6 @@ class MainWindow(QMainWindow):
             side = max(180, min(self.stage_list.natural_width(), width // 5))
             self.splitter.setSizes([side, width - side])
 
-    # ---- menus ----------------------------------------------------------------------------------
-    def add_menu(self, key: str, title: str, before: str | None = "help") -> QMenu:
-        """A new top-level menu (e.g. "lessons"), placed before an existing one."""
-        menu = QMenu(title, self)
-        anchor = self.menus.get(before) if before else None
-        if anchor is not None:
-            self.menuBar().insertMenu(anchor.menuAction(), menu)
-        else:
-            self.menuBar().addMenu(menu)
-        self.menus[key] = menu
-        return menu
-
-    def _action(self, menu: QMenu, text: str, slot, shortcut=None) -> QAction:
-        action = menu.addAction(text)
-        action.triggered.connect(slot)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        return action
-
-    def _build_menus(self) -> None:
-        state = self.state
-        file = self.add_menu("file", self.tr("&File"), None)
-        self._action(file, self.tr("Export figure…"), self.export_figure, "Ctrl+E")
-        self._action(file, self.tr("Export matrix…"), self.export_matrix)
-        self._action(file, self.tr("Export lesson as slides…"), self.export_deck, "Ctrl+Shift+E")
-        file.addSeparator()
-        quit_action = self._action(file, self.tr("&Quit"), self.close)
-        quit_action.setShortcuts(QKeySequence.Quit)
-
-        edit = self.add_menu("edit", self.tr("&Edit"), None)
-        undo = state.undo_stack.createUndoAction(self, self.tr("Undo"))
-        undo.setShortcuts([QKeySequence("Ctrl+Z")])
-        redo = state.undo_stack.createRedoAction(self, self.tr("Redo"))
-        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-        edit.addAction(undo)
-        edit.addAction(redo)
-        edit.addSeparator()
-        self.reset_action = self._action(edit, self.tr("Reset weights"), state.reset_weights)
-        self._action(edit, self.tr("Edit the sentence"), self.edit_sentence, "F6")
-        self.undo_action, self.redo_action = undo, redo
-
-        view = self.add_menu("view", self.tr("&View"), None)
-        for action in self.stepper.actions_in_order:
-            view.addAction(action)
-        view.addSeparator()
-        view.addAction(self.stage_view.difference_action)
-
-        model = self.add_menu("model", self.tr("&Model"), None)
-        self._action(model, self.tr("Settings…"), self.open_settings, "Ctrl+,")
-        model.addSeparator()
-        self.training_step = TrainingStepActions(state, model)
-
-        help_menu = self.add_menu("help", self.tr("&Help"), None)
-        self._action(help_menu, self.tr("Keyboard shortcuts"), self.show_shortcuts, "F1")
-        self._action(help_menu, self.tr("About Stepformer"), self.show_about)
-
     # ---- lesson -----------------------------------------------------------------------------------
     def show_lesson(self) -> None:
         state = self.state
@@ -173,18 +122,18 @@ class MainWindow(QMainWindow):
         SettingsDialog(self.state, self).exec()
 
     def export_figure(self) -> None:
-        from gui.export.dialogs import export_figure_dialog
+        from gui.views.export_dialogs import export_figure_dialog
 
         export_figure_dialog(self, self.state)
 
     def export_matrix(self) -> None:
         """The current stage's output matrix as LaTeX or CSV (a table's right-click exports that table)."""
-        from gui.export.dialogs import export_matrix_dialog
+        from gui.views.export_dialogs import export_matrix_dialog
 
         export_matrix_dialog(self, self.state, self.state.current_stage)
 
     def export_deck(self) -> None:
-        from gui.export.dialogs import export_deck_dialog
+        from gui.views.export_dialogs import export_deck_dialog
 
         export_deck_dialog(self, self.state)
 

@@ -3,8 +3,9 @@ choices as an "Open model" submenu. The shipped lessons (the start page), the to
 model, all-MiniLM-L6-v2 (disabled, saying how to install it, when its package is missing), a checkpoint
 folder, and random weights of a classroom, large or custom size.
 
-A chosen model is built first (a folder that cannot be opened is explained and changes nothing), then the
-lesson controller asks about unsaved edits and shows it as a new lesson with no file yet.
+A chosen model is built first (a folder that cannot be opened is explained and changes nothing), then the picker
+asks for it to be shown (`openRequested`, with an OpenRequest): the lesson controller, which connects to it, asks
+about unsaved edits and shows it as a new lesson with no file yet. The picker never holds the controller.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QSize, Qt
+from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -45,16 +46,28 @@ class Entry:
     enabled: bool = True
 
 
+@dataclass
+class OpenRequest:
+    """A built model the picker asks to show as the lesson; whoever shows it sets `done`."""
+
+    opened: Opened
+    what: str  # how the teacher named it (the entry's title, a folder), for a refusal
+    done: bool = False
+
+
 class ModelPicker(QObject):
-    def __init__(self, window, controller):
+    """The Model menu's choices (`choose_action`, `submenu`: gui/window/menus.py places them)."""
+
+    openRequested = Signal(object)  # an OpenRequest
+    startPageRequested = Signal()  # "Shipped lessons…"
+    refused = Signal(str, str)  # a title and the reason a model was not opened
+
+    def __init__(self, window):
         super().__init__(window)
-        self.window, self.controller, self.state = window, controller, controller.state
-        menu = window.menus["model"]
-        first = menu.actions()[0] if menu.actions() else None
+        self.window, self.state = window, window.state
         self.choose_action = QAction(self.tr("Choose a model…"), window)
         self.choose_action.setShortcut(QKeySequence("Ctrl+Shift+M"))
         self.choose_action.triggered.connect(self.show_dialog)
-        menu.insertAction(first, self.choose_action)
         self.submenu = QMenu(self.tr("Open model"), window)
         self.submenu.setToolTipsVisible(True)
         self.entry_actions: dict[str, QAction] = {}
@@ -65,8 +78,6 @@ class ModelPicker(QObject):
             action.setStatusTip(entry.detail)
             action.triggered.connect(lambda _=False, key=entry.key: self.choose(key))
             self.entry_actions[entry.key] = action
-        menu.insertMenu(first, self.submenu)
-        menu.insertSeparator(first)
         window.lab_dock.widget().step_through.connect(self.open_lab_model)
         self.dialog: ModelDialog | None = None
 
@@ -111,7 +122,7 @@ class ModelPicker(QObject):
         """Open a choice by its key (see entries); random weights take the architecture (default: the current)."""
         state = self.state
         if key == "lessons":
-            self.controller.show_start_page()
+            self.startPageRequested.emit()
             return True
         if key == "custom":
             self.window.open_settings()
@@ -140,31 +151,26 @@ class ModelPicker(QObject):
         return False
 
     def open_model(self, make: Callable[[], Opened], what: str) -> bool:
-        """Build the model, then (unsaved edits asked about) show it; a refusal is explained and changes nothing."""
+        """Build the model, then ask for it to be shown (openRequested); True when it was. A model that cannot be
+        built is explained (refused) and changes nothing."""
         try:
             with busy_cursor():
                 opened = make()
         except EngineError as exc:
-            self._refused(what, exc)
+            self.refuse(what, exc)
             return False
-        if not self.controller.maybe_save():
-            return False
-        try:
-            self.controller.show_model(lambda: self.state.load_model(
-                opened.model, opened.text, opened.target, opened.stage, opened.title, opened.description))
-        except EngineError as exc:
-            self._refused(what, exc)
-            return False
-        self.controller.window.statusBar().showMessage(opened.description[self.controller.lang], 20000)
-        return True
+        request = OpenRequest(opened, what)
+        self.openRequested.emit(request)
+        return request.done
 
     def open_lab_model(self, opened: Opened) -> bool:
         """The training lab's model at a paused or stopped step (the lab's "Step through this model")."""
-        return self.open_model(lambda: opened, opened.title[self.controller.lang])
+        return self.open_model(lambda: opened, opened.title[self.state.display.lang])
 
-    def _refused(self, what: str, exc: EngineError) -> None:
+    def refuse(self, what: str, exc: EngineError) -> None:
+        """Say why `what` was not opened (the one who shows a model calls it too, when the model cannot be shown)."""
         text = self.tr("{0} was not opened; nothing was changed.").format(what)
-        self.controller.prompts.error(self.controller.window, self.tr("Cannot open the model"), f"{text}\n\n{exc}")
+        self.refused.emit(self.tr("Cannot open the model"), f"{text}\n\n{exc}")
 
 
 class ModelDialog(QDialog):

@@ -9,13 +9,14 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
-from gui.state.display import DECIMALS, DISPLAY
+from gui.state.display import DECIMALS
 
 
 class PresentationMenu(QObject):
-    def __init__(self, window, controller):
+    def __init__(self, window):
         super().__init__(window)
-        self.window, self.controller = window, controller
+        self.window, self.settings = window, window.state.display
+        settings = self.settings
         view = window.menus["view"]
         view.addSeparator()
 
@@ -34,16 +35,16 @@ class PresentationMenu(QObject):
         self.leave.triggered.connect(lambda: self.set_full_screen(False))
         window.addAction(self.leave)  # works in full screen without a menu entry
         self.larger = action(self.tr("Larger text and numbers"), ["Ctrl+=", "Ctrl++", QKeySequence.ZoomIn],
-                             lambda: controller.change_display(font_scale=controller.next_font_scale(1)))
+                             lambda: settings.set(font_scale=settings.next_font_scale(1)))
         self.smaller = action(self.tr("Smaller text and numbers"), ["Ctrl+-", QKeySequence.ZoomOut],
-                              lambda: controller.change_display(font_scale=controller.next_font_scale(-1)))
-        self.normal = action(self.tr("Normal size"), ["Ctrl+0"], lambda: controller.change_display(font_scale=1.0))
+                              lambda: settings.set(font_scale=settings.next_font_scale(-1)))
+        self.normal = action(self.tr("Normal size"), ["Ctrl+0"], lambda: settings.set(font_scale=1.0))
         view.addSeparator()
         self.projector = action(self.tr("Projector palette (light, high contrast)"), [],
-                                lambda on: controller.change_display(palette="projector" if on else "system"),
+                                lambda on: settings.set(palette="projector" if on else "system"),
                                 checkable=True)
         self.cb_safe = action(self.tr("Colour-blind-safe colours"), [],
-                              lambda on: controller.change_display(colormap="cb-safe" if on else "default"),
+                              lambda on: settings.set(colormap="cb-safe" if on else "default"),
                               checkable=True)
         decimals = view.addMenu(self.tr("Decimals in matrices"))
         self.decimals = QActionGroup(self)
@@ -52,21 +53,22 @@ class PresentationMenu(QObject):
             a.setCheckable(True)
             a.setData(n)
             self.decimals.addAction(a)
-        self.decimals.triggered.connect(lambda a: controller.change_display(decimals=a.data()))
+        self.decimals.triggered.connect(lambda a: settings.set(decimals=a.data()))
+        settings.changed.connect(self.sync)  # a window that stays (no rebuild) ticks the new choices
         self.sync()
         window.installEventFilter(self)
 
-    def sync(self) -> None:
+    def sync(self, *_) -> None:
         """Tick what is in force now (without acting on it)."""
         full = bool(self.window.windowState() & Qt.WindowFullScreen)
-        for a, on in ((self.full_screen, full), (self.projector, DISPLAY.palette == "projector"),
-                      (self.cb_safe, DISPLAY.colormap == "cb-safe")):
+        for a, on in ((self.full_screen, full), (self.projector, self.settings.palette == "projector"),
+                      (self.cb_safe, self.settings.colormap == "cb-safe")):
             a.blockSignals(True)
             a.setChecked(on)
             a.blockSignals(False)
         self.leave.setEnabled(full)
         for a in self.decimals.actions():
-            a.setChecked(a.data() == DISPLAY.decimals)
+            a.setChecked(a.data() == self.settings.decimals)
 
     def set_full_screen(self, on: bool) -> None:
         state = self.window.windowState()

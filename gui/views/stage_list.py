@@ -38,9 +38,9 @@ def depth(item: QStandardItem) -> int:
 class StageList(QWidget):
     """A tree of the stages; clicking one moves the cursor there."""
 
-    def __init__(self, state: AppState, lang: str = "en", parent=None):
+    def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
-        self.state, self.lang = state, lang
+        self.state = state
         self.model = QStandardItemModel(self)
         self.tree = QTreeView(self)
         self.tree.setModel(self.model)
@@ -77,7 +77,7 @@ class StageList(QWidget):
                     groups[key] = QStandardItem(path[depth - 1])
                     parent.appendRow(groups[key])
                 parent = groups[key]
-            leaf = QStandardItem(stage_title(trace, name, self.lang))
+            leaf = QStandardItem(stage_title(trace, name, self.state.display.lang))
             leaf.setData(name, NAME_ROLE)
             parent.appendRow(leaf)
             self.leaves.append(leaf)

@@ -1,6 +1,8 @@
 """Export dialogs for the window: a figure (PNG/SVG/PDF), a matrix (LaTeX/CSV), the lesson as slides (PDF/PPTX).
 
-The format follows the file name's extension; PNG asks for a width, matrices for the decimals.
+The format follows the file name's extension; PNG asks for a width, matrices for the decimals (the window's, to
+begin with). Figures are drawn with the display settings' slide options: the menu's export, a plot's right-click
+export and the slides show the same head, row, temperature, colours and language as the window.
 """
 
 from __future__ import annotations
@@ -11,22 +13,16 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox, QProgressDialog, QWidget
 
 from engine import EngineError
-from gui.plots import PlotOptions, draw_stage
+from gui.export import export_deck
+from gui.export.figure import MAX_WIDTH, MIN_WIDTH, copy_figure, export_figure
+from gui.export.matrix import export_matrix
+from gui.export.render import Draw
+from gui.plots import draw_stage
 from gui.views.busy_cursor import busy_cursor
-
-from .deck import export_deck
-from .figure import MAX_WIDTH, MIN_WIDTH, copy_figure, export_figure
-from .matrix import export_matrix
-from .render import Draw
 
 
 def tr(text: str) -> str:
     return QCoreApplication.translate("Export", text)
-
-
-def options_for(parent: QWidget, state) -> PlotOptions:
-    """The figure options the window shows: its head, row and language."""
-    return PlotOptions(head=state.head, row=state.row, lang=getattr(parent, "lang", "en"))
 
 
 def _save_name(parent: QWidget, title: str, suggested: str, filters: str) -> str:
@@ -51,11 +47,10 @@ def _report(parent: QWidget, state, run) -> bool:
     return True
 
 
-def export_figure_dialog(parent: QWidget, state, opts: PlotOptions | None = None, draw: Draw = draw_stage,
-                         prefix: str = "") -> bool:
+def export_figure_dialog(parent: QWidget, state, draw: Draw = draw_stage, prefix: str = "") -> bool:
     """Ask for a file (.png, .svg or .pdf) and export the current stage's figure (or the one `draw` makes, e.g.
     a dock's, suggested as `prefix` + the stage's name) in the slide style."""
-    opts = opts or options_for(parent, state)
+    opts = state.display.plot_options(slide=True)
     stage = state.current_stage
     filters = tr("PNG image (*.png);;SVG vector image (*.svg);;PDF document (*.pdf)")
     path = _save_name(parent, tr("Export figure"), f"{prefix}{stage}.png", filters)
@@ -72,9 +67,8 @@ def export_figure_dialog(parent: QWidget, state, opts: PlotOptions | None = None
         stage, export_figure(state.view, stage, opts, path, width=width, draw=draw)))
 
 
-def copy_figure_to_clipboard(parent: QWidget, state, opts: PlotOptions | None = None,
-                             draw: Draw = draw_stage) -> bool:
-    opts = opts or options_for(parent, state)
+def copy_figure_to_clipboard(parent: QWidget, state, draw: Draw = draw_stage) -> bool:
+    opts = state.display.plot_options(slide=True)
     stage = state.current_stage
 
     def run() -> str:
@@ -91,16 +85,16 @@ def export_matrix_dialog(parent: QWidget, state, name: str) -> bool:
     if not path:
         return False
     path = _with_suffix(path, ("tex", "csv"), "tex")
-    decimals, ok = QInputDialog.getInt(parent, tr("Export matrix"), tr("Decimals:"), 2, 0, 8)
+    decimals, ok = QInputDialog.getInt(parent, tr("Export matrix"), tr("Decimals:"), state.display.decimals, 0, 8)
     if not ok:
         return False
     return _report(parent, state, lambda: tr("Exported {0} to {1}").format(
         name, export_matrix(state.view, name, path, decimals, state.head)))
 
 
-def export_deck_dialog(parent: QWidget, state, opts: PlotOptions | None = None) -> bool:
+def export_deck_dialog(parent: QWidget, state) -> bool:
     """Ask for a file (.pdf or .pptx) and write the whole lesson, one slide per stage, with a progress bar."""
-    opts = opts or options_for(parent, state)
+    opts = state.display.plot_options(slide=True)
     filters = tr("PDF slides (*.pdf);;PowerPoint slides (*.pptx)")
     path = _save_name(parent, tr("Export lesson as slides"), "lesson.pdf", filters)
     if not path:

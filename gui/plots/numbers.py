@@ -1,0 +1,38 @@
+"""How Stepformer writes a number: in the window's tables, in a plot's cells and in an exported matrix. One
+function, so a NaN, an infinity or a minus sign reads the same everywhere; the three places differ only where
+their room or their readers do (the `style`)."""
+
+from __future__ import annotations
+
+import math
+
+STYLES = ("table", "plot", "file")
+
+
+def format_number(value: float, decimals: int = 2, integer: bool = False, style: str = "table") -> str:
+    """`value` with `decimals` places and a true minus sign (−); NaN, −∞ and +∞ by name; `integer` (token ids)
+    as a whole number. The style says what else applies:
+
+    - "table": a matrix in the window; 4 significant digits from 1000 on, where places would only widen the column;
+    - "plot": a cell of a small plot; a whole number from 100 on, and ∞ without a sign;
+    - "file": LaTeX or CSV; plain ASCII (-, inf, nan), always `decimals` places, never −0.
+    """
+    value = float(value)
+    file = style == "file"
+    if math.isnan(value):
+        return "nan" if file else "NaN"
+    if math.isinf(value):
+        if file:
+            return "-inf" if value < 0 else "inf"
+        return "−∞" if value < 0 else ("∞" if style == "plot" else "+∞")
+    if file:
+        return f"{round(value, decimals) + 0.0:.{decimals}f}"  # + 0.0 turns −0.0 into 0.0
+    if integer:
+        text = str(int(value))
+    elif style == "plot" and abs(value) >= 100:
+        text = f"{value:.0f}"
+    elif style == "table" and abs(value) >= 1000:
+        text = f"{value:.4g}"
+    else:
+        text = f"{value:.{decimals}f}"
+    return text.replace("-", "−")

@@ -1,0 +1,220 @@
+"""Every undoable change of the lesson, as the undo stack's commands: a cell edit, the weights reset, a training
+step, a "what if" switch (Model.with_config) and a generated token appended to the decoder's sentence.
+
+A switch or a generated token builds a new trace and swaps it in; the command keeps both traces (SavedTrace), so
+undo brings back the very trace that was there before (and redo the one after). Edits made in between are on the
+undo stack above the change, so they are undone first and both traces see the weights they were made with.
+
+The commands change the lesson only through the app state's _apply and show_trace (which tell the views).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import torch
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QUndoCommand
+
+from engine import EngineError, Trace
+from engine.config import SWITCHES
+from engine.tokenizer import START
+from engine.training.backward import TrainingStep, apply_step, undo_step
+
+if TYPE_CHECKING:
+    from gui.state.app_state import AppState
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("Commands", text)
+
+
+class EditCellCommand(QUndoCommand):
+    """Set one cell of a parameter or stage; undo restores it exactly."""
+
+    def __init__(self, state: AppState, name: str, index: tuple[int, ...], value: float):
+        super().__init__()
+        self.state, self.name, self.index, self.value = state, name, index, value
+        trace = state.trace
+        self.old_value = float(trace[name][index])
+        self.is_param = name in trace.params
+        self.old_override = trace.overrides.get(name)
+        cell = ",".join(map(str, index))
+        number = state.display.format_value
+        self.setText(f"{name}[{cell}]: {number(self.old_value)} → {number(value)}")
+
+    def redo(self):
+        self.state._apply(lambda t: t.set_cell(self.name, self.index, self.value), self.name)
+
+    def undo(self):
+        if self.is_param:
+            self.state._apply(lambda t: t.set_cell(self.name, self.index, self.old_value), self.name)
+        else:
+            self.state._apply(lambda t: t.set_override(self.name, self.old_override), self.name)
+
+
+class ReplaceParamsCommand(QUndoCommand):
+    """Swap the whole parameter set (used by "Reset weights"); undo swaps it back."""
+
+    def __init__(self, state: AppState, params: dict[str, torch.Tensor], text: str):
+        super().__init__(text)
+        self.state = state
+        self.new = {k: v.clone() for k, v in params.items()}
+        self.old = {k: v.clone() for k, v in state.trace.params.items()}
+        self.old_overrides = dict(state.trace.overrides)
+
+    def _swap(self, params, overrides):
+        trace = self.state.trace
+        trace.params.clear()
+        trace.params.update({k: v.clone() for k, v in params.items()})
+        trace.overrides.clear()
+        trace.overrides.update(overrides)
+        self.state._apply(lambda t: (t.recompute_all(), [st.name for st in t.stages] + list(params))[1], None)
+
+    def redo(self):
+        self._swap(self.new, {})
+
+    def undo(self):
+        self._swap(self.old, self.old_overrides)
+
+
+class TrainingStepCommand(QUndoCommand):
+    """W ← W − lr·∂L/∂W for every parameter at once (engine.training.backward.training_step); undo puts every
+    parameter back bit for bit."""
+
+    def __init__(self, state: AppState, step: TrainingStep, text: str):
+        super().__init__(text)
+        self.state, self.step = state, step
+
+    def _set(self, change) -> None:
+        self.state._apply(lambda t: (change(t, self.step), [st.name for st in t.stages] + list(t.params))[1], None)
+
+    def redo(self):
+        self._set(apply_step)
+
+    def undo(self):
+        self._set(undo_step)
+
+
+@dataclass(frozen=True)
+class SavedTrace:
+    """A trace with what the window shows of it: what a swap of traces brings back."""
+
+    trace: Trace
+    text: str
+    target: str
+    stage: str
+    row: int
+
+
+def current_trace(state: AppState) -> SavedTrace:
+    return SavedTrace(state.trace, state.text, state.target, state.current_stage, state.row)
+
+
+class SwapTraceCommand(QUndoCommand):
+    def __init__(self, state: AppState, text: str, after: SavedTrace, message: str = ""):
+        super().__init__(text)
+        self.state, self.before, self.after, self.note = state, current_trace(state), after, message
+
+    def _show(self, shown: SavedTrace, other: SavedTrace) -> None:
+        same = {n: t for n, t in other.trace.values.items()
+                if n in shown.trace.values and shown.trace.values[n].shape == t.shape}
+        self.state.show_trace(shown.trace, shown.text, shown.target, shown.stage, shown.row, previous=same)
+
+    def redo(self) -> None:
+        self._show(self.after, self.before)
+        self.state.message.emit(self.text() + (f" — {self.note}" if self.note else ""))
+
+    def undo(self) -> None:
+        self._show(self.before, self.after)
+        self.state.message.emit(tr("Undone: {0}").format(self.text()))
+
+
+class SwitchCommand(SwapTraceCommand):
+    """A what-if switch turned on or off."""
+
+
+class AppendTokenCommand(SwapTraceCommand):
+    """A generated token appended to the decoder's sentence; `choice` tells how it was chosen, when known. The
+    app state counts the tokens generated since the sentence was typed (before the views hear of the new trace):
+    draw t uses seed + t, as engine.generate does."""
+
+    choice = None
+
+    def redo(self) -> None:
+        self.state.generated_tokens += 1
+        super().redo()
+
+    def undo(self) -> None:
+        self.state.generated_tokens -= 1
+        super().undo()
+
+
+def _retrace(trace: Trace, model, tokens: dict[str, list[str]], ids: dict[str, torch.Tensor]) -> Trace:
+    return Trace(model, {s: list(t) for s, t in tokens.items()}, dict(ids))
+
+
+def _ids(trace: Trace) -> dict[str, torch.Tensor]:
+    return {s: trace[f"{s}.tokens"] for s in trace.config.stacks}
+
+
+def set_switch(state: AppState, switch: str, on: bool) -> bool:
+    """Push a SwitchCommand: the same weights, tokens and pinned stages under the config with `switch` on/off."""
+    cfg = state.config
+    if switch not in SWITCHES:
+        state.message.emit(tr("There is no switch named {0}; the switches are {1}").format(switch, ", ".join(SWITCHES)))
+        return False
+    if (switch in cfg.switches) == on:
+        return True
+    wanted = set(cfg.switches) | {switch} if on else set(cfg.switches) - {switch}
+    try:
+        model = state.model.with_config(cfg.replace(switches=tuple(wanted)))
+        trace = _retrace(state.trace, model, state.trace.tokens, _ids(state.trace))
+        for name, value in state.trace.overrides.items():
+            trace.set_override(name, value)
+    except EngineError as exc:
+        state.message.emit(str(exc))
+        return False
+    text = (tr("What if: {0} on") if on else tr("What if: {0} off")).format(switch)
+    after = SavedTrace(trace, state.text, state.target, state.current_stage, state.row)
+    state.undo_stack.push(SwitchCommand(state, text, after))
+    return True
+
+
+def sentence_text(model, tokens: list[str], ids: torch.Tensor) -> str:
+    """The decoder's sentence as text that tokenizes back to `tokens` (words joined by spaces, without the
+    <start> the tokenizer adds; a checkpoint's tokenizer decodes its ids)."""
+    if model.tokenizer is not None:
+        return model.tokenizer.tokenizer.decode(ids.tolist())
+    return " ".join(tokens[1:] if tokens and tokens[0] == START else tokens)
+
+
+def append_token(state: AppState, token_id: int) -> bool:
+    """Push an AppendTokenCommand; the window then stands on the output probabilities of the new position."""
+    trace, cfg = state.trace, state.config
+    if "dec" not in cfg.stacks:
+        state.message.emit(tr("Generation needs a decoder: choose a decoder or encoder-decoder model"))
+        return False
+    vocab = state.model.vocabs["dec"]
+    if not 0 <= token_id < len(vocab):
+        state.message.emit(tr("Token id {0} is not in the decoder's vocabulary").format(token_id))
+        return False
+    n = len(trace.tokens["dec"])
+    if n >= cfg.max_len:
+        state.message.emit(tr("The sentence already has max_len = {0} tokens; there is no room for one more")
+                           .format(cfg.max_len))
+        return False
+    token = vocab.tokens[token_id]
+    tokens = {s: list(t) for s, t in trace.tokens.items()}
+    tokens["dec"].append(token)
+    ids = _ids(trace)
+    ids["dec"] = torch.cat([ids["dec"], torch.tensor([token_id], dtype=ids["dec"].dtype)])
+    new = _retrace(trace, state.model, tokens, ids)
+    sentence = sentence_text(state.model, tokens["dec"], ids["dec"])
+    text, target = (state.text, sentence) if "enc" in cfg.stacks else (sentence, "")
+    note = tr("pinned stage values were dropped (the sentence is longer now)") if trace.overrides else ""
+    label = tr("Generate “{0}”").format(token)
+    stage = "probs" if "probs" in new.stage_names else state.current_stage
+    state.undo_stack.push(AppendTokenCommand(state, label, SavedTrace(new, text, target, stage, n), note))
+    return True

@@ -1,0 +1,157 @@
+"""The main window's menu bar, all of it built here, in reading order: File, Edit, View, Model, What if, Lessons,
+Language, Help.
+
+An action that belongs to a part of the window is that part's (the stepper's keys, a dock's toggle, the model
+picker's choices, a switch); this module only places it. The actions whose work is the lesson controller's
+(lessons, open, save, the language) are made here and emit requests, which the controller connects: nothing
+here holds the controller. (Presentation mode, gui/window/presentation.py, adds its own entries at the end of
+the View menu.)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMenu
+
+from engine.formats.lesson import shipped_lessons
+from gui.state import preferences
+from gui.text import i18n
+
+
+class MenuBar(QObject):
+    startPageRequested = Signal()
+    openRequested = Signal(str)  # a lesson file's path; "" to ask for one
+    saveRequested = Signal()
+    saveAsRequested = Signal()
+    shippedRequested = Signal(str)  # a shipped lesson's name
+    languageRequested = Signal(str)  # "en" or "zh"
+
+    def __init__(self, window: QMainWindow):
+        super().__init__(window)
+        self.window = window
+        self.menus: dict[str, QMenu] = {}
+        self._file()
+        self._edit()
+        self._view()
+        self._model()
+        self._whatif()
+        self._lessons()
+        self._language()
+        self._help()
+
+    def _menu(self, key: str, title: str) -> QMenu:
+        menu = self.window.menuBar().addMenu(title)
+        self.menus[key] = menu
+        return menu
+
+    def _action(self, menu: QMenu, text: str, slot, keys=()) -> QAction:
+        action = menu.addAction(text)
+        action.triggered.connect(slot)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        return action
+
+    def _file(self) -> None:
+        w = self.window
+        menu = self._menu("file", self.tr("&File"))
+        self._action(menu, self.tr("Lessons…"), self.startPageRequested.emit, ["Ctrl+L"])
+        self._action(menu, self.tr("&Open…"), lambda: self.openRequested.emit(""),
+                     QKeySequence.keyBindings(QKeySequence.Open))
+        self.recent_menu = menu.addMenu(self.tr("Open &Recent"))
+        self.recent_menu.aboutToShow.connect(self.fill_recent_menu)
+        self._action(menu, self.tr("&Save"), self.saveRequested.emit, QKeySequence.keyBindings(QKeySequence.Save))
+        self._action(menu, self.tr("Save &As…"), self.saveAsRequested.emit, ["Ctrl+Shift+S"])
+        menu.addSeparator()
+        self._action(menu, self.tr("Export figure…"), w.export_figure, ["Ctrl+E"])
+        self._action(menu, self.tr("Export matrix…"), w.export_matrix)
+        self._action(menu, self.tr("Export lesson as slides…"), w.export_deck, ["Ctrl+Shift+E"])
+        menu.addSeparator()
+        self._action(menu, self.tr("&Quit"), w.close, QKeySequence.keyBindings(QKeySequence.Quit))
+        self.fill_recent_menu()
+
+    def fill_recent_menu(self) -> None:
+        menu = self.recent_menu
+        menu.clear()
+        recent = preferences.recent_files()
+        for i, path in enumerate(recent, 1):
+            action = menu.addAction(f"&{i}  {Path(path).name}")
+            action.setStatusTip(path)
+            action.setToolTip(path)
+            action.triggered.connect(lambda _=False, p=path: self.openRequested.emit(p))
+        if not recent:
+            menu.addAction(self.tr("No recent lessons")).setEnabled(False)
+        menu.addSeparator()
+        clear = menu.addAction(self.tr("Clear the list"))
+        clear.setEnabled(bool(recent))
+        clear.triggered.connect(lambda: preferences.write("files/recent", []))
+
+    def _edit(self) -> None:
+        w = self.window
+        menu = self._menu("edit", self.tr("&Edit"))
+        undo = w.state.undo_stack.createUndoAction(w, self.tr("Undo"))
+        undo.setShortcuts([QKeySequence("Ctrl+Z")])
+        redo = w.state.undo_stack.createRedoAction(w, self.tr("Redo"))
+        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        menu.addActions([undo, redo])
+        menu.addSeparator()
+        self.reset = self._action(menu, self.tr("Reset weights"), w.state.reset_weights)
+        self._action(menu, self.tr("Edit the sentence"), w.edit_sentence, ["F6"])
+        self.undo, self.redo = undo, redo
+
+    def _view(self) -> None:
+        w = self.window
+        menu = self._menu("view", self.tr("&View"))
+        menu.addActions(w.stepper.actions_in_order)
+        menu.addSeparator()
+        menu.addAction(w.stage_view.difference_action)
+        menu.addSeparator()
+        menu.addActions([*w.teaching.view_actions(), w.lab_dock.toggleViewAction(),
+                         w.training_step_dock.toggleViewAction()])
+
+    def _model(self) -> None:
+        w = self.window
+        menu = self._menu("model", self.tr("&Model"))
+        menu.addAction(w.model_picker.choose_action)
+        menu.addMenu(w.model_picker.submenu)
+        menu.addSeparator()
+        self._action(menu, self.tr("Settings…"), w.open_settings, ["Ctrl+,"])
+        menu.addSeparator()
+        menu.addActions(w.training_step.actions)
+        menu.addSeparator()
+        menu.addActions(w.teaching.generation_actions())
+
+    def _whatif(self) -> None:
+        teaching = self.window.teaching
+        menu = self._menu("whatif", self.tr("What &if"))
+        menu.addActions(list(teaching.switches.actions.values()))
+        menu.addSeparator()
+        menu.addAction(teaching.whatif_action)
+
+    def _lessons(self) -> None:
+        lang = self.window.state.display.lang
+        menu = self._menu("lessons", self.tr("&Lessons"))
+        self._action(menu, self.tr("All lessons…"), self.startPageRequested.emit)
+        menu.addSeparator()
+        for number, info in enumerate(shipped_lessons(), 1):
+            action = menu.addAction(f"&{number}  {info.title[lang]}")
+            action.setStatusTip(info.description[lang])
+            action.triggered.connect(lambda _=False, name=info.name: self.shippedRequested.emit(name))
+
+    def _language(self) -> None:
+        menu = self._menu("language", self.tr("&Language"))
+        group = QActionGroup(menu)
+        for lang, name in i18n.LANGUAGES.items():
+            action = menu.addAction(name)
+            action.setCheckable(True)
+            action.setChecked(lang == self.window.state.display.lang)
+            action.setData(lang)
+            group.addAction(action)
+        group.triggered.connect(lambda action: self.languageRequested.emit(action.data()))
+
+    def _help(self) -> None:
+        w = self.window
+        menu = self._menu("help", self.tr("&Help"))
+        self._action(menu, self.tr("Keyboard shortcuts"), w.show_shortcuts, ["F1"])
+        self._action(menu, self.tr("About Stepformer"), w.show_about)
