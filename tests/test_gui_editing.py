@@ -62,7 +62,7 @@ def test_editing_w_q_recomputes_downstream_only_and_undo_restores_everything(qtb
     assert bool(q.changed[:, 0].all()) and not q.changed[:, 1].any()
     w_q = panel_for(window, W_Q).model
     assert w_q.text(1, 0) == "1.50" and w_q.is_changed(1, 0) and not w_q.is_changed(0, 0)
-    assert window.undo_action.text() == f"Undo {W_Q}[1,0]: {old:.2f} → 1.50".replace("-", "-")
+    assert window.undo_action.text() == f"Undo {W_Q}[1,0]: {old:.2f} → 1.50".replace("-", "−")  # as the table writes it
     after = snapshot(state)
 
     press(qtbot, window, Qt.Key_Z, Qt.ControlModifier)
@@ -120,7 +120,7 @@ def test_selecting_a_cell_and_typing_edits_it(qtbot):
     qtbot.keyClicks(table.findChild(QLineEdit), "0.25")
     commit(qtbot, table)
     assert float(state.trace["enc.0.ffn.b1"][5]) == -0.25
-    assert window.undo_action.text() == "Undo enc.0.ffn.b1[5]: 0.00 → -0.25"
+    assert window.undo_action.text() == "Undo enc.0.ffn.b1[5]: 0.00 → −0.25"
 
 
 def test_difference_toggle_shows_the_change_of_the_last_edit(qtbot):
@@ -204,7 +204,7 @@ def test_clicking_a_token_row_selects_it_for_the_plots(qtbot):
     table = view.output.table
     qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(table.model().index(2, 1)).center())
     assert state.row == 2
-    assert view.plot_options().row == 2
+    assert state.display.plot_options().row == 2
 
 
 def test_an_edit_repaints_every_cell_whose_number_or_mark_moved(qtbot):

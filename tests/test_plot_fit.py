@@ -8,7 +8,7 @@ from engine import Model, ModelConfig
 from gui.plots import PlotOptions, draw_stage
 from gui.plots.style import WINDOW_CAPTION_COLUMNS, set_caption
 from gui.plots.text import _columns, wrap_caption
-from gui.plots.view import FigureView
+from gui.plots.view import FittedLayoutWidget
 
 LONG = "Top 5 next tokens after &lt;start&gt; (T = 1.5) in a sentence that goes on and on"
 
@@ -37,7 +37,7 @@ def test_wrapping_keeps_words_and_equations_whole_and_obeys_line_breaks():
 
 @pytest.fixture
 def view(qapp):
-    figure_view = FigureView(None, PlotOptions)
+    figure_view = FittedLayoutWidget()
     yield figure_view
     figure_view.close()
 

@@ -23,8 +23,8 @@ class CostView(LazyView):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot)
-        for signal in (state.cursorChanged, state.lessonChanged, state.traceEdited, self.settings.changed):
-            signal.connect(self.schedule)
+        for signal in (state.cursorChanged, state.lessonChanged, state.traceEdited):
+            signal.connect(self.schedule)  # (of the display settings, it reads only the language and the text size)
 
     def draw(self, *_) -> None:
         opts = self.settings.plot_options()

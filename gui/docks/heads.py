@@ -40,7 +40,7 @@ class HeadGridView(LazyView):
         state.cursorChanged.connect(self.schedule)
         state.lessonChanged.connect(self.schedule)
         state.traceEdited.connect(self._edited)
-        self.settings.changed.connect(self._edited)  # head, row, colours: new options, the same figure
+        self.settings.changed.connect(self._settings_changed)
 
     def draw(self) -> None:
         trace = self.state.trace
@@ -56,6 +56,10 @@ class HeadGridView(LazyView):
         options = self.settings.plot_options
         self.figure = self.figures.show(trace, shown, lambda layout: draw_heads(layout, trace, shown, options()),
                                         lambda figure: figure.refresh(trace, options()))
+
+    def _settings_changed(self, names: frozenset[str]) -> None:
+        if names & {"row", "colormap"}:  # new options, the same figure
+            self._edited()
 
     def _edited(self, *_) -> None:
         if self.figure is not None and self.isVisible():

@@ -39,8 +39,9 @@ class KVCacheView(LazyView):
         layout.addLayout(top)
         layout.addWidget(self.summary)
         layout.addWidget(self.plot, 1)
-        for signal in (state.lessonChanged, state.traceEdited, self.settings.changed):
+        for signal in (state.lessonChanged, state.traceEdited):
             signal.connect(self.schedule)
+        self.redraw_on(self.settings, {"head", "colormap"})
 
     def rows(self) -> int:
         """K and V rows in the cache as shown."""

@@ -89,8 +89,9 @@ class WhatIfView(LazyView):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.note)
         self.tabs.currentChanged.connect(self.schedule)
-        for signal in (state.lessonChanged, state.traceEdited, self.settings.changed):
+        for signal in (state.lessonChanged, state.traceEdited):
             signal.connect(self.schedule)
+        self.redraw_on(self.settings, {"head", "row", "colormap"})
 
     def switch(self) -> str:
         return SWITCHES[self.tabs.currentIndex()]

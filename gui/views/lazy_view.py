@@ -20,6 +20,15 @@ class LazyView(QWidget):
     def draw(self, *_) -> None:
         raise NotImplementedError
 
+    def redraw_on(self, settings, names: set[str]) -> None:
+        """Redraw when one of these display settings (gui/state/display.py) changes."""
+        self._display_names = frozenset(names)
+        settings.changed.connect(self._display_changed)
+
+    def _display_changed(self, changed: frozenset[str]) -> None:
+        if changed & self._display_names:
+            self.schedule()
+
     def schedule(self, *_) -> None:
         if self.isVisible():
             self.timer.start()
