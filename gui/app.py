@@ -52,7 +52,7 @@ def run_app(argv: list[str]) -> int:
     """The window: a light one at once (PySide6 only), the lesson's as soon as torch and its trace are ready."""
     from PySide6.QtWidgets import QApplication
 
-    from gui.text.i18n import saved_language
+    from gui.state.preferences import saved_language
     from gui.window.loading import LoadingWindow, ModuleLoader
 
     args = parse_args(argv)

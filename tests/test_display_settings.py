@@ -154,11 +154,12 @@ def test_the_head_reaches_every_view_that_shows_one(qtbot, lesson):
 
 
 def test_the_selected_row_reaches_every_view_that_outlines_one(qtbot, lesson):
-    window = lesson.window
+    window, first = lesson.window, lesson.state.row
     for name in ("stage view", "heads"):
-        assert outlined_rows(figures(window)[name]) == {0}, name
-    lesson.state.set_row(2)
-    qtbot.waitUntil(lambda: all(outlined_rows(figures(window)[name]) == {2} for name in ("stage view", "heads")))
+        assert outlined_rows(figures(window)[name]) == {first}, name
+    lesson.state.set_row(2 if first != 2 else 1)
+    row = lesson.state.row
+    qtbot.waitUntil(lambda: all(outlined_rows(figures(window)[name]) == {row} for name in ("stage view", "heads")))
 
 
 def test_the_temperature_is_one_number_for_the_output_bars_and_the_next_token(qtbot, lesson):

@@ -63,7 +63,7 @@ def test_a_backward_stage_shows_engine_gradients_beside_the_weights(qtbot):
 def test_forward_edits_do_not_compute_the_backward_pass(qtbot, monkeypatch):
     window = open_lesson_window(qtbot, "masked-decoder")
     calls = []
-    monkeypatch.setattr("gui.state.shown_trace.backward", lambda trace: calls.append(trace))
+    monkeypatch.setattr("engine.training.shown_trace.backward", lambda trace: calls.append(trace))
     window.state.go_to("dec.x0")
     window.state.edit_cell("dec.embed.W_E", (1, 1), 0.5)
     assert calls == []

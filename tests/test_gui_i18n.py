@@ -247,16 +247,16 @@ def test_the_language_switches_live_and_is_remembered(qtbot, start_window):
     assert float(state.trace["enc.0.attn.W_Q"][0, 0]) != 2.0
     state.set_sentences("I love AI AI")  # the old window's views are gone: nothing reaches them
     state.message.emit("still fine")
-    assert preferences.read("ui/language", "") == "zh" and i18n.saved_language() == "zh"
+    assert preferences.read("ui/language", "") == "zh" and preferences.saved_language() == "zh"
     next(a for a in window.menus["language"].actions() if a.data() == "en").trigger()
-    assert controller.window.menus["file"].title() == "&File" and i18n.saved_language() == "en"
+    assert controller.window.menus["file"].title() == "&File" and preferences.saved_language() == "en"
 
 
 def test_the_default_language_follows_the_system(own_folders):
-    script = "from gui.text.i18n import saved_language; print(saved_language())"
+    script = "from gui.state.preferences import saved_language; print(saved_language())"
     for lang, expected in (("zh_CN.UTF-8", "zh"), ("en_US.UTF-8", "en"), ("de_DE.UTF-8", "en")):
         env = {**os.environ, "LANG": lang, "LC_ALL": lang, "LANGUAGE": ""}
         out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
         assert out.stdout.strip() == expected, (lang, out.stderr)
     preferences.write("ui/language", "zh")  # a choice made in the menu wins
-    assert i18n.saved_language() == "zh"
+    assert preferences.saved_language() == "zh"

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QTableView
 from engine import EngineError
 from engine.formats.lesson import Lesson, open_lesson, save_lesson
 from gui.lesson_controller import launch
-from gui.state import display
 from tests.gui_lessons import own_folders, state_for  # noqa: F401 (a fixture)
 
 
@@ -53,7 +52,7 @@ def test_why_scale_opens_on_its_row_with_three_decimals(qtbot, own_folders):  # 
     state = state_for("why-scale")
     controller = launch(state, "en", "why-scale", start_page=False)
     qtbot.addWidget(controller.window)
-    assert (state.row, display.DISPLAY.decimals) == (2, 3)
+    assert (state.row, state.display.decimals) == (2, 3)
     state.go_to("enc.0.attn.weights")
     tables = controller.window.findChildren(QTableView)
     shown = {t.model().text(r, c) for t in tables if hasattr(t.model(), "text")
@@ -79,7 +78,8 @@ def test_i_love_ai_shows_the_seed_numbers(qtbot, own_folders):  # noqa: F811
 def test_a_lesson_without_show_keeps_the_chosen_decimals(qapp):
     lesson = open_lesson("positional-encoding")
     assert isinstance(lesson, Lesson) and lesson.show == {}
-    display.DISPLAY.decimals = 1
-    state_for(lesson)
-    assert display.DISPLAY.decimals == 1
-    display.DISPLAY.__init__()
+    state = state_for("why-scale")
+    assert state.display.decimals == 3
+    state.display.set(decimals=1)
+    state.load_lesson(lesson)
+    assert state.display.decimals == 1

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from engine import Model, ModelConfig
-from engine.training.backward import RULES
+from engine.training.backward import GRAD_PREFIX, RULES
+from engine.training.shown_trace import ShownTrace
 from gui.plots.figure import PANELS
-from gui.state.shown_trace import GRAD_PREFIX, ShownTrace
 from gui.text.formulas import formula, symbols
 from gui.text.operations import (
     COLOUR_KINDS,

@@ -14,10 +14,10 @@ from PySide6.QtGui import QUndoStack
 from engine import EngineError, Model, ModelConfig, Trace, check_value
 from engine.formats.lesson import Lesson
 from engine.training.backward import forward_of, is_backward, training_step
+from engine.training.shown_trace import ShownTrace
 from gui.state import commands
 from gui.state.commands import EditCellCommand, ReplaceParamsCommand, TrainingStepCommand
 from gui.state.display import DisplaySettings
-from gui.state.shown_trace import ShownTrace
 
 EMPTY_TEXTS = {"en": "", "zh": ""}  # a title or description a model without a lesson has
 

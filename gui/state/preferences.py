@@ -11,6 +11,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
+from gui.text.i18n import LANGUAGES, system_language
+
 SETTINGS_DIR_ENV = "STEPFORMER_SETTINGS_DIR"
 MAX_RECENT = 8
 
@@ -36,6 +38,12 @@ def read(key: str, default, kind=None):
 
 def write(key: str, value) -> None:
     settings().setValue(key, value)
+
+
+def saved_language() -> str:
+    """The language chosen last time, else the system's."""
+    lang = read("ui/language", "")
+    return lang if lang in LANGUAGES else system_language()
 
 
 def recent_files() -> list[str]:

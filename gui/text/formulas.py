@@ -5,7 +5,7 @@ letter and formula line are its entry in gui/text/operations.py.
 
 from __future__ import annotations
 
-from gui.state.shown_trace import LABELS, forward_of, is_backward
+from engine.training.backward import LABELS, forward_of, is_backward
 from gui.text.formula_lines import GAP, Formula, cross_note, shape_of
 from gui.text.operations import place_of, stage_op, stage_operation
 

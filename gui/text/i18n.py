@@ -10,7 +10,6 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 from engine.assets import ASSETS_DIR
-from gui.state import preferences
 
 I18N_DIR = ASSETS_DIR / "i18n"
 LANGUAGES = {"en": "English", "zh": "中文"}  # each in its own language: findable whatever is shown now
@@ -36,12 +35,6 @@ class Translator(QTranslator):
 
 def system_language() -> str:
     return "zh" if QLocale.system().language() == QLocale.Chinese else "en"
-
-
-def saved_language() -> str:
-    """The language chosen last time, else the system's."""
-    lang = preferences.read("ui/language", "")
-    return lang if lang in LANGUAGES else system_language()
 
 
 def catalogue(lang: str) -> Translator | None:

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.graph import Place
-from gui.state.shown_trace import GRAD_PREFIX, extra_stages
+from engine.training.backward import GRAD_PREFIX
+from engine.training.shown_trace import extra_stages
 from gui.text import formula_lines as lines
 from gui.text.formula_lines import GAP, Formula, dims, tr
 from gui.text.stage_texts import op_caption, op_text, op_title
@@ -129,7 +130,7 @@ _FORWARD = (
 
 
 def _backward(rule: str, formula: Callable[[Formula], str]) -> Operation:
-    """A step of the backward pass (gui/state/shown_trace.py): its letter is ∂L/∂ + the forward stage's."""
+    """A step of the backward pass (engine/training/shown_trace.py): its letter is ∂L/∂ + the forward stage's."""
     return Operation(GRAD_PREFIX + rule, "", SIGNED, "matrix", formula, inputs=BACKWARD)
 
 
@@ -172,7 +173,7 @@ def operation(op: str) -> Operation:
 
 def stage_op(trace, name: str) -> str:
     """The operation of a stage ("attn.scores", …; "loss", "grad.linear", … for the loss and the backward pass,
-    gui/state/shown_trace.py); token inputs are "tokens"."""
+    engine/training/shown_trace.py); token inputs are "tokens"."""
     stage = trace.stage(name) or extra_stages(trace).get(name)
     return stage.op if stage is not None else "tokens"
 

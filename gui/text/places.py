@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from gui.state.shown_trace import forward_of, is_backward
+from engine.training.backward import forward_of, is_backward
 from gui.text.operations import place_of
 
 

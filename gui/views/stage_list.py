@@ -6,8 +6,8 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QStyle, QTreeView, QVBoxLayout, QWidget
 
+from engine.training.backward import forward_of, is_backward
 from gui.state.app_state import AppState
-from gui.state.shown_trace import forward_of, is_backward
 from gui.text.operations import stage_operation
 from gui.text.places import group_path, tr
 from gui.text.stage_texts import op_title

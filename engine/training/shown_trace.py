@@ -1,5 +1,6 @@
 """The trace as the window steps through it: the forward stages, then, for a model with an output head, the
-loss and the backward pass (engine/training/backward.py) as stages of their own.
+loss and the backward pass (backward.py) as stages of their own. (Pure torch, as all of the engine: the gradients
+are computed here; the views, the registry of how a stage is shown and the plots read it.)
 
 The engine's trace keeps its stages (the command line's `trace`, `stages` and `export` are unchanged). Here
 each loss and backward step becomes a Stage the views already know how to show: `loss.per_position` and
@@ -14,27 +15,24 @@ from weakref import WeakKeyDictionary
 
 import torch
 
-from engine import EngineError
-from engine.graph import Stage
-from engine.training.backward import (
+from ..errors import EngineError
+from ..graph import Stage
+from .backward import (
     GRAD_PREFIX,
     LABELS,
     LOSS_STAGES,
     backward,
     backward_stages,
-    forward_of,
-    is_backward,
     labels,
 )
 
 _EXTRA: WeakKeyDictionary = WeakKeyDictionary()
-__all__ = ["GRAD_PREFIX", "ShownTrace", "extra_stages", "forward_of", "is_backward"]  # the names views use
 
 
 def _grad_stage(trace, step) -> Stage:
     forward = trace.stage(step.of) or next(st for st in LOSS_STAGES if st.name == step.of)
     inputs = (step.of, *step.params, *(GRAD_PREFIX + p for p in step.params))
-    # fn None: a backward stage is read from engine.training.backward's gradients, never computed on its own
+    # fn None: a backward stage is read from backward.py's gradients, never computed on its own
     return Stage(step.name, GRAD_PREFIX + step.rule, inputs, None, rows=forward.rows, cols=forward.cols,
                  place=forward.place)
 
