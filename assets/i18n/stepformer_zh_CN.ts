@@ -271,6 +271,18 @@
         <source>tile {0}, {1}</source>
         <translation>分块 {0}, {1}</translation>
     </message>
+    <message>
+        <source>The map</source>
+        <translation>结构图</translation>
+    </message>
+    <message>
+        <source>Reduce motion (no animations)</source>
+        <translation>减少动态效果（不播放动画）</translation>
+    </message>
+    <message>
+        <source>Export the map…</source>
+        <translation>导出结构图…</translation>
+    </message>
 </context>
 <context>
     <name>AppState</name>
@@ -514,6 +526,17 @@
     <message>
         <source>Stepformer steps through a Transformer one operation at a time. Every number is real and every weight can be edited; everything after it is recomputed.</source>
         <translation>Stepformer 一次一个运算地逐步演示 Transformer。每个数字都是真实计算的结果，每个权重都可以修改；修改之后的所有内容都会重新计算。</translation>
+    </message>
+</context>
+<context>
+    <name>MapView</name>
+    <message>
+        <source>Inside the box</source>
+        <translation>方框内部</translation>
+    </message>
+    <message>
+        <source>Show the current box&apos;s own diagram (double-click a box does too)</source>
+        <translation>显示当前方框内部的结构图（双击方框也可以）</translation>
     </message>
 </context>
 <context>

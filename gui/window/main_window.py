@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.docks.map import add_map
 from gui.docks.teaching_docks import TeachingViews
 from gui.docks.training_lab import add_training_lab
 from gui.docks.training_step import TrainingStepActions, add_training_step_view
@@ -74,6 +75,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.stepper)
         self.setCentralWidget(central)
 
+        self.map_dock = add_map(self)  # the Transformer diagram with "you are here", beside the stage list
         self.teaching = TeachingViews(self)  # head grid, generation, KV cache, what-if switches, cost
         self.lab_dock = add_training_lab(self)
         self.training_step = TrainingStepActions(state, self)

@@ -65,6 +65,7 @@ class MenuBar(QObject):
         self._action(menu, self.tr("Save &As…"), self.saveAsRequested.emit, ["Ctrl+Shift+S"])
         menu.addSeparator()
         self._action(menu, self.tr("Export figure…"), w.export_figure, ["Ctrl+E"])
+        menu.addAction(w.map_actions["export"])
         self._action(menu, self.tr("Export matrix…"), w.export_matrix)
         self._action(menu, self.tr("Export lesson as slides…"), w.export_deck, ["Ctrl+Shift+E"])
         menu.addSeparator()
@@ -106,6 +107,8 @@ class MenuBar(QObject):
         menu.addActions(w.stepper.actions_in_order)
         menu.addSeparator()
         menu.addAction(w.stage_view.difference_action)
+        menu.addSeparator()
+        menu.addActions([w.map_actions["toggle"], w.map_actions["reduce_motion"]])
         menu.addSeparator()
         menu.addActions([*w.teaching.view_actions(), w.lab_dock.toggleViewAction(),
                          w.training_step_dock.toggleViewAction()])
