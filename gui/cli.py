@@ -2,7 +2,9 @@
 
     python main.py export [model options] --stage NAME [--head J] --format png|svg|pdf|tex|csv --out FILE
                           [--width PX] [--lang en|zh]
+    python main.py export [model options] --map [--stage NAME] --format png|svg|pdf --out FILE
     python main.py deck   [model options] --format pdf|pptx --out FILE [--lang en|zh] [--only PREFIX,…]
+                          [--no-map-inset]
 
 The model options are every verb's (engine/command_line.py): --lesson, --config [--weights], --model, --text,
 --target. Qt starts on the offscreen platform, with the translations of --lang installed before anything is drawn.
@@ -60,6 +62,10 @@ def cmd_export(args: argparse.Namespace) -> None:
     from gui.export.matrix import MATRIX_FORMATS, export_matrix
 
     trace, lang = open_trace(args)
+    if args.map:
+        return export_map(args, trace, lang)
+    if args.stage is None:
+        raise EngineError("export needs --stage NAME (see `python main.py stages`), or --map for the model's map")
     stage = find_stage(trace.stage_names, args.stage)
     opts = plot_options(args, trace, lang)
     fmt = (args.format or Path(args.out).suffix.lstrip(".")).lower()
@@ -73,6 +79,18 @@ def cmd_export(args: argparse.Namespace) -> None:
     print(f"wrote {path}")
 
 
+def export_map(args: argparse.Namespace, trace, lang: str) -> None:
+    """The map of the model as a figure: "you are here" at --stage (and the inside of its box), else the whole."""
+    from gui.export.figure import export_figure, format_of
+    from gui.plots.map import draw_map
+
+    stage = None if args.stage is None else find_stage(trace.stage_names, args.stage)
+    fmt = format_of(args.out, args.format)
+    opts = plot_options(args, trace, lang)
+    start_qt(lang)
+    print(f"wrote {export_figure(trace, stage, opts, args.out, fmt, args.width, draw=draw_map)}")
+
+
 def cmd_deck(args: argparse.Namespace) -> None:
     from gui.export import export_deck
 
@@ -80,8 +98,8 @@ def cmd_deck(args: argparse.Namespace) -> None:
     opts = plot_options(args, trace, lang)
     stages = chosen_stages(trace.stage_names, args.only)
     start_qt(lang)
-    count = export_deck(trace, opts, args.out, args.format, stages=stages)
-    print(f"wrote {args.out}: {count} slides, one per stage")
+    count = export_deck(trace, opts, args.out, args.format, stages=stages, inset=args.map_inset)
+    print(f"wrote {args.out}: {count} slides, the map and one per stage")
 
 
 def chosen_stages(names: list[str], only: str | None) -> list[str] | None:
@@ -110,8 +128,9 @@ def _drawing_options(p: argparse.ArgumentParser) -> None:
 
 def export_options(p: argparse.ArgumentParser) -> None:
     _drawing_options(p)
-    p.add_argument("--stage", required=True, help="stage name (see `python main.py stages`), or its ending: "
-                   "attn.weights is the first stage whose name ends so")
+    p.add_argument("--stage", help="stage name (see `python main.py stages`), or its ending: "
+                   "attn.weights is the first stage whose name ends so; with --map: where 'you are here' is")
+    p.add_argument("--map", action="store_true", help="export the map of the model (png, svg or pdf)")
     p.add_argument("--format", help="png, svg, pdf (figure) or tex, csv (matrix); default: from --out's extension")
     p.add_argument("--width", type=int, default=1920, help="PNG width in pixels (default 1920)")
 
@@ -121,8 +140,11 @@ def deck_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", help="pdf or pptx (default: from --out's extension)")
     p.add_argument("--only", metavar="PREFIX[,PREFIX…]", help="only the stages whose names start with one of these, "
                    "e.g. enc.2.attn or dec.0.self_attn.weights,probs (default: every stage)")
+    p.add_argument("--no-map-inset", dest="map_inset", action="store_false",
+                   help="leave out the small 'you are here' map on each stage's slide")
 
 
 EXPORT = Verb("export", "export one stage's figure (png/svg/pdf) or matrix (tex/csv), no display needed",
               export_options, cmd_export)
-DECK = Verb("deck", "export the whole lesson as slides, one per stage (pdf or pptx)", deck_options, cmd_deck)
+DECK = Verb("deck", "export the whole lesson as slides: the map, then one per stage (pdf or pptx)", deck_options,
+            cmd_deck)

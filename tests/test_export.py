@@ -175,26 +175,29 @@ def tiny_trace():
     return Model.create(cfg).trace("我 爱")
 
 
-def test_pdf_deck_has_a_drawn_page_per_stage(qapp, tmp_path, tiny_trace):
+def test_pdf_deck_has_the_map_then_a_drawn_page_per_stage(qapp, tmp_path, tiny_trace):
     seen = []
     count = export_deck(tiny_trace, PlotOptions(lang="zh"), tmp_path / "d.pdf", progress=lambda k, n: seen.append(k))
     pages = pdf_pages((tmp_path / "d.pdf").read_bytes())
-    assert count == len(pages) == len(tiny_trace.stage_names)
+    assert count == len(pages) == 1 + len(tiny_trace.stage_names)
     assert seen == list(range(1, count + 1))
     assert all(p.count(b"Tj") > 20 for p in pages)
 
 
-def test_pptx_deck_has_a_slide_per_stage_with_notes(qapp, tmp_path, tiny_trace):
+@pytest.mark.parametrize("inset", [True, False])
+def test_pptx_deck_has_the_map_then_a_slide_per_stage_with_notes(qapp, tmp_path, tiny_trace, inset):
     from pptx import Presentation
 
-    count = export_deck(tiny_trace, PlotOptions(), tmp_path / "d.pptx")
+    count = export_deck(tiny_trace, PlotOptions(), tmp_path / "d.pptx", inset=inset)
     prs = Presentation(str(tmp_path / "d.pptx"))
-    assert count == len(prs.slides) == len(tiny_trace.stage_names)
-    for name, slide in zip(tiny_trace.stage_names, prs.slides):
+    assert count == len(prs.slides) == 1 + len(tiny_trace.stage_names)
+    assert [shape.shape_type for shape in prs.slides[0].shapes] == [13]  # the map (MSO_SHAPE_TYPE.PICTURE)
+    for name, slide in zip(tiny_trace.stage_names, list(prs.slides)[1:]):
         title = slide.shapes.title.text_frame.text
         assert title.startswith(stage_title(tiny_trace, name, "en")) and name not in title  # no stage ids
         assert slide.notes_slide.notes_text_frame.text == stage_text(tiny_trace, name, "en")
-        assert any(shape.shape_type == 13 for shape in slide.shapes)  # the figure (MSO_SHAPE_TYPE.PICTURE)
+        pictures = [shape for shape in slide.shapes if shape.shape_type == 13]
+        assert len(pictures) == 1 + inset  # the figure, and the "you are here" map
         assert any(shape.has_table for shape in slide.shapes)
 
 

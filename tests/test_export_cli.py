@@ -108,7 +108,7 @@ def test_deck_verb_writes_a_page_per_stage(qapp, tmp_path, capsys):
                     "--out", str(tmp_path / "d.pdf"), "--lang", "zh")
     assert code == 0, err
     stages = Model.create(cfg).trace("a b").stage_names
-    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == len(stages)
+    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 1 + len(stages)  # the map, then each stage
     code, err = run(capsys, "deck", "--out", str(tmp_path / "d.odp"))
     assert code == 1 and "use one of pdf, pptx" in err
 
@@ -141,7 +141,7 @@ def test_export_and_deck_of_the_toy_translator(qapp, tmp_path, capsys):
     code, err = run(capsys, "deck", "--model", "toy", "--only", "dec.0.cross_attn.weights,probs", "--out",
                     str(tmp_path / "d.pdf"))
     assert code == 0, err
-    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 2
+    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 1 + 2  # the map, then the two stages
 
 
 def test_export_and_deck_of_minilm(qapp, tmp_path, capsys):
@@ -153,7 +153,7 @@ def test_export_and_deck_of_minilm(qapp, tmp_path, capsys):
     code, err = run(capsys, "deck", "--model", "minilm", "--only", "enc.0.attn.weights,enc.5.attn.weights",
                     "--text", "I love AI", "--out", str(tmp_path / "d.pdf"))
     assert code == 0, err
-    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 2
+    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 1 + 2  # the map, then the two stages
     code, err = run(capsys, "export", "--model", "minilm", "--stage", "enc.0.attn.q", "--head", "12", "--out",
                     str(tmp_path / "x.png"))
     assert code == 1 and "this model has 12 heads" in err
@@ -173,7 +173,9 @@ def test_export_and_deck_of_a_gpt2_folder(qapp, tmp_path, capsys, gpt2_folder):
                     str(tmp_path / "d.pptx"))
     assert code == 0, err
     stages = [n for n in open_checkpoint(gpt2_folder).trace("a").stage_names if n.startswith("dec.1.self_attn")]
-    titles = [s.shapes.title.text_frame.text for s in Presentation(str(tmp_path / "d.pptx")).slides]
+    deck = list(Presentation(str(tmp_path / "d.pptx")).slides)
+    assert deck[0].shapes.title is None  # the map comes first
+    titles = [s.shapes.title.text_frame.text for s in deck[1:]]
     assert len(titles) == len(stages) and titles[0] == "Queries Q · head 0 — Decoder · Block 1 · Masked self-attention"
     assert not any("dec.1" in t for t in titles)  # ids stay in file names and the command line
 

@@ -83,7 +83,7 @@ def test_deck_and_export_finish_on_an_overflowed_lesson(qapp, tmp_path, capsys):
     path = tmp_path / "huge.stepformer"
     save_lesson(huge_weights_lesson(), path)
     assert main.main(["deck", "--lesson", str(path), "--format", "pdf", "--out", str(tmp_path / "d.pdf")]) == 0
-    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == len(STAGES)
+    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 1 + len(STAGES)  # the map, then each stage
     assert main.main(["export", "--lesson", str(path), "--stage", "enc.0.norm1.var", "--format", "png",
                       "--out", str(tmp_path / "v.png")]) == 0
     assert (tmp_path / "v.png").stat().st_size > 0

@@ -1,4 +1,5 @@
-"""A whole lesson as slides, one per stage: title, formula, matrices, the stage's figure, the explanation.
+"""A whole lesson as slides: the map of the model first, then one per stage: title, formula, a small "you are here"
+map, matrices, the stage's figure, the explanation.
 
 The PDF puts the explanation under the figure (PDF has no speaker notes); the PPTX (pptx.py) keeps it as notes.
 gui.export.export_deck chooses between them by the file's extension.
@@ -17,6 +18,7 @@ from PySide6.QtGui import QColor, QFont, QPainter
 from engine.formats.files import write_atomic
 from gui.plots import PlotOptions
 from gui.plots.heatmap import format_cell
+from gui.plots.map import draw_map
 from gui.plots.matrix import is_per_head
 from gui.plots.style import SLIDE_FONTS
 from gui.plots.text import caption
@@ -25,6 +27,7 @@ from gui.text.operations import stage_text, stage_title, token_stack
 from gui.text.places import place
 
 from .figure import fit, memory_file, open_painter, pdf_writer
+from .map_slides import map_inset
 from .matrix import matrix_of
 from .render import SCENE_H, SCENE_W, offscreen_figure, paint
 
@@ -78,12 +81,12 @@ def slides(trace, opts: PlotOptions, stages: list[str] | None = None) -> list[Sl
 Progress = Callable[[int, int], None]  # (slides done, slides in all), e.g. for a progress bar
 
 
-def with_progress(deck: list[Slide], progress: Progress | None):
-    """Each slide with its index, telling `progress` after each one."""
+def with_progress(deck: list[Slide], progress: Progress | None, before: int = 0):
+    """Each slide with its index, telling `progress` after each one (`before`: pages already made, e.g. the map)."""
     for k, slide in enumerate(deck):
         yield k, slide
         if progress is not None:
-            progress(k + 1, len(deck))
+            progress(before + k + 1, before + len(deck))
 
 
 def cut_note(m: SlideMatrix) -> str:
@@ -129,7 +132,11 @@ FIGURE_BOX = QRectF(MARGIN, 112, 1060, 596)
 FIGURE_SIZE = (1060, 596)  # figures on slides are laid out at this size, so their text keeps its size
 
 
-def draw_page(painter: QPainter, slide: Slide, draw_figure: Callable[[QRectF], None], page: int, pages: int) -> None:
+INSET_H = 200  # the "you are here" map above the matrices
+
+
+def draw_page(painter: QPainter, slide: Slide, draw_figure: Callable[[QRectF], None], page: int, pages: int,
+              draw_inset: Callable[[QRectF], None] | None = None) -> None:
     painter.setPen(TEXT_COLOR)
     painter.setFont(slide_font(24, bold=True))
     painter.drawText(QRectF(MARGIN, 16, SCENE_W - 2 * MARGIN, 44), Qt.AlignmentFlag.AlignLeft, slide.title)
@@ -138,6 +145,9 @@ def draw_page(painter: QPainter, slide: Slide, draw_figure: Callable[[QRectF], N
     figure_box = FIGURE_BOX
     draw_figure(figure_box)
     x, y, width = figure_box.right() + 24, figure_box.top(), SCENE_W - figure_box.right() - 24 - MARGIN
+    if draw_inset is not None:
+        draw_inset(QRectF(x, y, width, INSET_H))
+        y += INSET_H + 12
     for m in slide.matrices:
         if y > figure_box.bottom() - 60:
             break
@@ -151,8 +161,8 @@ def draw_page(painter: QPainter, slide: Slide, draw_figure: Callable[[QRectF], N
 
 
 def write_pdf_deck(trace, opts: PlotOptions, path: Path, progress: Progress | None = None,
-                   stages: list[str] | None = None) -> int:
-    """One page per stage (of `stages`, default all); returns the page count."""
+                   stages: list[str] | None = None, inset: bool = True) -> int:
+    """The map's page, then one page per stage (of `stages`, default all); returns the page count."""
     opts = replace(opts, slide=True, title=False)
     deck = slides(trace, opts, stages)
     buffer = memory_file()
@@ -162,12 +172,18 @@ def write_pdf_deck(trace, opts: PlotOptions, path: Path, progress: Progress | No
     painter.translate(page.topLeft())
     painter.scale(page.width() / SCENE_W, page.height() / SCENE_H)
     try:
-        for k, slide in with_progress(deck, progress):
-            if k:
+        with offscreen_figure(trace, None, replace(opts, title=True), draw=draw_map) as view:
+            paint(view, painter, QRectF(0, 0, SCENE_W, SCENE_H))
+        if progress is not None:
+            progress(1, len(deck) + 1)
+        with map_inset(trace, opts) as small:
+            for k, slide in with_progress(deck, progress, before=1):
                 writer.newPage()
-            with offscreen_figure(trace, slide.stage, opts, FIGURE_SIZE) as view:
-                draw_page(painter, slide, lambda box, v=view: paint(v, painter, box), k + 1, len(deck))
+                on_map = (lambda box, s=slide.stage: small.paint(s, painter, box)) if inset else None
+                with offscreen_figure(trace, slide.stage, opts, FIGURE_SIZE) as view:
+                    draw_page(painter, slide, lambda box, v=view: paint(v, painter, box), k + 2, len(deck) + 1,
+                              on_map)
     finally:
         painter.end()
     write_atomic(path, bytes(buffer.data()))
-    return len(deck)
+    return len(deck) + 1

@@ -43,11 +43,12 @@ def slide_options(opts: PlotOptions) -> PlotOptions:
     return replace(opts, slide=True)
 
 
-def export_figure(trace, stage: str, opts: PlotOptions, path: str | Path, fmt: str | None = None,
+def export_figure(trace, stage: str | None, opts: PlotOptions, path: str | Path, fmt: str | None = None,
                   width: int = 1920, draw: Draw = draw_stage) -> Path:
     """Write the stage's figure (or another figure `draw` makes at the stage) in the slide style; returns the path
-    written."""
-    check_stage(trace, stage)
+    written. Stage None: a figure of the whole lesson that `draw` makes without a stage (the map)."""
+    if stage is not None:
+        check_stage(trace, stage)
     fmt = format_of(path, fmt)
     if not MIN_WIDTH <= width <= MAX_WIDTH:
         raise EngineError(f"width {width} px is out of range; use {MIN_WIDTH} to {MAX_WIDTH}")
@@ -82,7 +83,7 @@ def write_svg(trace, stage: str, opts: PlotOptions, buffer: QBuffer, draw: Draw 
     generator.setSize(QSize(SCENE_W, SCENE_H))
     generator.setViewBox(QRectF(0, 0, SCENE_W, SCENE_H))
     generator.setResolution(SCREEN_DPI)
-    generator.setTitle(stage)
+    generator.setTitle(stage or "Stepformer")
     with offscreen_figure(trace, stage, opts, draw=draw) as view:
         painter = QPainter()
         if not painter.begin(generator):

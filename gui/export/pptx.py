@@ -1,4 +1,5 @@
-"""The lesson as a PowerPoint deck (python-pptx): one slide per stage, the explanation as speaker notes."""
+"""The lesson as a PowerPoint deck (python-pptx): the map, then one slide per stage (with a small "you are here"
+map), the explanation as speaker notes."""
 
 from __future__ import annotations
 
@@ -14,23 +15,32 @@ from PySide6.QtCore import QBuffer, QIODevice
 from engine.formats.files import write_atomic
 from gui.plots import PlotOptions
 from gui.plots.heatmap import format_cell
+from gui.plots.map import draw_map
 
 from .deck import FIGURE_SIZE, Progress, Slide, SlideMatrix, cut_note, slides, with_progress
 from .figure import PNG_QUALITY
-from .render import render_image
+from .map_slides import INSET_SIZE, map_inset
+from .render import SCENE_H, SCENE_W, render_image
 
 CJK_FONT = "Microsoft YaHei"  # East Asian typeface PowerPoint uses for Chinese; LibreOffice substitutes its own
-TITLE_ONLY = 5  # layout index in python-pptx's default template
+TITLE_ONLY, BLANK = 5, 6  # layout indices in python-pptx's default template
 FIGURE_WIDTH = Inches(8.6)
 LABEL_CHARS = 7  # longer token labels are cut so table cells stay one line
 
 
-def png_bytes(trace, stage: str, opts: PlotOptions) -> bytes:
+INSET_WIDTH = Inches(3.9)  # the "you are here" map, above the tables
+
+
+def png_of(image) -> bytes:
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    # 1.5× the layout size is sharp on a projector
-    render_image(trace, stage, opts, 3 * FIGURE_SIZE[0] // 2, FIGURE_SIZE).save(buffer, "PNG", PNG_QUALITY)
+    image.save(buffer, "PNG", PNG_QUALITY)
     return bytes(buffer.data())
+
+
+def png_bytes(trace, stage: str, opts: PlotOptions) -> bytes:
+    # 1.5× the layout size is sharp on a projector
+    return png_of(render_image(trace, stage, opts, 3 * FIGURE_SIZE[0] // 2, FIGURE_SIZE))
 
 
 def set_text(frame, text: str, points: int, bold: bool = False) -> None:
@@ -67,7 +77,14 @@ def add_table(shapes, m: SlideMatrix, left: Emu, top: Emu, width: Emu) -> Emu:
     return Inches(0.3) + row_h * (r + 1) + Inches(0.15)
 
 
-def add_slide(prs, slide: Slide, image: bytes) -> None:
+def add_map_slide(prs, trace, opts: PlotOptions) -> None:
+    """The first slide: the whole model, with its own title."""
+    page = prs.slides.add_slide(prs.slide_layouts[BLANK])
+    image = render_image(trace, None, replace(opts, title=True), SCENE_W, (SCENE_W, SCENE_H), draw=draw_map)
+    page.shapes.add_picture(io.BytesIO(png_of(image)), 0, 0, width=prs.slide_width)
+
+
+def add_slide(prs, slide: Slide, image: bytes, inset: bytes | None = None) -> None:
     page = prs.slides.add_slide(prs.slide_layouts[TITLE_ONLY])
     title = page.shapes.title
     title.left, title.top, title.width, title.height = Inches(0.4), Inches(0.2), Inches(12.5), Inches(0.8)
@@ -76,6 +93,9 @@ def add_slide(prs, slide: Slide, image: bytes) -> None:
     set_text(formula.text_frame, slide.formula, 14)
     page.shapes.add_picture(io.BytesIO(image), Inches(0.3), Inches(1.6), width=FIGURE_WIDTH)
     left, top, width = Inches(9.1), Inches(1.6), Inches(3.9)
+    if inset is not None:
+        picture = page.shapes.add_picture(io.BytesIO(inset), left, top, width=INSET_WIDTH)
+        top += picture.height + Inches(0.1)
     for m in slide.matrices:
         if top > Inches(6.3):
             break
@@ -84,15 +104,20 @@ def add_slide(prs, slide: Slide, image: bytes) -> None:
 
 
 def write_pptx_deck(trace, opts: PlotOptions, path: Path, progress: Progress | None = None,
-                    stages: list[str] | None = None) -> int:
-    """One 16:9 slide per stage (of `stages`, default all); returns the slide count."""
+                    stages: list[str] | None = None, inset: bool = True) -> int:
+    """The map's 16:9 slide, then one per stage (of `stages`, default all); returns the slide count."""
     opts = replace(opts, slide=True, title=False)
     prs = Presentation()
     prs.slide_width, prs.slide_height = Inches(13.333), Inches(7.5)
     deck = slides(trace, opts, stages)
-    for _, slide in with_progress(deck, progress):
-        add_slide(prs, slide, png_bytes(trace, slide.stage, opts))
+    add_map_slide(prs, trace, opts)
+    if progress is not None:
+        progress(1, len(deck) + 1)
+    with map_inset(trace, opts) as small:
+        for _, slide in with_progress(deck, progress, before=1):
+            on_map = png_of(small.image(slide.stage, 2 * INSET_SIZE[0])) if inset else None
+            add_slide(prs, slide, png_bytes(trace, slide.stage, opts), on_map)
     buffer = io.BytesIO()
     prs.save(buffer)
     write_atomic(path, buffer.getvalue())
-    return len(deck)
+    return len(deck) + 1

@@ -21,7 +21,7 @@ def ensure_app() -> QApplication:
 
 
 @contextlib.contextmanager
-def offscreen_figure(trace, stage: str, opts: PlotOptions, size=(SCENE_W, SCENE_H),
+def offscreen_figure(trace, stage: str | None, opts: PlotOptions, size=(SCENE_W, SCENE_H),
                      draw: Draw = draw_stage) -> Iterator[FittedLayoutWidget]:
     """A laid-out figure widget that is never shown on screen (shrunk as a whole if it needs more room)."""
     app = ensure_app()
@@ -44,17 +44,22 @@ def paint(view: FittedLayoutWidget, painter: QPainter, target: QRectF) -> None:
     view.scene().render(painter, target, view.sceneRect())  # the whole figure, however much it was shrunk
 
 
-def render_image(trace, stage: str, opts: PlotOptions, width: int = 1920, size=(SCENE_W, SCENE_H),
+def render_image(trace, stage: str | None, opts: PlotOptions, width: int = 1920, size=(SCENE_W, SCENE_H),
                  draw: Draw = draw_stage) -> QImage:
     """The figure laid out on a canvas of `size`, scaled to an image `width` pixels wide."""
     with offscreen_figure(trace, stage, opts, size, draw) as view:
-        ratio = width / view.width()
-        image = QImage(width, round(view.height() * ratio), QImage.Format.Format_ARGB32)
-        image.setDevicePixelRatio(ratio)  # Qt scales every item, text included, as on a high-DPI screen
-        image.fill(QColor("white"))
-        painter = QPainter(image)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        paint(view, painter, QRectF(0, 0, view.width(), view.height()))
-        painter.end()
+        return image_of(view, width)
+
+
+def image_of(view: FittedLayoutWidget, width: int) -> QImage:
+    """The figure a view shows now, as an image `width` pixels wide."""
+    ratio = width / view.width()
+    image = QImage(width, round(view.height() * ratio), QImage.Format.Format_ARGB32)
+    image.setDevicePixelRatio(ratio)  # Qt scales every item, text included, as on a high-DPI screen
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    paint(view, painter, QRectF(0, 0, view.width(), view.height()))
+    painter.end()
     image.setDevicePixelRatio(1.0)
     return image
