@@ -122,16 +122,17 @@ def test_the_training_step_view_shows_before_gradient_and_after_until_undone(qtb
     before = {k: v.clone() for k, v in state.trace.params.items()}
     expected = training_step(state.trace, window.training_step.lr.value())
     window.training_step.step_action.trigger()
-    assert window.training_step_dock.isVisible() and view.weight.currentText() == "dec.0.self_attn.W_Q"
+    assert window.training_step_dock.isVisible() and view.weight.currentData() == "dec.0.self_attn.W_Q"
     for name in ("dec.0.self_attn.W_Q", "dec.0.norm1.gamma"):  # the stage's weight, then one chosen (a vector)
-        view.weight.setCurrentText(name)
+        view.weight.setCurrentIndex(view.weight.findData(name))
         update = expected.params[name]
         shown = [np.asarray(h.image.image).T for h in view.heatmaps]  # ImageItem holds [column, row]
         for matrix, tensor in zip(shown, (update.before, update.grad, update.after)):
             assert np.array_equal(matrix, np.atleast_2d(tensor.double().numpy())), name
     assert f"{expected.loss_before:.4f} → {expected.loss_after:.4f}" in view.loss.text()
     state.go_to("dec.0.ffn.up")  # a stage with weights: its weight is shown
-    assert view.weight.currentText() == "dec.0.ffn.W1"
+    assert view.weight.currentData() == "dec.0.ffn.W1"
+    assert view.weight.currentText() == "W1 (Decoder · Block 0 · Feed-forward)"  # the id only in its tooltip
     press(qtbot, window, Qt.Key_Z, Qt.ControlModifier)
     assert view.step is None and view.weight.count() == 0 and not view.figure.isVisible()
     assert all(torch.equal(state.trace.params[name], w) for name, w in before.items())

@@ -62,7 +62,9 @@ def test_editing_w_q_recomputes_downstream_only_and_undo_restores_everything(qtb
     assert bool(q.changed[:, 0].all()) and not q.changed[:, 1].any()
     w_q = panel_for(window, W_Q).model
     assert w_q.text(1, 0) == "1.50" and w_q.is_changed(1, 0) and not w_q.is_changed(0, 0)
-    assert window.undo_action.text() == f"Undo {W_Q}[1,0]: {old:.2f} → 1.50".replace("-", "−")  # as the table writes it
+    # named as the formula names it, where it sits (the id "enc.0.attn.W_Q" stays off the screen); − as the table
+    old_text = f"{old:.2f}".replace("-", "−")
+    assert window.undo_action.text() == f"Undo W_Q[1,0] (Encoder · Block 0 · Self-attention): {old_text} → 1.50"
     after = snapshot(state)
 
     press(qtbot, window, Qt.Key_Z, Qt.ControlModifier)
@@ -120,7 +122,7 @@ def test_selecting_a_cell_and_typing_edits_it(qtbot):
     qtbot.keyClicks(table.findChild(QLineEdit), "0.25")
     commit(qtbot, table)
     assert float(state.trace["enc.0.ffn.b1"][5]) == -0.25
-    assert window.undo_action.text() == "Undo enc.0.ffn.b1[5]: 0.00 → −0.25"
+    assert window.undo_action.text() == "Undo b1[5] (Encoder · Block 0 · Feed-forward): 0.00 → −0.25"
 
 
 def test_difference_toggle_shows_the_change_of_the_last_edit(qtbot):

@@ -200,7 +200,7 @@ def test_swiglu_curve_is_the_gate_silu_and_title_names_the_switches(layout):
     x, y = act.all.getData()
     assert np.allclose(x, gate.flatten().numpy()) and np.allclose(y, F.silu(gate).flatten().numpy(), atol=1e-6)
     assert np.allclose(trace["dec.0.ffn.act"], F.silu(gate) * trace["dec.0.ffn.up"], atol=1e-6)
-    assert "what if: no_scale, no_residual, no_layernorm" in figure.title.text
+    assert "what if: No scaling (÷√d_k), No residual connections, No LayerNorm" in figure.title.text
 
 
 def test_crowded_labels_are_all_drawn_and_numbers_hidden_only_when_cells_are_too_small(qapp):

@@ -172,6 +172,10 @@
         <translation>跳过：每个键都在每个查询之后，因此什么也不计算</translation>
     </message>
     <message>
+        <source>{0}[{1}] ({2}): {3} → {4}</source>
+        <translation>{0}[{1}]（{2}）：{3} → {4}</translation>
+    </message>
+    <message>
         <source>Undone: {0}</source>
         <translation>已撤销：{0}</translation>
     </message>
@@ -180,12 +184,12 @@
         <translation>没有名为 {0} 的开关；可用的开关有 {1}</translation>
     </message>
     <message>
-        <source>What if: {0} on</source>
-        <translation>假如：打开 {0}</translation>
+        <source>What if: {0} — on</source>
+        <translation>假如：{0} — 打开</translation>
     </message>
     <message>
-        <source>What if: {0} off</source>
-        <translation>假如：关闭 {0}</translation>
+        <source>What if: {0} — off</source>
+        <translation>假如：{0} — 关闭</translation>
     </message>
     <message>
         <source>Generation needs a decoder: choose a decoder or encoder-decoder model</source>
@@ -1088,26 +1092,6 @@
 </context>
 <context>
     <name>SwitchActions</name>
-    <message>
-        <source>No positional encoding</source>
-        <translation>去掉位置编码</translation>
-    </message>
-    <message>
-        <source>No scaling (÷√d_k)</source>
-        <translation>去掉缩放（÷√d_k）</translation>
-    </message>
-    <message>
-        <source>No mask (the decoder sees the future)</source>
-        <translation>去掉掩码（解码器能看到未来）</translation>
-    </message>
-    <message>
-        <source>No residual connections</source>
-        <translation>去掉残差连接</translation>
-    </message>
-    <message>
-        <source>No LayerNorm</source>
-        <translation>去掉层归一化</translation>
-    </message>
     <message>
         <source>What if: {0} (one click; Ctrl+Z undoes it)</source>
         <translation>假如：{0}（单击即可；Ctrl+Z 撤销）</translation>

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 from gui.plots.kv_cache import CachePanel, MacsPanel, self_attentions
 from gui.plots.view import FittedLayoutWidget
 from gui.state.app_state import AppState
+from gui.text.places import group_path
 from gui.views.lazy_view import LazyView
 
 
@@ -50,11 +51,13 @@ class KVCacheView(LazyView):
     def draw(self, *_) -> None:
         trace = self.state.trace
         names = self_attentions(trace) if "dec" in trace.config.stacks else []
-        current = self.attention.currentText()
+        current = self.attention.currentData()
         self.attention.clear()
-        self.attention.addItems(names)
+        for k, name in enumerate(names):  # "Block 0 · Masked self-attention", the id in its tooltip
+            self.attention.addItem(" · ".join(group_path(trace, f"{name}.k")[1:]), name)
+            self.attention.setItemData(k, name, Qt.ToolTipRole)
         if current in names:
-            self.attention.setCurrentText(current)
+            self.attention.setCurrentIndex(names.index(current))
         if not names:
             self.plot.hide()
             self.summary.setText(self.tr("A KV cache belongs to a decoder: choose a decoder or encoder-decoder "
@@ -62,7 +65,7 @@ class KVCacheView(LazyView):
             return
         self.plot.show()
         opts = self.settings.plot_options()
-        self.cache.update(trace, self.attention.currentText(), opts)
+        self.cache.update(trace, self.attention.currentData(), opts)
         self.macs.update(trace, opts)
         cached, full = self.macs.counts[-1]
         total_cached = sum(c for c, _ in self.macs.counts)

@@ -24,6 +24,8 @@ from gui.plots.heatmap import Heatmap
 from gui.state.app_state import AppState
 from gui.state.commands import TrainingStepCommand
 from gui.state.preferences import read, write
+from gui.text.formulas import letter
+from gui.text.places import place
 from gui.views.scrolling import keep_below_share, scrolling_layout
 
 DEFAULT_LR = 0.1
@@ -77,7 +79,7 @@ class TrainingStepView(QWidget):
         self.loss = QLabel(self)
         self.weight = QComboBox(self)
         self.weight.setSizeAdjustPolicy(QComboBox.AdjustToContents)
-        self.weight.currentTextChanged.connect(self._draw)
+        self.weight.currentIndexChanged.connect(self._draw)
         top = QHBoxLayout()
         top.addWidget(self.loss)
         top.addSpacing(16)
@@ -113,8 +115,9 @@ class TrainingStepView(QWidget):
         self.step = step
         self.weight.blockSignals(True)
         self.weight.clear()
-        if step is not None:
-            self.weight.addItems(list(step.params))
+        for k, name in enumerate(step.params if step is not None else ()):  # "W_Q (Encoder · Block 0 · …)"
+            self.weight.addItem(f"{letter(self.state.view, name)} ({place(self.state.view, name)})", name)
+            self.weight.setItemData(k, name, Qt.ToolTipRole)
         self.weight.blockSignals(False)
         self.weight.setEnabled(step is not None)
         self.figure.setVisible(step is not None)
@@ -134,10 +137,10 @@ class TrainingStepView(QWidget):
         stage = self.state.view.stage(self.state.current_stage)
         weights = [name for name in (stage.inputs if stage is not None else ()) if name in self.step.params]
         if weights:
-            self.weight.setCurrentText(weights[0])
+            self.weight.setCurrentIndex(self.weight.findData(weights[0]))
 
     def _draw(self, *_) -> None:
-        name = self.weight.currentText()
+        name = self.weight.currentData()
         if self.step is None or name not in self.step.params:
             return
         update = self.step.params[name]

@@ -14,6 +14,7 @@ from gui.plots.extra_text import plain
 from gui.plots.view import FittedLayoutWidget
 from gui.plots.whatif import draw_whatif, whatif_build_key
 from gui.state.app_state import AppState
+from gui.text.switches import switch_name
 from gui.views.lazy_view import LazyView
 
 
@@ -25,18 +26,12 @@ class SwitchActions(QObject):
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
         self.state = state
-        texts = {
-            "no_pe": self.tr("No positional encoding"),
-            "no_scale": self.tr("No scaling (÷√d_k)"),
-            "no_mask": self.tr("No mask (the decoder sees the future)"),
-            "no_residual": self.tr("No residual connections"),
-            "no_layernorm": self.tr("No LayerNorm"),
-        }
         self.actions: dict[str, QAction] = {}
         for key in SWITCHES:
-            action = QAction(texts[key], self)
+            name = switch_name(key, state.display.lang)
+            action = QAction(name, self)
             action.setCheckable(True)
-            action.setToolTip(self.tr("What if: {0} (one click; Ctrl+Z undoes it)").format(texts[key]))
+            action.setToolTip(self.tr("What if: {0} (one click; Ctrl+Z undoes it)").format(name) + f"\n{key}")
             action.toggled.connect(lambda on, k=key: self._toggled(k, on))
             self.actions[key] = action
         state.lessonChanged.connect(self.sync)

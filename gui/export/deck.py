@@ -25,6 +25,7 @@ from gui.plots.text import caption
 from gui.text.formulas import formula, symbols
 from gui.text.operations import stage_text, stage_title, token_stack
 from gui.text.places import place
+from gui.text.switches import switch_names
 
 from .figure import fit, memory_file, open_painter, pdf_writer
 from .map_slides import map_inset
@@ -70,7 +71,7 @@ def slide_for(trace, stage: str, opts: PlotOptions) -> Slide:
         title += " · " + caption("head", opts.lang, head=opts.head)
     title += " — " + place(trace, stage)
     if trace.config.switches:  # every slide of a what-if lesson says which parts are switched off
-        title += " · " + caption("what_if", opts.lang, switches=", ".join(trace.config.switches))
+        title += " · " + caption("what_if", opts.lang, switches=switch_names(trace.config.switches, opts.lang))
     return Slide(stage, title, formula(trace, stage, opts.head), stage_text(trace, stage, opts.lang), matrices)
 
 

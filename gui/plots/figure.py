@@ -10,6 +10,7 @@ import pyqtgraph as pg
 
 from gui.text.operations import stage_op, stage_operation
 from gui.text.places import place
+from gui.text.switches import switch_names
 
 from .attention import LinesPanel, MaskPanel, RowBarsPanel, ScalePanel, WeightedSumPanel
 from .embedding import PositionCurvesPanel
@@ -56,7 +57,7 @@ def model_line(cfg, lang: str) -> str:
     activation = "SwiGLU" if cfg.activation == "swiglu" else ACTIVATION_NAMES[cfg.activation]
     line = f"{caption(cfg.architecture, lang)} · d_model {cfg.d_model} · {heads} · {cfg.norm}-LN · {activation}"
     if cfg.switches:
-        line += " · " + caption("what_if", lang, switches=", ".join(cfg.switches))
+        line += " · " + caption("what_if", lang, switches=switch_names(cfg.switches, lang))
     return line
 
 

@@ -222,8 +222,7 @@ def draw_heads(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) 
     layout.clear()
     title = pg.LabelItem(justify="left")
     title.item.setFont(font(opts, "caption"))
-    title.setText(caption("every_head", opts.lang, stage=f"{stage_caption(trace, stage, opts).split(' · ')[0]}"
-                                                             f" — {stage}"))
+    title.setText(caption("every_head", opts.lang, stage=stage_caption(trace, stage, opts).split(" · ")[0]))
     n = trace.config.n_heads
     layout.addItem(title, row=0, col=0, colspan=min(n, MAX_COLUMNS))
     panel = {"split": SplitPanel, "concat": ConcatPanel, "parts": OutputPartsPanel, "tiles": HeadTilesPanel}[kind](

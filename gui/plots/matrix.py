@@ -75,8 +75,8 @@ class MatrixPanel:
         selected = row_of(m.shape[0], opts) if self.select_row else None
         op = stage_op(trace, self.name)
         text = stage_caption(trace, self.name, opts)
-        if self.label:
-            text = f"{caption(self.label, opts.lang)}: {self.name}"
+        if self.label:  # its part in a sum: "+ sublayer output: Attention output"
+            text = caption("part_of_sum", opts.lang, part=caption(self.label, opts.lang), what=text)
         if colour_kind(op) == IDS:
             ids = [str(int(v)) for v in m.ravel()]
             self.heatmap.set(m, rows, cols, opts, text, selected, (0.0, 1.0), cell_text=ids)

@@ -25,6 +25,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "sum": ("= sum", "= 和"),
     "residual_in": ("input x", "输入 x"),
     "sublayer_out": ("+ sublayer output", "+ 子层输出"),
+    "part_of_sum": ("{part}: {what}", "{part}：{what}"),  # "+ sublayer output: Attention output"
     "mask_pattern": ("Mask: visible / hidden", "掩码：可见 / 不可见"),
     "unscaled_softmax": ("softmax without ÷√d_k", "不除以 √d_k 的 softmax"),
     "scaled_softmax": ("softmax with ÷√d_k", "除以 √d_k 的 softmax"),

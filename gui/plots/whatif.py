@@ -34,6 +34,7 @@ from engine.whatif import (
     trace_sentences,
 )
 
+from . import text as figure_text
 from .bars import Bars, add_legend
 from .extra_text import caption, plain
 from .figure import StageFigure
@@ -80,8 +81,9 @@ class ReorderPanel:
             title = html.escape(" ".join(tokens), quote=False)  # plot titles are HTML; <start> is a token
             heatmap.set(out.numpy().astype(np.float64), tokens, cols, opts, title, scale=scale)
         key = "reorder_same" if r.max_difference < 1e-4 else "reorder_differs"
+        stack = figure_text.caption("encoder" if trace.stage(r.stage).place.stack == "enc" else "decoder", opts.lang)
         self.note = (plain("reorder", opts.lang, a=" ".join(r.tokens), b=" ".join(r.reordered_tokens),
-                           stage=r.stage) + " " + plain(key, opts.lang, diff=f"{r.max_difference:.1e}"))
+                           stack=stack) + " " + plain(key, opts.lang, diff=f"{r.max_difference:.1e}"))
 
 
 class SaturationPanel:
@@ -113,13 +115,13 @@ class SaturationPanel:
         for key, curve in self.curves.items():
             curve.setData(d_ks, curves[key])
         self.plot.getAxis("bottom").setTicks([[(float(np.log10(d)), str(d)) for d in d_ks]])
-        first = next(st.name for st in trace.stages if st.op == "attn.weights")
-        value = mean_max_weight(trace[first])
+        first = next(st for st in trace.stages if st.op == "attn.weights")
+        value = mean_max_weight(trace[first.name])
         self.here.setData([np.log10(cfg.d_k)], [value])
         self.plot.setYRange(0, 1.05, padding=0)
         set_caption(self.plot, caption("saturation", opts.lang), opts)
         self.note = plain("saturation_note", opts.lang, samples=SATURATION_SEEDS if _small(cfg) else 1, d_k=cfg.d_k,
-                            value=f"{value:.2f}", stage=first)
+                            value=f"{value:.2f}", block=first.place.block)
 
 
 def _first_causal(trace) -> str | None:
@@ -148,7 +150,7 @@ class FuturePanel:
         n = weights.shape[1]
         queries, keys = axis_labels(trace, st.rows, n), axis_labels(trace, st.cols, weights.shape[2])
         title = caption("future", opts.lang, head=caption("head", opts.lang, head=h))
-        self.note = plain("future_note", opts.lang, stage=name)
+        self.note = plain("future_note", opts.lang, block=st.place.block)
         self.heatmap.set(weights[h].numpy(), queries, keys, opts, title, levels=(0.0, 1.0))
         future = ops.causal_hidden(n, weights.shape[2])
         cells = [(i, j) for i in range(n) for j in range(weights.shape[2]) if future[i, j]]

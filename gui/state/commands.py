@@ -21,6 +21,9 @@ from engine import EngineError, Trace
 from engine.config import SWITCHES
 from engine.tokenizer import START
 from engine.training.backward import TrainingStep, apply_step, undo_step
+from gui.text.formulas import letter
+from gui.text.places import place
+from gui.text.switches import switch_name
 
 if TYPE_CHECKING:
     from gui.state.app_state import AppState
@@ -40,9 +43,10 @@ class EditCellCommand(QUndoCommand):
         self.old_value = float(trace[name][index])
         self.is_param = name in trace.params
         self.old_override = trace.overrides.get(name)
-        cell = ",".join(map(str, index))
+        cell = ",".join(map(str, index))  # named as the formula names it, where it sits; the id in the journal
         number = state.display.format_value
-        self.setText(f"{name}[{cell}]: {number(self.old_value)} → {number(value)}")
+        self.setText(tr("{0}[{1}] ({2}): {3} → {4}").format(letter(trace, name), cell, place(trace, name),
+                                                             number(self.old_value), number(value)))
 
     def redo(self):
         self.state._apply(lambda t: t.set_cell(self.name, self.index, self.value), self.name)
@@ -176,7 +180,8 @@ def set_switch(state: AppState, switch: str, on: bool) -> bool:
     except EngineError as exc:
         state.message.emit(str(exc))
         return False
-    text = (tr("What if: {0} on") if on else tr("What if: {0} off")).format(switch)
+    name = switch_name(switch, state.display.lang)  # as the What if menu names it
+    text = (tr("What if: {0} — on") if on else tr("What if: {0} — off")).format(name)
     after = SavedTrace(trace, state.text, state.target, state.current_stage, state.row)
     state.undo_stack.push(SwitchCommand(state, text, after))
     return True

@@ -45,5 +45,8 @@ def group_path(trace, name: str) -> list[str]:
 
 
 def place(trace, name: str) -> str:
-    """The groups joined: "Encoder · Block 0 · Self-attention"."""
+    """The groups joined: "Encoder · Block 0 · Self-attention"; for a parameter, those of the stage that reads it
+    (an embedding table: its stack's embeddings; W_U: the output)."""
+    if name in trace.params:
+        name = next(st.name for st in trace.stages if name in st.inputs)
     return " · ".join(group_path(trace, name))

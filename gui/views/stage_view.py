@@ -295,7 +295,7 @@ class StageView(QWidget):
         lang = self.settings.lang
         title, explanation = stage_title(trace, name, lang), stage_text(trace, name, lang)
         shown_formula = formula(trace, name, state.head)
-        location = place(trace, name) + f"  —  {name}"
+        location = place(trace, name)
         matrices = self._matrices()
         self.figure = None
         self.plot_room = PLOT_ROOMS[0]  # the width the plots keep (less where the matrices need it)
@@ -303,6 +303,8 @@ class StageView(QWidget):
         self.title.setText(title)
         self.formula.setText(shown_formula)
         self.location.setText(location)
+        for label in (self.title, self.location):
+            label.setToolTip(name)  # the stage's id, as the command line and exported file names write it
         self.explanation.setText(explanation)
         self._fit_explanation()
         self.head_box.clear()
