@@ -8,19 +8,17 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
-from .fit import slot, text_width
+from .fit import set_category_ticks, slot, text_width
 from .numbers import format_number
-from .scale import Scale, is_dark, scale_of
 from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, new_plot, set_caption, with_overflow_note
 
 MAX_NUMBERS = 16 * 16  # larger matrices are drawn without numbers in the cells
 MAX_NUMBER_COLS = 16
-NUMBER_MARGIN = 4  # px a cell's number keeps from each side of its cell (the axis line, the next number)
 
 
-def format_cell(value: float, decimals: int = 2, *, integer: bool = False) -> str:
-    """A number in a plot's cell (numbers.format_number's plot style), with the chosen decimals."""
-    return format_number(value, decimals, integer, style="plot")
+def format_cell(value: float, integer: bool = False) -> str:
+    """A number in a plot's cell (numbers.format_number's plot style, two places)."""
+    return format_number(value, 2, integer, style="plot")
 
 
 def axis_labels(trace, kind: str | None, n: int) -> list[str]:
@@ -33,12 +31,9 @@ def axis_labels(trace, kind: str | None, n: int) -> list[str]:
 
 
 class Heatmap:
-    """One matrix in a PlotItem of a GraphicsLayout; set() updates it in place.
+    """One matrix in a PlotItem of a GraphicsLayout; set() updates it in place."""
 
-    signed: True always draws a diverging map, False a sequential one, None decides by the numbers shown
-    (any below 0: diverging). `cmap` fixes another map (the mask pattern)."""
-
-    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, signed: bool | None, row: int, col: int,
+    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, signed: bool, row: int, col: int,
                  cmap: pg.ColorMap | None = None, colspan: int = 1, colorbar: bool = True):
         self.signed, self.fixed_cmap = signed, cmap
         self.plot = new_plot(layout, opts, row=row, col=col, colspan=colspan)
@@ -60,7 +55,7 @@ class Heatmap:
         pen.setCosmetic(True)
         self.selection.setPen(pen)
         self.plot.addItem(self.selection)
-        self.bar = pg.ColorBarItem(colorMap=cmap or colormap(opts, bool(signed)), interactive=False,
+        self.bar = pg.ColorBarItem(colorMap=cmap or colormap(opts, signed), interactive=False,
                                    width=18 if opts.slide else 12)
         self.bar.setImageItem(self.image, insert_in=self.plot if colorbar else None)
         self.bar.axis.setStyle(tickFont=font(opts, "tick"))
@@ -69,27 +64,24 @@ class Heatmap:
         self.shape: tuple[int, int] | None = None
         self.labels: tuple[list[str], list[str]] = ([], [])
         self._drawn: dict = {"cmap": None, "levels": None, "caption": None}  # what the last set() drew
-        self.scale: Scale | None = None
         self.tick_font, self.number_font = font(opts, "tick"), font(opts, "text")
         self.plot.vb.sigResized.connect(self.fit)
 
     def set(self, matrix: np.ndarray, rows: list[str], cols: list[str], opts: PlotOptions, caption: str = "",
             selected_row: int | None = None, levels: tuple[float, float] | None = None,
-            cell_text: list[str] | None = None, scale: Scale | None = None) -> None:
-        """matrix [r, c] (−inf allowed). The colour scale: `scale`, else `levels` (lo, hi), else from the numbers
-        (gui/plots/scale.py: sequential 0 … max when none is negative, else diverging ±max|x|)."""
+            cell_text: list[str] | None = None) -> None:
+        """matrix [r, c] (−inf allowed); levels default to ±max|x| for signed data, else 0…1."""
         matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
         r, c = matrix.shape
         finite = np.isfinite(matrix)
-        if scale is None:
-            scale = Scale(levels[0] < 0 if self.signed is None else self.signed, *levels) if levels is not None \
-                else scale_of(matrix, signed=self.signed)
-        self.scale = scale
-        levels = (scale.lo, scale.hi)
-        cmap = self.fixed_cmap or colormap(opts, scale.signed)
-        if (opts.colormap, opts.slide, scale.signed) != self._drawn["cmap"]:  # an edit keeps the map: no redraw
+        if levels is None:
+            top = float(np.abs(matrix[finite]).max()) if finite.any() else 1.0
+            top = top or 1.0
+            levels = (-top, top) if self.signed else (0.0, max(1.0, top))
+        cmap = self.fixed_cmap or colormap(opts, self.signed)
+        if (opts.colormap, opts.slide) != self._drawn["cmap"]:  # an edit keeps the map: skip the redraw
             self.bar.setColorMap(cmap)
-            self._drawn["cmap"] = (opts.colormap, opts.slide, scale.signed)
+            self._drawn["cmap"] = (opts.colormap, opts.slide)
         pixels = np.where(finite, matrix, np.nan).T  # ImageItem reads [x, y] = [column, row]
         if opts.slide:  # vector exports smooth a tiny image into a blur: give every cell a block of pixels
             block = max(1, min(16, 2048 // max(r, c)))
@@ -118,15 +110,22 @@ class Heatmap:
             self._drawn["caption"] = caption
         self._numbers(matrix, cell_text, cmap, levels, opts)
         if ticks_changed:
-            self.plot.getAxis("left").set_categories(labels[0], 0.5)
-            self.plot.getAxis("top").set_categories(labels[1], 0.5)
-        self.fit()
+            self.fit()
+        else:
+            self._fit_numbers()
 
     def fit(self, *_) -> None:
-        """Cell numbers only where they fit their cells, a margin from each side (on every resize)."""
+        """Ticks thinned and numbers hidden where the cells are too small for them (on every resize)."""
+        rows, cols = self.labels
+        set_category_ticks(self.plot, "left", rows, self.tick_font, 0.5)
+        set_category_ticks(self.plot, "top", cols, self.tick_font, 0.5)
+        self._fit_numbers()
+
+    def _fit_numbers(self) -> None:
+        """Cell numbers only where they fit their cells."""
         rows, cols = self.labels
         texts = [item.textItem.toPlainText() for item in self.numbers]
-        fits = (text_width(self.number_font, texts) + 2 * NUMBER_MARGIN <= slot(self.plot, len(cols))
+        fits = (text_width(self.number_font, texts) + 4 <= slot(self.plot, len(cols))
                 and QFontMetrics(self.number_font).height() <= slot(self.plot, len(rows), vertical=True))
         for item in self.numbers:
             item.setVisible(fits)
@@ -144,15 +143,17 @@ class Heatmap:
             self.numbers.append(item)
         if not show:
             return
+        integer = np.all(matrix[np.isfinite(matrix)] == np.round(matrix[np.isfinite(matrix)])) and not self.signed
         inks = _inks(cmap, matrix.ravel(), *levels)
         for k, item in enumerate(self.numbers):
             i, j = divmod(k, c)
             item.setPos(j + 0.5, i + 0.5)
-            item.setText(cell_text[k] if cell_text else format_cell(matrix[i, j], opts.decimals), color=inks[k])
+            item.setText(cell_text[k] if cell_text else format_cell(matrix[i, j], integer), color=inks[k])
 
 
 def _inks(cmap: pg.ColorMap, values: np.ndarray, lo: float, hi: float) -> list[QColor]:
     """Black or white for each value, whichever reads better on its cell's colour (white on −∞ cells)."""
     t = (values - lo) / (hi - lo) if hi > lo else np.full(values.shape, 0.5)
-    dark = is_dark(cmap.map(np.clip(np.nan_to_num(t), 0, 1), mode="byte"))
+    rgb = cmap.map(np.clip(np.nan_to_num(t), 0, 1), mode="byte")[:, :3].astype(np.float64)  # [n, 3]
+    dark = rgb @ np.array([0.299, 0.587, 0.114]) <= 140
     return [QColor("white") if d or not np.isfinite(v) else QColor("black") for d, v in zip(dark, values)]

@@ -8,7 +8,7 @@ repaints the tables (decimals, colour map) or redraws the plots (row, temperatur
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
@@ -38,22 +38,6 @@ from gui.views.matrix_view import MatrixPanel, TensorSlice
 MAX_INPUTS = 5  # a backward step through X·W + b: X, W, b, ∂L/∂W, ∂L/∂b
 PLOT_MIN_WIDTH = 320  # the matrices come first; the plots keep at least this width
 PLOT_MIN_SHARE = 0.4  # and at least this share of the width (wide matrices scroll)
-# (share of the width, pixels) the plots keep, tried in turn until the stage's matrices fit beside them
-PLOT_ROOMS = ((PLOT_MIN_SHARE, PLOT_MIN_WIDTH), (0.0, PLOT_MIN_WIDTH), (0.0, 240))
-TABLE_SCALES = (1.0, 0.9, 0.8, 0.72)  # the tables' font, tried in turn until a stage's matrices fit
-
-
-def flow(widths: list[int], room: int, spacing: int) -> list[tuple[int, int]]:
-    """(row, column) of each of a row of panels `widths` wide: left to right, on a new row where the next
-    would pass `room` (0: each on a row of its own)."""
-    cells, row, col, used = [], 0, 0, 0
-    for width in widths:
-        if col and used + spacing + width > room:
-            row, col, used = row + 1, 0, 0
-        cells.append((row, col))
-        used += (spacing if col else 0) + width
-        col += 1
-    return cells
 TEMPERATURE_STEPS = 10  # the slider's steps per unit of temperature: 0.1 … 5.0
 
 
@@ -87,7 +71,6 @@ class StageView(QWidget):
         super().__init__(parent)
         self.state, self.settings = state, state.display
         self.figure = None
-        self.plot_room = PLOT_ROOMS[0]  # the width the plots keep (less where the matrices need it)
         self.shown_head = state.head
 
         self.title = _big(QLabel(self), 1.5, bold=True)
@@ -147,11 +130,7 @@ class StageView(QWidget):
         self.plot_timer.setSingleShot(True)
         self.plot_timer.setInterval(0)
         self.plot_timer.timeout.connect(self.draw_plots)
-        self.refit_timer = QTimer(self)
-        self.refit_timer.setSingleShot(True)
-        self.refit_timer.setInterval(0)
-        self.refit_timer.timeout.connect(self._refit)
-        self.plot.setMinimumWidth(PLOT_ROOMS[-1][1])
+        self.plot.setMinimumWidth(PLOT_MIN_WIDTH)
         matrices_box = QScrollArea(self)  # a narrow window scrolls the matrices rather than squeezing them
         matrices_box.setWidget(matrices)
         matrices_box.setWidgetResizable(True)
@@ -216,60 +195,7 @@ class StageView(QWidget):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        self.refit_timer.start()
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self.refit_timer.start()  # another size: the matrices may fit in a larger font, or need a smaller one
-
-    def _refit(self) -> None:
-        stage = self.state.view.stage(self.state.current_stage)
-        self._fit_matrices(stage_operation(self.state.view, self.state.current_stage).inputs,
-                           len(stage.inputs) if stage is not None else 0)
         self._fit_split()
-
-    def _plot_width(self, room: tuple[float, int]) -> int:
-        share, least = room
-        return max(least, round(self.splitter.width() * share))
-
-    def _matrix_room(self, plots: tuple[float, int]) -> QSize | None:
-        """The most room the matrices can have beside plots that take (a share of the width, at least so many
-        pixels); None before the view has a size."""
-        self.pages.currentWidget().layout().activate()  # a new explanation may have changed the height left
-        total = self.splitter.width()
-        if total <= 0:
-            return None
-        bar = self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
-        return QSize(total - self._plot_width(plots) - bar - 8, self.splitter.height())
-
-    def _fit_matrices(self, layout: str, n_inputs: int) -> None:
-        """The stage's matrices in the largest table font (TABLE_SCALES) at which they fit their room: stacked,
-        else side by side, else beside narrower plots. A matrix too big for any (a vocabulary, d_ff = 32
-        columns) keeps a readable corner and scrolls; the others show whole."""
-        for self.plot_room in PLOT_ROOMS:
-            room = self._matrix_room(self.plot_room)
-            if room is None:
-                self._try(layout, n_inputs, 1.0, 0)
-                return
-            tried: dict[int, tuple[float, QSize]] = {}  # arrangement → (scale, least size) of a try
-            for scale in TABLE_SCALES:
-                for width in (0, room.width()):  # 0: one under the other
-                    if width in tried:  # sizes shrink no faster than the font: skip what cannot fit
-                        was, least = tried[width]
-                        if least.width() * scale / was > room.width() or least.height() * scale / was > room.height():
-                            continue
-                    least = self._try(layout, n_inputs, scale, width)
-                    if least.width() <= room.width() and least.height() <= room.height():
-                        return
-                    tried[width] = (scale, least)
-
-    def _try(self, layout: str, n_inputs: int, scale: float, width: int) -> QSize:
-        """Lay the matrices out in a table font `scale` times its size; the least room they then need."""
-        for panel in [*self.inputs, self.output]:
-            panel.table.set_scale(scale)
-        self._place(layout, n_inputs, width)
-        self.matrices.layout().activate()
-        return self.matrices.minimumSizeHint()
 
     def _fit_split(self) -> None:
         """Matrices get the width they need (the plots keep PLOT_MIN_WIDTH and PLOT_MIN_SHARE), the plots the rest."""
@@ -278,7 +204,7 @@ class StageView(QWidget):
             return
         self.matrices.layout().activate()
         bar = self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
-        plots = self._plot_width(self.plot_room)
+        plots = max(PLOT_MIN_WIDTH, round(total * PLOT_MIN_SHARE))
         left = min(self.matrices.sizeHint().width() + bar + 8, total - plots)
         self.splitter.setSizes([left, total - left])
 
@@ -298,7 +224,6 @@ class StageView(QWidget):
         location = place(trace, name)
         matrices = self._matrices()
         self.figure = None
-        self.plot_room = PLOT_ROOMS[0]  # the width the plots keep (less where the matrices need it)
         self.shown_head = state.head
         self.title.setText(title)
         self.formula.setText(shown_formula)
@@ -351,8 +276,8 @@ class StageView(QWidget):
         for panel, *arguments in matrices:
             panel.show_tensor(*arguments)
         stage = self.state.view.stage(self.state.current_stage)
-        self._fit_matrices(stage_operation(self.state.view, self.state.current_stage).inputs,
-                           len(stage.inputs) if stage is not None else 0)
+        self._place(stage_operation(self.state.view, self.state.current_stage).inputs,
+                    len(stage.inputs) if stage is not None else 0)
         per_head = any(p.model.slice.head is not None or p.model.slice.col_stop is not None
                        for p in self.panels())
         self.head_label.setVisible(per_head)
@@ -360,11 +285,10 @@ class StageView(QWidget):
         for panel in self.panels():
             panel.model.set_show_difference(self.difference_action.isChecked())
 
-    def _place(self, layout: str, n_inputs: int, width: int = 0) -> None:
+    def _place(self, layout: str, n_inputs: int) -> None:
         """X·W + b as a multiplication scheme (W above the output, X to its left, b below), so the row of X
         and the column of W behind an output cell line up with it; a backward step as two columns, forward
-        values (the stage, its parameters) beside their gradients; otherwise inputs above the output, or side by
-        side in rows `width` wide (0: one under the other)."""
+        values (the stage, its parameters) beside their gradients; otherwise inputs above the output."""
         for panel in [*self.inputs, self.output]:
             self.grid.removeWidget(panel)
         top_left = Qt.AlignLeft | Qt.AlignTop
@@ -379,12 +303,8 @@ class StageView(QWidget):
             places = [(w, 0, 1), (x, 1, 0), (self.output, 1, 1), (b, 2, 1)]
             columns = [[x], [w, self.output, b]]
         else:
-            shown = [*self.inputs[:n_inputs], self.output]
-            for p in shown:
-                p.table.apply_sizes(*p.table.natural_sizes())
-            cells = flow([p.sizeHint().width() for p in shown], width, self.grid.horizontalSpacing())
-            places = [(p, row, col) for p, (row, col) in zip(shown, cells)]
-            columns = [[p for p, _, c in places if c == k] for k in range(1 + max(c for _, c in cells))]
+            places = [(p, i, 0) for i, p in enumerate(self.inputs[:n_inputs])] + [(self.output, n_inputs, 0)]
+            columns = [[p for p, _, _ in places]]
         for panel, row, col in places:
             self.grid.addWidget(panel, row, col, top_left)
         last = max(row for _, row, _ in places)
