@@ -106,7 +106,7 @@ class GenerationPanel(QWidget):
         self.status.setTextFormat(Qt.PlainText)  # tokens such as <end> are not tags
         self.plot = FittedLayoutWidget(self)
         self.plot.setMinimumHeight(180)
-        self.choice_panel = ChoicePanel(self.plot.ci, self.settings.plot_options())
+        self.choice_panel: ChoicePanel | None = None  # built the first time a choice is drawn (shown)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(form)
@@ -225,4 +225,6 @@ class GenerationPanel(QWidget):
     def _draw(self, choice: Choice) -> None:
         self.plot.show()
         opts = self.settings.plot_options()
+        if self.choice_panel is None:
+            self.choice_panel = ChoicePanel(self.plot.ci, opts)
         self.choice_panel.set(self.state.model.vocabs["dec"].tokens, choice, opts, choice_title(choice, opts.lang))

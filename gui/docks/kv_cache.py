@@ -29,9 +29,8 @@ class KVCacheView(LazyView):
         self.summary.setMinimumHeight(self.summary.fontMetrics().lineSpacing() * 4)
         self.plot = FittedLayoutWidget(self)
         self.plot.setMinimumHeight(160)  # the cache and the multiply-add bars stay readable beside other docks
-        opts = self.settings.plot_options()
-        self.cache = CachePanel(self.plot.ci, opts, 0)
-        self.macs = MacsPanel(self.plot.ci, opts, 1)
+        self.cache: CachePanel | None = None  # built the first time the view is drawn (shown)
+        self.macs: MacsPanel | None = None
         top = QHBoxLayout()
         top.addWidget(QLabel(self.tr("Self-attention:"), self))
         top.addWidget(self.attention, 1)
@@ -46,7 +45,7 @@ class KVCacheView(LazyView):
 
     def rows(self) -> int:
         """K and V rows in the cache as shown."""
-        return self.cache.rows
+        return 0 if self.cache is None else self.cache.rows
 
     def draw(self, *_) -> None:
         trace = self.state.trace
@@ -65,6 +64,8 @@ class KVCacheView(LazyView):
             return
         self.plot.show()
         opts = self.settings.plot_options()
+        if self.cache is None:
+            self.cache, self.macs = CachePanel(self.plot.ci, opts, 0), MacsPanel(self.plot.ci, opts, 1)
         self.cache.update(trace, self.attention.currentData(), opts)
         self.macs.update(trace, opts)
         cached, full = self.macs.counts[-1]

@@ -106,22 +106,18 @@ class TrainingLab(QWidget):
         controls.addStretch(1)
         self.claim = QLabel(self)
         self.claim.setWordWrap(True)
-        self.curve_plot = pg.PlotWidget(self)
-        self.curve_plot.addLegend(offset=(-10, 10))
-        self.bar_plot = pg.PlotWidget(self)
-        self.bar_plot.setTitle(self.tr("Gradient norm per layer ‖∂L/∂W‖"))
-        self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=color(0))
-        self.bar_plot.addItem(self.bars)
-        self.curve_plot.setMinimumHeight(200)
-        self.bar_plot.setMinimumHeight(140)
+        # the curves, the gradient bars and the attention map: built when the lab is first shown (see _build_plots)
+        self.curve_plot: pg.PlotWidget | None = None
+        self.bar_plot: pg.PlotWidget | None = None
+        self.bars: pg.BarGraphItem | None = None
+        self.attention_view: pg.GraphicsLayoutWidget | None = None
+        self.attention: Heatmap | None = None
         self.status = QLabel(self)
         self.verdict = QLabel(self)
         self.verdict.setWordWrap(True)
-        plots = QVBoxLayout()
-        plots.addWidget(self.curve_plot, 3)
-        plots.addWidget(self.bar_plot, 2)
+        self.plots = QVBoxLayout()
         middle = QHBoxLayout()
-        middle.addLayout(plots, 1)
+        middle.addLayout(self.plots, 1)
         middle.addWidget(self._attention_panel(), 1)
         layout = scrolling_layout(self)
         layout.addLayout(controls)
@@ -145,15 +141,11 @@ class TrainingLab(QWidget):
         choice.addWidget(self.head_box)
         choice.addStretch(1)
         self.attention_caption = QLabel(panel)
-        self.attention_view = pg.GraphicsLayoutWidget(panel)
-        self.attention_view.setMinimumSize(260, 220)
-        self.attention = Heatmap(self.attention_view.ci, self.settings.plot_options(), signed=False, row=0, col=0)
         self.settings.changed.connect(self._settings_changed)
         column = QVBoxLayout(panel)
         column.setContentsMargins(0, 0, 0, 0)
         column.addLayout(choice)
-        column.addWidget(self.attention_caption)
-        column.addWidget(self.attention_view, 1)
+        column.addWidget(self.attention_caption)  # the map goes under it (_build_plots)
         self.step_through_button = QPushButton(self.tr("Step through this model"), panel)
         self.step_through_button.setToolTip(self.tr("Open the model at the last step's weights in the window, "
                                                     "at this layer's attention (pause or stop first)"))
@@ -162,6 +154,29 @@ class TrainingLab(QWidget):
         panel.setEnabled(False)
         self.attention_panel = panel
         return panel
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._build_plots()
+
+    def _build_plots(self) -> None:
+        """The plots, once: a lab never shown builds no pyqtgraph items."""
+        if self.curve_plot is not None:
+            return
+        self.curve_plot = pg.PlotWidget(self)
+        self.curve_plot.addLegend(offset=(-10, 10))
+        self.bar_plot = pg.PlotWidget(self)
+        self.bar_plot.setTitle(self.tr("Gradient norm per layer ‖∂L/∂W‖"))
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=color(0))
+        self.bar_plot.addItem(self.bars)
+        self.curve_plot.setMinimumHeight(200)
+        self.bar_plot.setMinimumHeight(140)
+        self.plots.addWidget(self.curve_plot, 3)
+        self.plots.addWidget(self.bar_plot, 2)
+        self.attention_view = pg.GraphicsLayoutWidget(self.attention_panel)
+        self.attention_view.setMinimumSize(260, 220)
+        self.attention = Heatmap(self.attention_view.ci, self.settings.plot_options(), signed=False, row=0, col=0)
+        self.attention_panel.layout().insertWidget(2, self.attention_view, 1)  # under the caption
 
     def _experiments(self) -> dict[str, tuple[str, str]]:
         """Each experiment of engine/training/lab.py: its title and the tutorials' claim it tests, in the window's
@@ -196,6 +211,7 @@ class TrainingLab(QWidget):
             self.status.setText(str(exc))
             return False
         self.choice.setCurrentIndex(self.choice.findData(name))
+        self._build_plots()
         self._clear(name)
         self.runner = LabRunner(run, self)
         self.runner.progressed.connect(self._progressed)

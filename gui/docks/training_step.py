@@ -89,8 +89,7 @@ class TrainingStepView(QWidget):
         self.figure = pg.GraphicsLayoutWidget(self)
         self.figure.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)  # as gui/plots/view.py
         self.figure.setMinimumHeight(180)
-        self.heatmaps = [Heatmap(self.figure.ci, state.display.plot_options(), signed=True, row=0, col=col)
-                         for col in range(3)]
+        self.heatmaps: list[Heatmap] = []  # W before, ∂L/∂W, W after: built when a step is first shown
         layout = scrolling_layout(self)
         layout.addLayout(top)
         layout.addWidget(self.figure, 1)
@@ -139,10 +138,17 @@ class TrainingStepView(QWidget):
         if weights:
             self.weight.setCurrentIndex(self.weight.findData(weights[0]))
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._draw()  # a step taken while the dock was hidden
+
     def _draw(self, *_) -> None:
         name = self.weight.currentData()
-        if self.step is None or name not in self.step.params:
+        if self.step is None or name not in self.step.params or not self.isVisible():  # hidden: nothing to draw
             return
+        opts = self.state.display.plot_options()
+        if not self.heatmaps:
+            self.heatmaps = [Heatmap(self.figure.ci, opts, signed=True, row=0, col=col) for col in range(3)]
         update = self.step.params[name]
         before, grad, after = (np.atleast_2d(t.detach().double().numpy())
                                for t in (update.before, update.grad, update.after))
@@ -152,7 +158,7 @@ class TrainingStepView(QWidget):
         rows, cols = [str(i) for i in range(before.shape[0])], [str(j) for j in range(before.shape[1])]
         for heatmap, matrix, levels, caption in zip(self.heatmaps, (before, grad, after),
                                                      ((-top, top), (-grad_top, grad_top), (-top, top)), captions):
-            heatmap.set(matrix, rows, cols, self.state.display.plot_options(), caption=caption, levels=levels)
+            heatmap.set(matrix, rows, cols, opts, caption=caption, levels=levels)
 
 
 def add_training_step_view(window) -> QDockWidget:
