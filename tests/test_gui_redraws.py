@@ -1,11 +1,13 @@
 """What an action redraws: a figure drawn once is swapped back in (and refreshed) when its stage or head grid is
-shown again, an edit or a switch refreshes the What-if figure instead of building it anew, and hidden docks
-draw nothing at all."""
+shown again, a what-if switch and its undo refresh the figures instead of building them anew, and hidden docks
+draw nothing at all and build no plots."""
 
 from __future__ import annotations
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
+from PySide6.QtWidgets import QDockWidget
 
 from gui.docks.generation import GenerationPanel
 from gui.docks.heads import HeadGridView
@@ -78,14 +80,38 @@ def test_hidden_docks_draw_nothing(qtbot, monkeypatch):
     assert drawn == []
 
 
-def test_undoing_a_switch_brings_back_the_figure_of_the_trace_before(qtbot, window):
+def test_a_switch_and_its_undo_keep_the_figure_with_the_numbers_of_each_trace(qtbot, window):
+    """A what-if switch changes the numbers, not the figure's structure: its figures are refreshed, not rebuilt."""
     state, view = window.state, window.stage_view
     state.go_to("enc.0.attn.weights")
     qtbot.waitUntil(lambda: view.figure is not None and view.figure.stage == "enc.0.attn.weights")
-    first = view.figure
+    first, before = view.figure, state.trace["enc.0.attn.weights"][state.head].numpy()
     assert state.set_switch("no_scale", True)
-    qtbot.waitUntil(lambda: view.figure is not None and view.figure is not first)
+    after = state.trace["enc.0.attn.weights"][state.head].numpy()
+    assert not np.allclose(before, after)
+    qtbot.waitUntil(lambda: view.figure is not None and np.allclose(shown_matrix(view), after))
+    assert view.figure is first
     state.undo_stack.undo()
-    qtbot.waitUntil(lambda: view.figure is first)
-    weights = state.trace["enc.0.attn.weights"][state.head].numpy()
-    assert np.allclose(shown_matrix(view), weights)
+    qtbot.waitUntil(lambda: view.figure is not None and np.allclose(shown_matrix(view), before))
+    assert view.figure is first
+
+
+def test_hidden_docks_build_no_plots(qtbot):
+    """Not one pyqtgraph plot exists in a dock that has not been shown (steps, edits and switches included)."""
+    window = open_lesson_window(qtbot, "masked-decoder")
+    state = window.state
+    for name in state.stage_names[:8]:
+        state.go_to(name)
+        qtbot.wait(1)
+    assert state.edit_cell("dec.0.self_attn.W_Q", (0, 0), 2.5)
+    assert state.set_switch("no_scale", True)
+    window.training_step.step_action.trigger()  # shows the training step dock: it draws
+    qtbot.wait(5)
+    hidden = [dock for dock in window.findChildren(QDockWidget) if not dock.isVisible()]
+    assert len(hidden) >= 5 and window.training_step_dock not in hidden
+    for dock in hidden:
+        plots = [item for view in dock.findChildren(pg.GraphicsView) for item in view.scene().items()
+                 if isinstance(item, pg.PlotItem)]
+        assert plots == [], dock.objectName()
+    shown = window.training_step_dock.findChildren(pg.GraphicsView)
+    assert any(isinstance(item, pg.PlotItem) for view in shown for item in view.scene().items())

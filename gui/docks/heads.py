@@ -11,6 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout
 
+from gui.plots import figure_build_key
 from gui.plots.extra_text import plain
 from gui.plots.heads import draw_heads, heads_stage
 from gui.plots.view import FigureCache, FittedLayoutWidget
@@ -35,7 +36,7 @@ class HeadGridView(LazyView):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.pages)
-        self.figures = FigureCache(self.plot)  # by trace and stage shown
+        self.figures = FigureCache(self.plot)  # by stage shown and structure
         self.blank = pg.GraphicsLayout()
         state.cursorChanged.connect(self.schedule)
         state.lessonChanged.connect(self.schedule)
@@ -54,7 +55,8 @@ class HeadGridView(LazyView):
         self.pages.setCurrentWidget(self.plot)
         shown = self.shown
         options = self.settings.plot_options
-        self.figure = self.figures.show(trace, shown, lambda layout: draw_heads(layout, trace, shown, options()),
+        self.figure = self.figures.show(figure_build_key(trace, shown),
+                                        lambda layout: draw_heads(layout, trace, shown, options()),
                                         lambda figure: figure.refresh(trace, options()))
 
     def _settings_changed(self, names: frozenset[str]) -> None:

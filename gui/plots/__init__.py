@@ -8,7 +8,7 @@ Contract for the window:
 The same draw_stage renders exports (PlotOptions(slide=True): white background, large fonts, a title).
 """
 
-from .figure import StageFigure, draw_stage
+from .figure import StageFigure, draw_stage, figure_build_key
 from .style import PlotOptions
 
-__all__ = ["PlotOptions", "StageFigure", "draw_stage"]
+__all__ = ["PlotOptions", "StageFigure", "draw_stage", "figure_build_key"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Protocol
 
 import pyqtgraph as pg
@@ -23,6 +23,30 @@ from .rope import RopePanel
 from .style import PlotOptions, font, foreground
 from .text import caption
 from .tiles import tile_panels
+
+# The what-if switches that change which panels a stage of a kind of operation shows (the kinds of
+# gui/text/operations.py, see PANELS); the others change numbers only, or a stage's inputs (its build key holds them).
+LAYOUT_SWITCHES = {"positions": ("no_pe",)}
+
+
+def trace_structure(trace) -> tuple:
+    """What every figure of a trace is built from besides its stage: the model's settings (the what-if switches
+    aside) and the tokens."""
+    cfg = trace.config
+    settings = tuple(getattr(cfg, f.name) for f in fields(cfg) if f.name != "switches")
+    return settings, tuple((stack, tuple(tokens)) for stack, tokens in trace.tokens.items())
+
+
+def figure_build_key(trace, stage: str) -> tuple:
+    """What draw_stage (and gui.plots.heads.draw_heads) build the items of `stage` from, beyond the numbers their
+    refresh reads: a figure drawn for another trace with the same key is refreshed for this one, not built again
+    (a what-if switch on or off keeps nearly every figure)."""
+    st = trace.stage(stage)
+    if st is None:  # token ids
+        return stage, None, trace_structure(trace)
+    kind = stage_operation(trace, stage).panels
+    switches = tuple(s for s in trace.config.switches if s in LAYOUT_SWITCHES.get(kind, ()))
+    return stage, (st.op, kind, st.inputs, st.rows, st.cols, st.tile, switches), trace_structure(trace)
 
 
 class Panel(Protocol):

@@ -69,42 +69,29 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
 
 
 class FigureCache:
-    """The figures a view has drawn, each in a GraphicsLayout of its own: showing one again swaps its layout in
-    and refreshes its numbers, which costs a small part of building its pyqtgraph items anew. A figure belongs to
-    the trace it was drawn for; the figures of the `traces` most recent traces are kept (undoing a what-if
-    switch brings back the trace before it), at most `limit` of them."""
+    """The figures a view has drawn, each in a GraphicsLayout of its own, by build key: what the figure's items are
+    built from, its numbers aside (e.g. gui.plots.figure_build_key). Showing a figure again swaps its layout in and
+    refreshes its numbers from the trace shown now, which costs a small part of building its pyqtgraph items anew:
+    a stage stepped to again, and a trace of the same structure (a what-if switch on or off, its undo) reuse the
+    figures. The `limit` most recently shown are kept."""
 
-    def __init__(self, view: FittedLayoutWidget, traces: int = 2, limit: int = 48):
-        self.view, self.keep, self.limit = view, traces, limit
-        self.traces: list = []  # the traces drawn for, most recent last (held, so that their ids stay theirs)
-        self.figures: OrderedDict[tuple[int, Hashable], tuple[pg.GraphicsLayout, object]] = OrderedDict()
+    def __init__(self, view: FittedLayoutWidget, limit: int = 48):
+        self.view, self.limit = view, limit
+        self.figures: OrderedDict[Hashable, tuple[pg.GraphicsLayout, object]] = OrderedDict()
 
-    def show(self, trace, key: Hashable, draw: Callable[[pg.GraphicsLayout], object],
-             refresh: Callable[[object], None]):
-        """The figure for `key` of `trace`, shown: drawn into a new layout by `draw(layout)` the first time, else
-        refreshed (edits change a trace in place)."""
-        self._remember(trace)
-        entry = (id(trace), key)
-        if entry in self.figures:
-            self.figures.move_to_end(entry)
-            layout, figure = self.figures[entry]
+    def show(self, key: Hashable, draw: Callable[[pg.GraphicsLayout], object], refresh: Callable[[object], None]):
+        """The figure for `key`, shown: drawn into a new layout by `draw(layout)` the first time, else refreshed by
+        `refresh(figure)` (edits change a trace in place; another trace of the same key has other numbers)."""
+        if key in self.figures:
+            self.figures.move_to_end(key)
+            layout, figure = self.figures[key]
             self.view.show_layout(layout)
             refresh(figure)
             return figure
         layout = pg.GraphicsLayout()
         self.view.show_layout(layout)
         figure = draw(layout)
-        self.figures[entry] = (layout, figure)
+        self.figures[key] = (layout, figure)
         while len(self.figures) > self.limit:
             self.figures.popitem(last=False)
         return figure
-
-    def _remember(self, trace) -> None:
-        if any(t is trace for t in self.traces):
-            self.traces = [t for t in self.traces if t is not trace] + [trace]
-            return
-        self.traces.append(trace)
-        while len(self.traces) > self.keep:
-            gone = id(self.traces.pop(0))
-            for entry in [e for e in self.figures if e[0] == gone]:
-                del self.figures[entry]

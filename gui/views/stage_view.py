@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.provenance import sources
-from gui.plots import draw_stage
+from gui.plots import draw_stage, figure_build_key
 from gui.plots.view import FigureCache
 from gui.state.app_state import AppState
 from gui.text.formulas import formula, symbols
@@ -124,7 +124,7 @@ class StageView(QWidget):
         self.grid.setVerticalSpacing(10)
         self.grid.setColumnStretch(2, 1)
         self.plot = FigureView(state, self)  # right-click: Export figure…, Copy figure
-        self.figures = FigureCache(self.plot)  # by trace and stage: stepping back swaps a figure in
+        self.figures = FigureCache(self.plot)  # by stage and structure: stepping back swaps a figure in
         self.blank = pg.GraphicsLayout()  # shown until the stage's figure is drawn
         self.plot_timer = QTimer(self)
         self.plot_timer.setSingleShot(True)
@@ -247,10 +247,11 @@ class StageView(QWidget):
     def draw_plots(self) -> None:
         """The plots for the current stage (gui.plots), drawn into the plot area."""
         state = self.state
-        self.figure = self.figures.show(  # kept per engine trace; drawn from the stepped view (backward stages too)
-            state.trace, state.current_stage,
-            lambda layout: draw_stage(layout, state.view, state.current_stage, self.settings.plot_options()),
-            lambda figure: figure.refresh(state.view, self.settings.plot_options()))
+        view, stage = state.view, state.current_stage  # the stepped view: backward stages too
+        self.figure = self.figures.show(
+            figure_build_key(view, stage),
+            lambda layout: draw_stage(layout, view, stage, self.settings.plot_options()),
+            lambda figure: figure.refresh(view, self.settings.plot_options()))
 
     def _matrices(self) -> list[tuple]:
         """For each panel (inputs, then the output): the show_tensor arguments for the current stage and head,

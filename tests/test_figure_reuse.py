@@ -1,0 +1,131 @@
+"""A figure drawn for one trace and refreshed with another of the same build key (a what-if switch, its undo, an
+edited weight) shows exactly what a figure drawn anew for that trace shows: every item's numbers, text, colours,
+ticks and ranges. Checked for every stage (backward ones too) and every head grid of two lessons."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+import torch
+from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsPixmapItem, QGraphicsRectItem, QGraphicsTextItem
+
+from engine.formats.lesson import open_lesson
+from engine.model import Model
+from engine.training.shown_trace import ShownTrace
+from gui.plots import PlotOptions, draw_stage, figure_build_key
+from gui.plots.heads import draw_heads
+from gui.text.operations import stage_operation
+
+# (lesson, the switch trace B turns on, the weight B changes): B's numbers differ from A's at every stage
+CASES = [("two-heads", "no_scale", "enc.embed.W_E"), ("cross-attention", "no_mask", "dec.embed.W_E")]
+SIZE = (900, 640)
+
+
+def traces(lesson_name: str, switch: str, weight: str) -> tuple[ShownTrace, ShownTrace]:
+    lesson = open_lesson(lesson_name)
+    model = lesson.build_model()
+    other = model.with_config(model.config.replace(switches=(*model.config.switches, switch)))
+    other = Model(other.config, {**other.params, weight: other.params[weight] * 1.5 + 0.25}, other.vocabs)
+    return (ShownTrace(model.trace(lesson.text, lesson.target)), ShownTrace(other.trace(lesson.text, lesson.target)))
+
+
+def _value(item) -> object:
+    """What one graphics item shows, as plain values."""
+    if isinstance(item, pg.ImageItem):
+        return item.image, item.levels, item.lut
+    if isinstance(item, pg.BarGraphItem):
+        o = item.opts
+        return o["x"], o["height"], o["width"], [pg.mkBrush(b).color().name() for b in o.get("brushes") or []]
+    if isinstance(item, pg.ErrorBarItem):
+        return item.opts["x"], item.opts["y"], item.opts["height"]
+    if isinstance(item, (pg.PlotCurveItem, pg.ScatterPlotItem)):
+        return item.getData()
+    if isinstance(item, pg.InfiniteLine):
+        return item.value()
+    if isinstance(item, pg.AxisItem):
+        return item.isVisible(), item._tickLevels, item.labelText, tuple(item.range)
+    if isinstance(item, pg.ViewBox):
+        return np.round(np.array(item.viewRange()), 6)
+    if isinstance(item, QGraphicsTextItem):
+        return item.toHtml(), item.defaultTextColor().name()
+    if isinstance(item, QGraphicsRectItem):
+        pen = item.pen()
+        return item.rect(), item.brush().color().name(), item.brush().style(), pen.color().name(), pen.widthF()
+    if isinstance(item, QGraphicsLineItem):
+        pen = item.pen()
+        return item.line(), pen.color().name(pen.color().NameFormat.HexArgb), pen.widthF()
+    if isinstance(item, QGraphicsPixmapItem):
+        return item.pixmap().toImage()
+    return None
+
+
+def describe(layout: pg.GraphicsLayout) -> list[tuple]:
+    """Every item under the layout, in order: its type, whether it shows, and what it shows."""
+    found, todo = [], [layout]
+    while todo:
+        item = todo.pop(0)
+        found.append((type(item).__name__, item.isVisible(), _value(item)))
+        todo[:0] = item.childItems()
+    return found
+
+
+def same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if a is None or b is None:
+            return a is b
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and np.allclose(a, b, equal_nan=True, rtol=1e-9, atol=1e-12)
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def assert_same(got: list[tuple], expected: list[tuple], what: str) -> None:
+    assert len(got) == len(expected), f"{what}: {len(got)} items, drawn anew {len(expected)}"
+    for k, (g, e) in enumerate(zip(got, expected)):
+        assert same(g, e), f"{what}: item {k} ({g[0]}) differs\n refreshed: {g}\n drawn anew: {e}"
+
+
+@pytest.fixture
+def views(qapp):
+    """Two plot areas of the same size: one refreshed, one drawn anew."""
+    pair = [pg.GraphicsLayoutWidget() for _ in range(2)]
+    for view in pair:
+        view.resize(*SIZE)
+        view.show()
+    yield pair
+    for view in pair:
+        view.close()
+
+
+def compare(qapp, views, draw, a, b, name: str, opts: PlotOptions) -> None:
+    refreshed, anew = (pg.GraphicsLayout() for _ in views)
+    for view, layout in zip(views, (refreshed, anew)):
+        view.setCentralItem(layout)
+    draw(refreshed, a, name, opts).refresh(b, opts)
+    draw(anew, b, name, opts)
+    qapp.processEvents()  # both laid out at the same size (ticks and numbers fit to it)
+    assert_same(describe(refreshed), describe(anew), name)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_a_figure_refreshed_with_a_trace_of_its_build_key_equals_one_drawn_for_it(qapp, views, case):
+    torch.set_num_threads(1)
+    a, b = traces(*case)
+    opts = PlotOptions(head=1, row=1)
+    reused = [name for name in a.stage_names if figure_build_key(a, name) == figure_build_key(b, name)]
+    assert len(reused) > 0.9 * len(a.stage_names)  # the switch changes numbers only: nearly every figure is kept
+    for name in reused:
+        compare(qapp, views, draw_stage, a, b, name, opts)
+        if stage_operation(a, name).heads:  # the head grid's figure too
+            compare(qapp, views, draw_heads, a, b, name, opts)
+
+
+def test_a_switch_that_changes_a_stage_s_panels_changes_its_build_key():
+    lesson = open_lesson("positional-encoding")
+    model = lesson.build_model()
+    off = model.trace(lesson.text)
+    on = model.with_config(model.config.replace(switches=("no_pe",))).trace(lesson.text)
+    assert figure_build_key(off, "enc.pos") != figure_build_key(on, "enc.pos")  # the wave panel goes
+    assert figure_build_key(off, "enc.0.attn.q") == figure_build_key(on, "enc.0.attn.q")
