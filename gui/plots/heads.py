@@ -18,10 +18,10 @@ from gui.text.operations import HEAD_PRODUCT, PROBABILITY, colour_kind, stage_op
 
 from .extra_text import caption
 from .figure import StageFigure
-from .heatmap import Heatmap, axis_labels
+from .heatmap import Heatmap, axis_labels, color_bar
 from .matrix import row_of, stage_caption
 from .predicts import row_labels
-from .style import PlotOptions, color, font, html_size
+from .style import PlotOptions, color, colormap, font, html_size
 
 MAX_COLUMNS = 4  # tiles per row
 
@@ -92,12 +92,15 @@ def _tile_grid(layout, trace, opts: PlotOptions, signed: bool, top: int, n: int)
 
 
 class HeadTilesPanel:
-    """Every head's slice of a per-head stage [h, n, m], side by side on one colour scale."""
+    """Every head's slice of a per-head stage [h, n, m], side by side on one colour scale, its bar right of them."""
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, top: int):
         self.name = name
         self.probability = colour_kind(stage_op(trace, name)) == PROBABILITY
-        self.tiles = _tile_grid(layout, trace, opts, not self.probability, top, trace.config.n_heads)
+        n = trace.config.n_heads
+        self.tiles = _tile_grid(layout, trace, opts, not self.probability, top, n)
+        self.bar = color_bar(opts, colormap(opts, not self.probability), [t.heatmap.image for t in self.tiles])
+        layout.addItem(self.bar, row=top, col=min(n, MAX_COLUMNS), rowspan=-(-n // MAX_COLUMNS))
 
     def head_plots(self) -> list[pg.PlotItem]:
         return [t.heatmap.plot for t in self.tiles]
@@ -115,6 +118,10 @@ class HeadTilesPanel:
             start, stop = head_columns(trace.config, h)
             labels = cols if cols is not None else [str(c) for c in range(start, stop)]
             tile.set(m, rows, labels, opts, caption("head", opts.lang, head=h), h, levels, selected)
+        cmap = colormap(opts, not self.probability)
+        if cmap.name != self.bar.colorMap().name:
+            self.bar.setColorMap(cmap)
+        self.bar.setLevels(levels)
 
 
 class BandedPanel:

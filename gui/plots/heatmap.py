@@ -30,6 +30,17 @@ def axis_labels(trace, kind: str | None, n: int) -> list[str]:
     return [str(i) for i in range(n)]
 
 
+def color_bar(opts: PlotOptions, cmap: pg.ColorMap, images: list[pg.ImageItem],
+              beside: pg.PlotItem | None = None) -> pg.ColorBarItem:
+    """A colour bar that sets the map and levels of `images` (heatmaps on one scale), inserted right of the plot
+    `beside` (else the caller places it)."""
+    bar = pg.ColorBarItem(colorMap=cmap, interactive=False, width=18 if opts.slide else 12)
+    bar.setImageItem(images, insert_in=beside)
+    bar.axis.setStyle(tickFont=font(opts, "tick"))
+    bar.axis.setTextPen(foreground(opts))
+    return bar
+
+
 class Heatmap:
     """One matrix in a PlotItem of a GraphicsLayout; set() updates it in place."""
 
@@ -55,11 +66,10 @@ class Heatmap:
         pen.setCosmetic(True)
         self.selection.setPen(pen)
         self.plot.addItem(self.selection)
-        self.bar = pg.ColorBarItem(colorMap=cmap or colormap(opts, signed), interactive=False,
-                                   width=18 if opts.slide else 12)
-        self.bar.setImageItem(self.image, insert_in=self.plot if colorbar else None)
-        self.bar.axis.setStyle(tickFont=font(opts, "tick"))
-        self.bar.axis.setTextPen(foreground(opts))
+        # The colour bar beside the plot, which sets the image's map and levels; without one (a bar shared by
+        # several heatmaps, or none) the image takes them itself and no ColorBarItem (a whole PlotItem) is built.
+        self.bar = color_bar(opts, cmap or colormap(opts, signed), [self.image], self.plot) if colorbar else None
+        self.colored = self.image if self.bar is None else self.bar
         self.numbers: list[pg.TextItem] = []
         self.shape: tuple[int, int] | None = None
         self.labels: tuple[list[str], list[str]] = ([], [])
@@ -80,7 +90,7 @@ class Heatmap:
             levels = (-top, top) if self.signed else (0.0, max(1.0, top))
         cmap = self.fixed_cmap or colormap(opts, self.signed)
         if (opts.colormap, opts.slide) != self._drawn["cmap"]:  # an edit keeps the map: skip the redraw
-            self.bar.setColorMap(cmap)
+            self.colored.setColorMap(cmap)
             self._drawn["cmap"] = (opts.colormap, opts.slide)
         pixels = np.where(finite, matrix, np.nan).T  # ImageItem reads [x, y] = [column, row]
         if opts.slide:  # vector exports smooth a tiny image into a blur: give every cell a block of pixels
@@ -89,7 +99,7 @@ class Heatmap:
         self.image.setImage(pixels, autoLevels=False)
         self.image.setRect(QRectF(0, 0, c, r))
         if levels != self._drawn["levels"]:
-            self.bar.setLevels(values=levels)
+            self.colored.setLevels(levels)
             self._drawn["levels"] = levels
         if (r, c) != self.shape:
             self.shape = (r, c)
