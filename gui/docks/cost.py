@@ -32,6 +32,7 @@ class CostView(LazyView):
             self.figure = CostFigure(self.plot.ci, opts)
         # on the loss and the backward pass: the forward pass's last stage (the cost view covers the forward pass)
         self.figure.refresh(self.state.trace, self.state.forward_stage(), opts)  # the first times attention, once
+        self.plot.settle()
         self.draws += 1
 
     def highlighted(self) -> str | None:

@@ -116,5 +116,6 @@ class WhatIfView(LazyView):
             self.figure = None
             self.explanation.setText(str(exc))
             return
+        self.plots[key].settle()
         self.note.setText(self.figure.panels[0].note)
 

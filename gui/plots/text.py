@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from functools import lru_cache
 
 CAPTIONS: dict[str, tuple[str, str]] = {
     # key: (English, 中文)
@@ -146,6 +147,7 @@ def _wrap_line(text: str, columns: int) -> list[str]:
     return lines
 
 
+@lru_cache(maxsize=4096)  # the same captions come back with every refresh; wrapping a long one takes ms
 def wrap_caption(text: str, columns: int) -> str:
     """Break a caption (its own lines marked with \\n) into lines of about `columns`, joined with <br>:
     between words or between Chinese characters, so a plot's title never makes it wider than its neighbours."""

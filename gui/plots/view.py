@@ -8,8 +8,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QRectF, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, Qt, QTimer
 from PySide6.QtWidgets import QGraphicsScene, QWidget
+
+SETTLE_PASSES = 3  # layout passes a figure takes: its panels, their axes sized for the ticks, the numbers fitted
 
 
 class FittedLayoutWidget(pg.GraphicsLayoutWidget):
@@ -52,6 +54,13 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         layout.installEventFilter(self)
         self.fit_timer.start()
 
+    def settle(self) -> None:
+        """Lay a new or refreshed figure out and fit it now, so that it is painted once, finished (left to the event
+        loop, it takes a few passes, each painted: the axes widen for their new tick labels, and so on)."""
+        for _ in range(SETTLE_PASSES):
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        self.fit()
+
     def fit(self) -> None:
         """Show the figure at its natural size, or scaled down until its minimum size fits the view."""
         if self.closed:
@@ -87,6 +96,7 @@ class FigureCache:
             layout, figure = self.figures[key]
             self.view.show_layout(layout)
             refresh(figure)
+            self.view.settle()
             return figure
         layout = pg.GraphicsLayout()
         self.view.show_layout(layout)
@@ -94,4 +104,5 @@ class FigureCache:
         self.figures[key] = (layout, figure)
         while len(self.figures) > self.limit:
             self.figures.popitem(last=False)
+        self.view.settle()
         return figure

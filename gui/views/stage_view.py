@@ -240,6 +240,7 @@ class StageView(QWidget):
         self.temp_slider.setVisible(entry.panels == "top_k")
         self._show_matrices(matrices)
         self._fit_split()
+        self.plot.viewport().setUpdatesEnabled(False)  # the blank is not painted: the figure comes in a moment
         self.plot.show_layout(self.blank)
         self.plot_timer.start()  # draw when the event loop is idle: holding → skips the plots in between
         self._show_problem(state.problem)
@@ -248,10 +249,13 @@ class StageView(QWidget):
         """The plots for the current stage (gui.plots), drawn into the plot area."""
         state = self.state
         view, stage = state.view, state.current_stage  # the stepped view: backward stages too
-        self.figure = self.figures.show(
-            figure_build_key(view, stage),
-            lambda layout: draw_stage(layout, view, stage, self.settings.plot_options()),
-            lambda figure: figure.refresh(view, self.settings.plot_options()))
+        try:
+            self.figure = self.figures.show(
+                figure_build_key(view, stage),
+                lambda layout: draw_stage(layout, view, stage, self.settings.plot_options()),
+                lambda figure: figure.refresh(view, self.settings.plot_options()))
+        finally:
+            self.plot.viewport().setUpdatesEnabled(True)
 
     def _matrices(self) -> list[tuple]:
         """For each panel (inputs, then the output): the show_tensor arguments for the current stage and head,
