@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from shiboken6 import isValid
 
@@ -115,20 +115,27 @@ class LessonController(QObject):
         self.window.show()
         return self.window
 
-    def rebuild_window(self) -> MainWindow:
-        """A new window in the current language and display settings, in the old one's place and state (a
-        large model takes a moment: the busy cursor shows it)."""
+    def rebuild_window(self, note: str = "") -> MainWindow:
+        """A new window in the current language and display settings, in the old one's place and state. It takes
+        a moment (every open view draws its figures anew): `note` shows in the old window's status bar while the
+        new one is built, and the busy cursor until the new window's views have drawn."""
         old = self.window
         old.stepper.stop()
+        if note:
+            old.statusBar().showMessage(note)
+            old.statusBar().repaint()  # now: the event loop will not run before the work is done
         QApplication.setOverrideCursor(Qt.WaitCursor)
         try:
             self.window = self._make_window()
-        finally:
+        except BaseException:
             QApplication.restoreOverrideCursor()
+            raise
         self.window.restoreGeometry(old.saveGeometry())
         self.window.restoreState(old.saveState())
         self.window.setWindowState(old.windowState())
         self.window.show()
+        # the views draw from timers started as they were built and shown: this one comes after them
+        QTimer.singleShot(0, QApplication.restoreOverrideCursor)
         old.removeEventFilter(self)
         old.hide()
         old.deleteLater()
@@ -173,7 +180,8 @@ class LessonController(QObject):
         if names & {"font_scale", "palette"}:
             display.apply(app, settings)
         if names & display.REBUILD and self.window is not None:
-            self.rebuild_window()
+            self.rebuild_window(self.tr("Showing the window in {0}…").format(i18n.LANGUAGES[settings.lang])
+                                if "lang" in names else self.tr("Drawing the window anew…"))
         if "lang" in names:
             self._changed([language_record(settings.lang)])  # the lesson's language is part of it
 

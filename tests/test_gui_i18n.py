@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
     QAbstractSpinBox,
+    QApplication,
     QComboBox,
     QGraphicsSimpleTextItem,
     QGraphicsTextItem,
@@ -250,6 +251,17 @@ def test_the_language_switches_live_and_is_remembered(qtbot, start_window):
     assert preferences.read("ui/language", "") == "zh" and preferences.saved_language() == "zh"
     next(a for a in window.menus["language"].actions() if a.data() == "en").trigger()
     assert controller.window.menus["file"].title() == "&File" and preferences.saved_language() == "en"
+
+
+def test_a_language_switch_shows_progress_until_the_new_window_has_drawn(qtbot, start_window):
+    controller = start_window("two-heads", lang="en")
+    english = controller.window
+    controller.set_language("zh")
+    window = controller.window
+    assert english.statusBar().currentMessage() == "正在以中文显示窗口…"  # said while the new window was built
+    assert QApplication.overrideCursor() is not None and window.stage_view.figure is None  # busy, not drawn yet
+    qtbot.waitUntil(lambda: QApplication.overrideCursor() is None)
+    assert window.stage_view.figure is not None  # drawn by the time the cursor is back
 
 
 def test_the_default_language_follows_the_system(own_folders):
