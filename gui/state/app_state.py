@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtGui import QUndoStack
+from shiboken6 import Shiboken, isValid
 
 from engine import EngineError, Model, ModelConfig, Trace, check_value
 from engine.formats.lesson import Lesson
@@ -52,6 +53,15 @@ class AppState(QObject):
         self.views: tuple[str, ...] = ()  # the docks the lesson opens with (engine.formats.lesson.VIEWS)
         self.show: dict = {}  # the head, row and decimals the lesson opens on (engine.formats.lesson.SHOW_KEYS)
         self.lab: str | None = None  # the experiment the lesson chooses in the training lab
+
+    def __del__(self):
+        """A state that dies with its Python object (no controller owns it) deletes its commands first, while
+        every Python object is whole: the garbage collector, breaking the cycles a window and its state make, could
+        free the commands' Python halves before the state's destructor deleted them through the stack (a segfault
+        in QUndoStack::clear, in a test's teardown)."""
+        if isValid(self) and Shiboken.ownedByPython(self):
+            self.undo_stack.blockSignals(True)  # no view is told: they are going too
+            self.undo_stack.clear()
 
     # ---- reading ---------------------------------------------------------------------------
     @classmethod
