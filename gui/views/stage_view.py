@@ -72,6 +72,7 @@ class StageView(QWidget):
         self.state, self.settings = state, state.display
         self.figure = None
         self.shown_head = state.head
+        self.shown_for: tuple = (None, None)  # the trace (stepped view) and stage shown
 
         self.title = _big(QLabel(self), 1.5, bold=True)
         self.location = QLabel(self)
@@ -217,6 +218,8 @@ class StageView(QWidget):
         shown changes: a failure leaves the view as it was, never half of one stage and half of another."""
         state, trace = self.state, self.state.view
         name = state.current_stage
+        if self.shown_for[0] is trace and self.shown_for[1] == name:
+            return  # a new lesson or trace signals lessonChanged, then cursorChanged: one rebuild for both
         entry = stage_operation(trace, name)
         lang = self.settings.lang
         title, explanation = stage_title(trace, name, lang), stage_text(trace, name, lang)
@@ -244,6 +247,7 @@ class StageView(QWidget):
         self.plot.show_layout(self.blank)
         self.plot_timer.start()  # draw when the event loop is idle: holding → skips the plots in between
         self._show_problem(state.problem)
+        self.shown_for = (trace, name)
 
     def draw_plots(self) -> None:
         """The plots for the current stage (gui.plots), drawn into the plot area."""
