@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pyqtgraph as pg  # noqa: E402
 import torch  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import QEvent, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from engine import sources  # noqa: E402
@@ -69,12 +69,15 @@ MODELS = {"two-heads": lesson_state, "toy": toy_state}
 
 
 def settle(app: QApplication) -> None:
-    """Run the event loop until it is idle: the lazy views drawn, the window painted."""
+    """Run the event loop until it is idle: the lazy views drawn, the window painted, and what was deleteLater'd
+    deleted, as the application's event loop does (processEvents does not: a window replaced by a language switch
+    stayed, hidden, and went on redrawing for every later action)."""
     quiet = 0
     while quiet < IDLE_PASSES:
         start = time.perf_counter()
         app.processEvents()
         app.sendPostedEvents()
+        app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         quiet = quiet + 1 if time.perf_counter() - start < 0.001 else 0
 
 
