@@ -8,6 +8,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
+from .colorbar import ColorBar
 from .fit import set_category_ticks, slot, text_width
 from .numbers import format_number
 from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, new_plot, set_caption, with_overflow_note
@@ -31,10 +32,10 @@ def axis_labels(trace, kind: str | None, n: int) -> list[str]:
 
 
 def color_bar(opts: PlotOptions, cmap: pg.ColorMap, images: list[pg.ImageItem],
-              beside: pg.PlotItem | None = None) -> pg.ColorBarItem:
+              beside: pg.PlotItem | None = None) -> ColorBar:
     """A colour bar that sets the map and levels of `images` (heatmaps on one scale), inserted right of the plot
     `beside` (else the caller places it)."""
-    bar = pg.ColorBarItem(colorMap=cmap, interactive=False, width=18 if opts.slide else 12)
+    bar = ColorBar(cmap, 18 if opts.slide else 12)
     bar.setImageItem(images, insert_in=beside)
     bar.axis.setStyle(tickFont=font(opts, "tick"))
     bar.axis.setTextPen(foreground(opts))
@@ -67,7 +68,7 @@ class Heatmap:
         self.selection.setPen(pen)
         self.plot.addItem(self.selection)
         # The colour bar beside the plot, which sets the image's map and levels; without one (a bar shared by
-        # several heatmaps, or none) the image takes them itself and no ColorBarItem (a whole PlotItem) is built.
+        # several heatmaps, or none) the image takes them itself.
         self.bar = color_bar(opts, cmap or colormap(opts, signed), [self.image], self.plot) if colorbar else None
         self.colored = self.image if self.bar is None else self.bar
         self.numbers: list[pg.TextItem] = []
