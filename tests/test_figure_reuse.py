@@ -61,12 +61,14 @@ def _value(item) -> object:
 
 
 def describe(layout: pg.GraphicsLayout) -> list[tuple]:
-    """Every item under the layout, in order: its type, whether it shows, and what it shows."""
+    """Every item shown under the layout, in order: its type and what it shows (hidden items show nothing: a
+    refreshed figure may keep hidden cell numbers that one drawn anew never made)."""
     found, todo = [], [layout]
     while todo:
         item = todo.pop(0)
-        found.append((type(item).__name__, item.isVisible(), _value(item)))
-        todo[:0] = item.childItems()
+        if item.isVisible():
+            found.append((type(item).__name__, _value(item)))
+            todo[:0] = item.childItems()
     return found
 
 

@@ -71,7 +71,9 @@ class Heatmap:
         # several heatmaps, or none) the image takes them itself.
         self.bar = color_bar(opts, cmap or colormap(opts, signed), [self.image], self.plot) if colorbar else None
         self.colored = self.image if self.bar is None else self.bar
-        self.numbers: list[pg.TextItem] = []
+        self.numbers: list[pg.TextItem] = []  # the cell numbers' items, made when the numbers first fit the cells
+        self.cells: list[tuple[float, float, str, QColor]] = []  # each cell's number: x, y, text, ink
+        self._cells_shown = False  # whether the items hold self.cells (else they are set when they fit)
         self.shape: tuple[int, int] | None = None
         self.labels: tuple[list[str], list[str]] = ([], [])
         self._drawn: dict = {"cmap": None, "levels": None, "caption": None}  # what the last set() drew
@@ -133,33 +135,40 @@ class Heatmap:
         self._fit_numbers()
 
     def _fit_numbers(self) -> None:
-        """Cell numbers only where they fit their cells."""
+        """Cell numbers only where they fit their cells. Their items are made (and set) only then: numbers too
+        small to read cost nothing (a TextItem takes about 1 ms to make; a small dock's heatmaps hide most)."""
         rows, cols = self.labels
-        texts = [item.textItem.toPlainText() for item in self.numbers]
-        fits = (text_width(self.number_font, texts) + 4 <= slot(self.plot, len(cols))
-                and QFontMetrics(self.number_font).height() <= slot(self.plot, len(rows), vertical=True))
+        texts = [text for _, _, text, _ in self.cells]
+        fits = bool(texts) and text_width(self.number_font, texts) + 4 <= slot(self.plot, len(cols)) \
+            and QFontMetrics(self.number_font).height() <= slot(self.plot, len(rows), vertical=True)
+        if fits and not self._cells_shown:
+            while len(self.numbers) < len(self.cells):
+                item = pg.TextItem(anchor=(0.5, 0.5))
+                item.setFont(self.number_font)
+                self.plot.addItem(item)
+                self.numbers.append(item)
+            for item, (x, y, text, ink) in zip(self.numbers, self.cells):
+                item.setPos(x, y)
+                item.setText(text, color=ink)
+            self._cells_shown = True
         for item in self.numbers:
             item.setVisible(fits)
 
     def _numbers(self, matrix, cell_text, cmap, levels, opts) -> None:
+        """What each cell's number says (drawn by _fit_numbers, when the numbers fit)."""
         r, c = matrix.shape
         show = r * c <= MAX_NUMBERS and c <= MAX_NUMBER_COLS
-        wanted = r * c if show else 0
-        while len(self.numbers) > wanted:
+        self.cells, self._cells_shown = [], False
+        while len(self.numbers) > (r * c if show else 0):
             self.plot.removeItem(self.numbers.pop())
-        while len(self.numbers) < wanted:
-            item = pg.TextItem(anchor=(0.5, 0.5))
-            item.setFont(self.number_font)
-            self.plot.addItem(item)
-            self.numbers.append(item)
         if not show:
             return
         integer = np.all(matrix[np.isfinite(matrix)] == np.round(matrix[np.isfinite(matrix)])) and not self.signed
         inks = _inks(cmap, matrix.ravel(), *levels)
-        for k, item in enumerate(self.numbers):
+        for k in range(r * c):
             i, j = divmod(k, c)
-            item.setPos(j + 0.5, i + 0.5)
-            item.setText(cell_text[k] if cell_text else format_cell(matrix[i, j], integer), color=inks[k])
+            text = cell_text[k] if cell_text else format_cell(matrix[i, j], integer)
+            self.cells.append((j + 0.5, i + 0.5, text, inks[k]))
 
 
 def _inks(cmap: pg.ColorMap, values: np.ndarray, lo: float, hi: float) -> list[QColor]:
