@@ -57,11 +57,12 @@ class DockPlacement(QObject):
             return
         if dock.isFloating() or window.dockWidgetArea(dock) not in SIDES:
             return
-        width = min(round(window.width() * DOCK_SHARE), self._free() - round(STAGE_MIN_WIDTH * scale))
+        width = min(round(window.width() * DOCK_SHARE), self._free(dock) - round(STAGE_MIN_WIDTH * scale))
         if width < DOCK_MIN_WIDTH * scale:
             dock.setFloating(True)
             self.floated.add(dock)
             self._float_over_stage(dock)
+            self.timer.start()  # and again once the stage view has the room the dock left
             return
         window.resizeDocks([dock], [width], Qt.Horizontal)
         self._tab_if_short(dock)
@@ -80,10 +81,14 @@ class DockPlacement(QObject):
             for dock in self._beside():
                 self.place(dock)
 
-    def _free(self) -> int:
-        """The width the stage view and the docks beside it share."""
-        stage_list = self.window.stage_list
-        return self.window.width() - (stage_list.width() if stage_list.isVisible() else 0) - EDGES
+    def _free(self, dock: QDockWidget) -> int:
+        """The width the stage view and `dock`'s side share: the window's, less the stage list and the docks on
+        the other side (the map, left of the stage list)."""
+        window, stage_list = self.window, self.window.stage_list
+        side = window.dockWidgetArea(dock)
+        others = [d.width() for d in window.findChildren(QDockWidget) if d.isVisible() and not d.isFloating()
+                  and window.dockWidgetArea(d) in SIDES and window.dockWidgetArea(d) != side]
+        return window.width() - (stage_list.width() if stage_list.isVisible() else 0) - max(others, default=0) - EDGES
 
     def _beside(self) -> list[QDockWidget]:
         window = self.window
@@ -92,12 +97,10 @@ class DockPlacement(QObject):
     def _float_over_stage(self, dock: QDockWidget) -> None:
         """Over the right part of the stage view, right of the width its tables would like: at least DOCK_MIN_WIDTH,
         at most FLOAT_MAX_SHARE of the stage view."""
-        window, view = self.window, self.window.stage_view
-        free = self._free()
-        least, most = round(DOCK_MIN_WIDTH * self.scale), round(free * FLOAT_MAX_SHARE)
-        width = min(free, max(least, min(most, free - view.tables_width())))
-        top = view.mapTo(window, QPoint(0, 0)).y()
-        dock.setGeometry(QRect(window.mapToGlobal(QPoint(window.width() - width, top)), QSize(width, view.height())))
+        view = self.window.stage_view
+        least, most = round(DOCK_MIN_WIDTH * self.scale), round(view.width() * FLOAT_MAX_SHARE)
+        width = min(view.width(), max(least, min(most, view.width() - view.tables_width())))
+        dock.setGeometry(QRect(view.mapToGlobal(QPoint(view.width() - width, 0)), QSize(width, view.height())))
         dock.raise_()
 
     def _tab_if_short(self, dock: QDockWidget) -> None:

@@ -115,13 +115,16 @@ class MainWindow(QMainWindow):
 
     # ---- presentation mode --------------------------------------------------------------------------
     def set_presenting(self, on: bool) -> None:
-        """Presentation mode's layout: the menus, toolbars, sentence row, stage tree, stepping bar and status bar
-        give way to a breadcrumb, and the stage view shows its tables first. (Its type comes from the display
-        settings the window was built with: type_scale.) Every shortcut of the menus keeps working."""
+        """Presentation mode's layout: the menus, toolbars, sentence row, stage tree, the map, stepping bar and
+        status bar give way to a breadcrumb, and the stage view shows its tables first. (Its type comes from the
+        display settings the window was built with: type_scale.) Every shortcut of the menus keeps working (Ctrl+M
+        brings the map back). Leaving is a new window in the desk's layout: nothing here is undone."""
         self.presenting = on
         for widget in (self.menuBar(), self.sentence_row, self.stage_list, self.stepper, self.statusBar(),
                        *self.findChildren(QToolBar)):
             widget.setVisible(not on)
+        if on:
+            self.map_dock.hide()
         self.breadcrumb.setVisible(on)
         self.stage_view.set_presenting(on)
         if on:
