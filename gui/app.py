@@ -15,7 +15,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     add_model_options(parser)
     parser.add_argument("--lang", choices=("en", "zh"),
                         help="language of the window and texts (default: the last one chosen, else the system's)")
-    parser.add_argument("--present", action="store_true", help="start in full screen (presentation mode)")
+    parser.add_argument("--present", action="store_true",
+                        help="start in presentation mode (full screen, type for the back row; F5 or Esc leaves it)")
     parser.add_argument("--stage", help="open on this stage, e.g. enc.0.attn.scores (or a unique ending: attn.scores)")
     args = parser.parse_args(argv)
     check_model_options(parser, args)
@@ -103,7 +104,7 @@ def open_lesson_window(app, args: argparse.Namespace, lang: str, loading, error:
     from gui.lesson_controller import launch
 
     chosen = any(v is not None for v in (args.lesson, args.model, args.config, args.stage, args.text))
-    controller = launch(state, lang, args.lesson, full_screen=args.present, start_page=not chosen)
+    controller = launch(state, lang, args.lesson, present=args.present, start_page=not chosen)
     loading.close()
     loading.deleteLater()
     dropped = replay_keys(controller.window, keys)

@@ -11,6 +11,7 @@ it holds it. The questions it asks the teacher go through `Prompts`, which the t
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
@@ -25,7 +26,7 @@ from gui.state.app_state import AppState
 from gui.state.autosave import Autosaver
 from gui.state.change_records import Records, language_record, rebuild_record, stage_record, undo_moves
 from gui.text import i18n
-from gui.window.main_window import MainWindow
+from gui.window.main_window import MainWindow, WindowLayout
 from gui.window.model_picker import OpenRequest
 from gui.window.start_page import StartPage
 
@@ -82,6 +83,8 @@ class LessonController(QObject):
         self.dirty = False  # changed sentences or settings (edits are tracked by the undo stack)
         self.loading = False
         self.window: MainWindow | None = None
+        self.normal_layout: WindowLayout | None = None  # the window's layout before presentation mode …
+        self.desk_font_scale = 1.0  # … and its text size
         self.start_page: StartPage | None = None
         self.autosaver = Autosaver(lambda: state.to_lesson(self.lang), self)
         self.autosaver.failed.connect(self._autosave_failed)
@@ -99,8 +102,14 @@ class LessonController(QObject):
         return self.state.display.lang
 
     # ---- the window -------------------------------------------------------------------------------
-    def show_window(self, full_screen: bool = False) -> MainWindow:
-        """Build and show the window, where it was last time (else filling the screen)."""
+    def show_window(self, present: bool = False) -> MainWindow:
+        """Build and show the window, where it was last time (else filling the screen); `present`: in
+        presentation mode (full screen, type for the screen)."""
+        settings, app = self.state.display, QApplication.instance()
+        if present:
+            size = QApplication.primaryScreen().geometry().size()
+            settings.presenting, settings.room_scale = True, display.room_scale_for(size.width(), size.height())
+            display.apply(app, settings)  # (no window to rebuild yet: set without `changed`)
         self.window = self._make_window()
         geometry = preferences.settings().value("window/geometry")
         if geometry is None or not self.window.restoreGeometry(geometry):
@@ -109,16 +118,18 @@ class LessonController(QObject):
         layout = preferences.settings().value("window/state")
         if layout is not None:
             self.window.restoreState(layout)
-        if full_screen:
+        if present:
+            self.normal_layout, self.desk_font_scale = self.window.layout_state(), settings.font_scale
+            self.window.set_presenting(True)
             self.window.setWindowState(self.window.windowState() | Qt.WindowFullScreen)
         self.window.teaching.open_views(self.state.views, self.state.lab)  # after the stored layout: the lesson asks
         self.window.show()
         return self.window
 
-    def rebuild_window(self, note: str = "") -> MainWindow:
-        """A new window in the current language and display settings, in the old one's place and state. It takes
-        a moment (every open view draws its figures anew): `note` shows in the old window's status bar while the
-        new one is built, and the busy cursor until the new window's views have drawn."""
+    def rebuild_window(self, note: str = "", layout: WindowLayout | None = None) -> MainWindow:
+        """A new window in the current language and display settings, in the old one's place and state (or in
+        `layout`). It takes a moment (every open view draws its figures anew): `note` shows in the old window's
+        status bar while the new one is built, and the busy cursor until the new window's views have drawn."""
         old = self.window
         old.stepper.stop()
         if note:
@@ -130,9 +141,10 @@ class LessonController(QObject):
         except BaseException:
             QApplication.restoreOverrideCursor()
             raise
-        self.window.restoreGeometry(old.saveGeometry())
-        self.window.restoreState(old.saveState())
-        self.window.setWindowState(old.windowState())
+        self.window.restore_layout(layout or old.layout_state())
+        self.window.teaching.carry_over(old.teaching)
+        if self.state.display.presenting:
+            self.window.set_presenting(True)
         self.window.show()
         # the views draw from timers started as they were built and shown: this one comes after them
         QTimer.singleShot(0, QApplication.restoreOverrideCursor)
@@ -170,20 +182,33 @@ class LessonController(QObject):
 
     def _display_changed(self, names: frozenset[str]) -> None:
         """A display setting changed (the views follow it themselves): kept for the next start; the font and the
-        palette given to the app; a new window for the language and the text size."""
+        palette given to the app; a new window for the language, the text size and presentation mode — entered
+        full screen, left for the layout the window had before it, exactly."""
         settings, app = self.state.display, QApplication.instance()
         if "lang" in names:
             preferences.write("ui/language", settings.lang)
             i18n.set_language(app, settings.lang)
-        if names & set(display.STORED):
+        layout = self._enter_or_leave() if "presenting" in names and self.window is not None else None
+        if names & set(display.STORED) or layout is not None:
             settings.save()
-        if names & {"font_scale", "palette"}:
+        if names & {"font_scale", "palette", "presenting", "room_scale"}:
             display.apply(app, settings)
         if names & display.REBUILD and self.window is not None:
             self.rebuild_window(self.tr("Showing the window in {0}…").format(i18n.LANGUAGES[settings.lang])
-                                if "lang" in names else self.tr("Drawing the window anew…"))
+                                if "lang" in names else self.tr("Drawing the window anew…"), layout)
         if "lang" in names:
             self._changed([language_record(settings.lang)])  # the lesson's language is part of it
+
+    def _enter_or_leave(self) -> WindowLayout:
+        """The layout of the window presentation mode is entered in (full screen) or left for: the desk's as it
+        was, with its text size (Ctrl+= in the room was for the room)."""
+        settings = self.state.display
+        if not settings.presenting:
+            settings.font_scale = self.desk_font_scale  # (the window is built anew for it: no `changed` needed)
+            return self.normal_layout
+        self.desk_font_scale = settings.font_scale
+        self.normal_layout = layout = self.window.layout_state()
+        return replace(layout, state=layout.state | Qt.WindowFullScreen)  # shown full screen at once
 
     # ---- opening and saving -----------------------------------------------------------------------
     @property
@@ -436,13 +461,18 @@ class LessonController(QObject):
     def _shut_down(self) -> None:
         """A clean exit: remember the window's place, remove this instance's recovery folder."""
         s = preferences.settings()
-        self.window.setWindowState(self.window.windowState() & ~Qt.WindowFullScreen)  # next time: F5 again
+        settings = self.state.display
+        if settings.presenting:  # next time at the desk, as before F5 (F5 again for the room)
+            settings.presenting, settings.room_scale, settings.font_scale = False, 1.0, self.desk_font_scale
+            settings.save()
+            self.window.restore_layout(self.normal_layout)
+        self.window.setWindowState(self.window.windowState() & ~Qt.WindowFullScreen)
         s.setValue("window/geometry", self.window.saveGeometry())
         s.setValue("window/state", self.window.saveState())
         self.autosaver.close()
 
 
-def launch(state: AppState, lang: str, lesson: str | None = None, full_screen: bool = False,
+def launch(state: AppState, lang: str, lesson: str | None = None, present: bool = False,
            start_page: bool = True) -> LessonController:
     """Show the window on `state` (opened from the shipped lesson or file named `lesson`): the stored
     display settings, then the offer to restore an autosave, else the start page (when wanted)."""
@@ -453,7 +483,7 @@ def launch(state: AppState, lang: str, lesson: str | None = None, full_screen: b
     shipped_names = [info.name for info in shipped_lessons()]
     shipped = lesson if lesson in shipped_names else None
     controller = LessonController(state, lang, path=lesson if lesson and not shipped else None, shipped=shipped)
-    controller.show_window(full_screen)
+    controller.show_window(present)
     if not controller.offer_recovery() and start_page and preferences.read("start/show", True):
         controller.show_start_page()
     return controller

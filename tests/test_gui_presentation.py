@@ -1,6 +1,7 @@
-"""Presentation mode and settings: F5 / Esc full screen, Ctrl+= / Ctrl+− text and numbers for the back row,
-projector palette, colour-blind-safe colours, decimals, a presenter clicker's PageUp / PageDown, and every
-choice (with play speed and window layout) kept for the next start."""
+"""Presentation mode and settings: F5 / Esc presentation mode in full screen, Ctrl+= / Ctrl+− text and numbers for
+the back row, projector palette, colour-blind-safe colours, decimals, a presenter clicker's PageUp / PageDown, and
+every choice (with play speed and window layout) kept for the next start; the menu acts on the display settings and
+holds no controller. (tests/test_gui_present_mode.py checks what presentation mode shows.)"""
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
@@ -22,22 +23,57 @@ def focus_table(qtbot, window, name: str):
     return table
 
 
-def test_f5_and_escape_switch_full_screen(qtbot, start_window):
-    window = start_window("two-heads").window
-    table = focus_table(qtbot, window, "enc.0.attn.W_Q")
-    qtbot.keyClick(table, Qt.Key_F5)
-    assert window.isFullScreen() and window.presentation.full_screen.isChecked()
-    qtbot.keyClick(table, Qt.Key_Escape)
-    assert not window.isFullScreen() and not window.presentation.full_screen.isChecked()
-    qtbot.keyClick(table, Qt.Key_F5)
-    qtbot.keyClick(table, Qt.Key_F5)
-    assert not window.isFullScreen()
+def key_into_new_window(qtbot, controller, key):
+    """Press `key` in the window's W_Q table; the window is rebuilt (presentation mode on or off): the new one."""
+    old = controller.window
+    qtbot.keyClick(focus_table(qtbot, old, "enc.0.attn.W_Q"), key)
+    qtbot.waitUntil(lambda: controller.window is not old and controller.window.isVisible())
+    return active(qtbot, controller.window)
+
+
+def active(qtbot, window):
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    return window
+
+
+def presenting(qtbot, controller):
+    """Presentation mode turned on from the menu: the new window, full screen."""
+    old = controller.window
+    old.presentation.present.trigger()
+    qtbot.waitUntil(lambda: controller.window is not old and controller.window.isVisible())
+    return active(qtbot, controller.window)
+
+
+def test_f5_and_escape_switch_presentation_mode_in_full_screen(qtbot, start_window):
+    controller = start_window("two-heads")
+    window = key_into_new_window(qtbot, controller, Qt.Key_F5)
+    assert window.isFullScreen() and window.presentation.present.isChecked() and controller.state.display.presenting
+    window = key_into_new_window(qtbot, controller, Qt.Key_Escape)
+    assert not window.isFullScreen() and not window.presentation.present.isChecked()
+    key_into_new_window(qtbot, controller, Qt.Key_F5)
+    window = key_into_new_window(qtbot, controller, Qt.Key_F5)
+    assert not window.isFullScreen() and not controller.state.display.presenting
+
+
+def test_the_menu_acts_on_the_display_settings_and_holds_no_controller(qtbot, start_window):
+    controller = start_window("two-heads")
+    menu, settings = controller.window.presentation, controller.state.display
+    assert not any(isinstance(v, LessonController) for v in vars(menu).values())
+    settings.changed.disconnect(controller._display_changed)  # only the test listens: nothing is rebuilt
+    changes = []
+    settings.changed.connect(changes.append)
+    menu.present.trigger()
+    assert settings.presenting and settings.room_scale >= 1
+    menu.larger.trigger()
+    menu.leave.trigger()
+    assert [c - {"room_scale"} for c in changes] == [{"presenting"}, {"font_scale"}, {"presenting"}]
+    assert not settings.presenting and settings.room_scale == 1.0
 
 
 def test_escape_while_typing_a_number_cancels_only_the_edit(qtbot, start_window):
     controller = start_window("two-heads")
-    window, state = controller.window, controller.state
-    window.presentation.set_full_screen(True)
+    window, state = presenting(qtbot, controller), controller.state
     table = focus_table(qtbot, window, "enc.0.attn.W_Q")
     table.edit(table.model().index(0, 0))
     editor = table.focusWidget()
@@ -48,10 +84,9 @@ def test_escape_while_typing_a_number_cancels_only_the_edit(qtbot, start_window)
 
 def test_a_presenter_clicker_steps_with_page_up_and_down(qtbot, start_window):
     controller = start_window("two-heads")
-    window, state = controller.window, controller.state
-    window.presentation.set_full_screen(True)
+    window, state = presenting(qtbot, controller), controller.state
     start = state.cursor
-    for widget in (focus_table(qtbot, window, "enc.0.attn.W_Q"), window.stage_list.tree, window.source):
+    for widget in (focus_table(qtbot, window, "enc.0.attn.W_Q"), window.stage_view, window.breadcrumb):
         widget.setFocus()
         qtbot.keyClick(widget, Qt.Key_PageDown)
         assert state.cursor == start + 1
@@ -66,6 +101,7 @@ def test_ctrl_plus_and_minus_scale_text_and_numbers(qtbot, start_window):
 
     def sizes():
         window = controller.window
+        qtbot.waitUntil(lambda: not window.stage_view.refit_timer.isActive())  # a new window fits its tables
         table = panel_for(window, "enc.0.attn.W_Q").table
         return (table.font().pointSizeF(), window.stage_view.title.font().pointSizeF(),
                 window.state.display.plot_options().font_scale, table.horizontalHeader().defaultSectionSize())
@@ -111,10 +147,11 @@ def test_window_layout_and_play_speed_are_kept(qtbot, start_window):
     controller = start_window("two-heads")
     controller.window.stepper.pace.setValue(4.5)
     controller.window.setGeometry(20, 30, 900, 560)
-    controller.window.presentation.set_full_screen(True)
-    controller.window.close()
+    presenting(qtbot, controller).close()
     assert not controller.window.isFullScreen()  # left before its place is stored: F5 again next time
+    assert not controller.state.display.presenting
     again = LessonController(gui_lessons.state_for("two-heads"), "en", prompts=gui_lessons.FakePrompts())
     window = again.show_window()
     assert window.height() == 560 and window.stepper.pace.value() == 4.5  # (the offscreen screen is narrow)
+    assert not window.menuBar().isHidden() and not window.stage_list.isHidden()  # the desk's layout was stored
     window.close()

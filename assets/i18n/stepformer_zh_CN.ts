@@ -820,12 +820,12 @@
 <context>
     <name>PresentationMenu</name>
     <message>
-        <source>Full screen</source>
-        <translation>全屏</translation>
+        <source>Presentation mode</source>
+        <translation>演示模式</translation>
     </message>
     <message>
-        <source>Leave full screen</source>
-        <translation>退出全屏</translation>
+        <source>Leave presentation mode</source>
+        <translation>退出演示模式</translation>
     </message>
     <message>
         <source>Larger text and numbers</source>

@@ -2,7 +2,8 @@
 cache, the switches' effects and the cost of the model, each a dockable view of the app state.
 
 The main window makes one `TeachingViews(window)`; the docks and the toolbar are added to it here, and its menus
-(gui/window/menus.py) place the actions (view_actions, generation_actions, the switches).
+(gui/window/menus.py) place the actions (view_actions, generation_actions, the switches). Where a dock opens
+(beside the stage view, tabbed, or floating over it): gui/docks/placement.py.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from gui.docks.cost import CostView
 from gui.docks.generation import GenerationPanel
 from gui.docks.heads import HeadGridView
 from gui.docks.kv_cache import KVCacheView
+from gui.docks.placement import DockPlacement
 from gui.docks.whatif import SwitchActions, WhatIfView
-
-DOCK_SHARE = 0.34  # of the window's width
+from gui.views.scrolling import scrolling
 
 
 class TeachingViews(QObject):
@@ -31,6 +32,7 @@ class TeachingViews(QObject):
         self.whatif = WhatIfView(state)
         self.cost = CostView(state)
         self.switches = SwitchActions(state, self)
+        self.placement = DockPlacement(window, self.docks)
 
         self.heads_dock = self._dock("heads", self.tr("Heads side by side"), self.heads)
         self.whatif_dock = self._dock("whatif", self.tr("What if"), self.whatif)
@@ -41,6 +43,7 @@ class TeachingViews(QObject):
         window.splitDockWidget(self.generation_dock, self.kv_dock, Qt.Vertical)
         for dock in self.docks():
             dock.hide()
+            dock.toggleViewAction().triggered.connect(lambda on, d=dock: on and self.placement.place(d))
 
         self.heads_action = self.heads_dock.toggleViewAction()
         self.heads_action.setShortcut(QKeySequence("Ctrl+H"))
@@ -56,17 +59,10 @@ class TeachingViews(QObject):
     def _dock(self, key: str, title: str, view: QWidget) -> QDockWidget:
         dock = QDockWidget(title, self.window)
         dock.setObjectName(f"dock_{key}")
-        dock.setWidget(view)
+        dock.setWidget(scrolling(view))
         dock.setAllowedAreas(Qt.LeftDockWidgetArea | Qt.RightDockWidgetArea | Qt.BottomDockWidgetArea)
         self.window.addDockWidget(Qt.RightDockWidgetArea, dock)
-        dock.visibilityChanged.connect(lambda visible, d=dock: visible and self._widen(d))
         return dock
-
-    def _widen(self, dock: QDockWidget) -> None:
-        """A dock opened beside the stage view gets a readable share of the window's width."""
-        wanted = int(self.window.width() * DOCK_SHARE)
-        if not dock.isFloating() and dock.width() < wanted:
-            self.window.resizeDocks([dock], [wanted], Qt.Horizontal)
 
     def docks(self) -> list[QDockWidget]:
         return [self.heads_dock, self.whatif_dock, self.generation_dock, self.kv_dock, self.cost_dock]
@@ -83,6 +79,8 @@ class TeachingViews(QObject):
         for name in names:
             docks[name].show()
             docks[name].raise_()
+            if docks[name] in self.docks():
+                self.placement.place(docks[name])
         if experiment is not None:
             self.window.lab_dock.widget().choose(experiment)
 
@@ -109,11 +107,20 @@ class TeachingViews(QObject):
         self.toolbar = bar
 
     def _show_generation(self) -> None:
-        for dock in (self.generation_dock, self.kv_dock):
-            dock.show()
+        for dock in (self.kv_dock, self.generation_dock):  # the panel that says what was chosen on top
+            if not dock.isVisible():
+                dock.show()
+                self.placement.place(dock)
+        self.generation_dock.raise_()
 
     def show_effect(self, switch: str) -> None:
         """Show the What-if view on a switch's tab (a switch just turned on shows its effect at once)."""
-        self.whatif_dock.show()
+        if not self.whatif_dock.isVisible():
+            self.whatif_dock.show()
+            self.placement.place(self.whatif_dock)
         self.whatif_dock.raise_()
         self.whatif.show_switch(switch)
+
+    def carry_over(self, old: TeachingViews) -> None:
+        """What the docks of a window being replaced showed (a new language, text size, presentation mode)."""
+        self.whatif.show_switch(old.whatif.switch())

@@ -103,8 +103,12 @@ class _Drawing:
         st = self.trace.stage(self.stage)
         return st.inputs if st is not None else ()
 
-    def matrix(self, name: str | None = None, col: int = 0, select_row: bool | None = None, **kw) -> MatrixPanel:
-        """A stage's heatmap; the selected row outlined in a per-head stage (or where select_row says)."""
+    def matrix(self, name: str | None = None, col: int = 0, select_row: bool | None = None,
+               **kw) -> MatrixPanel | None:
+        """A stage's heatmap; the selected row outlined in a per-head stage (or where select_row says). None where
+        the stage's tables are shown beside the figure (PlotOptions.tables_shown): it would repeat one."""
+        if self.opts.tables_shown:
+            return None
         name = name or self.stage
         select = is_per_head(self.trace, name) if select_row is None else select_row
         return MatrixPanel(self.layout, self.trace, name, self.opts, self.top, col, select_row=select, **kw)
@@ -156,8 +160,28 @@ PANELS: dict[str, Callable[[_Drawing], list[Panel]]] = {
 
 
 def _panels(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions, top: int) -> list[Panel]:
-    """The panels that teach a stage, placed from layout row `top` down."""
-    return PANELS[stage_operation(trace, stage).panels](_Drawing(layout, trace, stage, opts, top))
+    """The panels that teach a stage, placed from layout row `top` down (no heatmaps where the tables are shown)."""
+    panels = PANELS[stage_operation(trace, stage).panels](_Drawing(layout, trace, stage, opts, top))
+    if opts.tables_shown:
+        _close_gaps(layout)
+    return [p for p in panels if p is not None]
+
+
+def _close_gaps(layout: pg.GraphicsLayout) -> None:
+    """An item with empty cells on its left in its row (where a heatmap was left out) spans them."""
+    taken = {cell for cells in layout.items.values() for cell in cells}
+    for item, cells in list(layout.items.items()):
+        rows = {r for r, _ in cells}
+        first, last = min(c for _, c in cells), max(c for _, c in cells)
+        if len(rows) != 1 or first == 0 or any((r, c) in taken for r in rows for c in range(first)):
+            continue
+        (row,) = rows
+        layout.layout.removeItem(item)
+        layout.layout.addItem(item, row, 0, 1, last + 1)
+        for c in range(first):
+            layout.rows.setdefault(row, {})[c] = item
+        layout.items[item] = [(row, c) for c in range(last + 1)]
+        taken.update(layout.items[item])
 
 
 def draw_stage(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) -> StageFigure:

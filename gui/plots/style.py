@@ -38,6 +38,7 @@ class PlotOptions:
     lang: str = "en"
     colormap: str = "default"  # or "cb-safe" (colour-blind-safe maps)
     font_scale: float = 1.0  # larger text for the back row (the window's presentation mode)
+    tables_shown: bool = False  # the stage's tables are on screen beside the figure: no heatmap repeats them
     slide: bool = False  # light slide style for export: white background, large fonts, title
     title: bool = True  # in slide style, a title naming stage, head and the model's switches (decks draw their own)
 

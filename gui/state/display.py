@@ -4,15 +4,18 @@ selected head and row, and the softmax temperature of the output bars. The figur
 in one place (`plot_options`), so the stage view, the docks and both figure exports draw alike.
 
 A change emits `changed` with the names of what changed: the views repaint what uses them. The lesson controller
-builds a new window for the language and the text size (tr() strings and widget fonts are fixed when a widget is
-made), gives the app the font and palette (`apply`) and keeps the choices for the next start (QSettings,
-gui/state/preferences.py).
+builds a new window for the language, the text size and presentation mode (tr() strings and widget fonts are fixed
+when a widget is made), gives the app the font and palette (`apply`) and keeps the choices for the next start
+(QSettings, gui/state/preferences.py). Presentation mode (F5) sizes the type for the room: `room_scale` times
+the chosen `font_scale` (`type_scale`), PRESENT_TEXT_PX on a 1920×1080 screen and in proportion on others.
 """
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
 from engine import EngineError
@@ -27,9 +30,12 @@ DECIMALS = (0, 1, 2, 3, 4)
 COLORMAPS = ("default", "cb-safe")  # the names gui.plots.PlotOptions.colormap takes
 PALETTES = ("system", "projector")
 STORED = {"font_scale": 1.0, "decimals": 2, "colormap": "default", "palette": "system"}  # kept between runs
-REBUILD = frozenset({"lang", "font_scale"})  # what the controller builds a new window for
+REBUILD = frozenset({"lang", "font_scale", "presenting", "room_scale"})  # what the controller builds a new window for
 _CHOICES = {"lang": LANGS, "decimals": DECIMALS, "font_scale": FONT_SCALES, "colormap": COLORMAPS,
-            "palette": PALETTES}
+            "palette": PALETTES, "presenting": (False, True)}
+PRESENT_TEXT_PX = 25  # presentation mode's body text on a 1920×1080 screen (the back row needs 24 px or more) …
+PRESENT_SCREEN = (1920, 1080)  # … and in proportion on other screens (about 17 px at 1280×720)
+ROOM_SCALE_STEP = 0.05  # the room scale is rounded up to this: a few pixels of difference rebuild nothing
 
 
 class DisplaySettings(QObject):
@@ -42,6 +48,8 @@ class DisplaySettings(QObject):
         self.font_scale = STORED["font_scale"]
         self.palette = STORED["palette"]
         self.colormap = STORED["colormap"]
+        self.presenting = False  # presentation mode (F5); never stored: every start begins at the desk
+        self.room_scale = 1.0  # presentation mode's type scale for its screen (room_scale_for), times font_scale
         self.head = 0  # the attention head shown (the app state keeps it within the model's heads)
         self.row = 0  # the selected token row
         self.temperature = 1.0  # of the output bars and of the generated token's draw
@@ -77,14 +85,24 @@ class DisplaySettings(QObject):
             return value
         if name == "temperature":
             return check_temperature(value)
+        if name == "room_scale":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 10:
+                raise EngineError(f"display: room_scale must be a number from 1 to 10, not {value!r}")
+            return float(value)
         raise EngineError(f"display: there is no setting named {name!r}")
 
     # ---- what the views read ------------------------------------------------------------------------
+    @property
+    def type_scale(self) -> float:
+        """How much larger than the app's own font text is drawn: the chosen size, times the room's in
+        presentation mode. Every widget font (through the app font, `apply`) and every plot (plot_options)."""
+        return self.font_scale * (self.room_scale if self.presenting else 1.0)
+
     def plot_options(self, slide: bool = False) -> PlotOptions:
         """The options every figure is drawn with. A slide (an exported figure or deck) is drawn for its own
         1600×900 canvas: the window's text size does not apply to it."""
         return PlotOptions(head=self.head, row=self.row, temperature=self.temperature, lang=self.lang,
-                           colormap=self.colormap, font_scale=1.0 if slide else self.font_scale, slide=slide)
+                           colormap=self.colormap, font_scale=1.0 if slide else self.type_scale, slide=slide)
 
     def format_value(self, value: float, integer: bool = False) -> str:
         """A number as the matrices show it: the chosen decimals (View ▸ Decimals), 4 digits when large."""
@@ -112,6 +130,23 @@ class DisplaySettings(QObject):
 _base: dict = {}  # the app's own font, palette and style, before any scaling
 
 
+def base_text_px() -> float:
+    """The app's own text size in pixels, before any scaling."""
+    font = _base["font"] if _base else QGuiApplication.font()
+    if font.pointSizeF() > 0:
+        screen = QGuiApplication.primaryScreen()
+        return font.pointSizeF() * (screen.logicalDotsPerInchY() if screen is not None else 96.0) / 72
+    return float(font.pixelSize())
+
+
+def room_scale_for(width: int, height: int) -> float:
+    """The type scale that gives presentation mode PRESENT_TEXT_PX on a 1920×1080 screen, and the same share of
+    the screen on any other (the smaller of its width's and its height's share); never below 1."""
+    share = min(width / PRESENT_SCREEN[0], height / PRESENT_SCREEN[1])
+    scale = PRESENT_TEXT_PX * share / base_text_px()
+    return max(1.0, round(math.ceil(round(scale / ROOM_SCALE_STEP, 6)) * ROOM_SCALE_STEP, 2))
+
+
 def projector_palette() -> QPalette:
     """Light and high-contrast: white backgrounds, black text, a strong blue selection, dark grey for
     disabled text (a washed-out projector still shows it)."""
@@ -136,9 +171,9 @@ def apply(app: QApplication, settings: DisplaySettings) -> None:
         _base.update(font=QFont(app.font()), palette=QPalette(app.palette()), style=app.style().name())
     base, font = _base["font"], QFont(_base["font"])
     if base.pointSizeF() > 0:
-        font.setPointSizeF(base.pointSizeF() * settings.font_scale)
+        font.setPointSizeF(base.pointSizeF() * settings.type_scale)
     else:  # a font sized in pixels
-        font.setPixelSize(round(base.pixelSize() * settings.font_scale))
+        font.setPixelSize(round(base.pixelSize() * settings.type_scale))
     app.setFont(font)
     if settings.palette == "projector":
         app.setStyle(QStyleFactory.create("Fusion"))  # a style that follows the palette everywhere

@@ -36,10 +36,12 @@ from gui.views.head_colors import header_tint
 ALL = slice(None)
 
 
-def cell_font_scale() -> float:
-    """Larger numbers on a large screen; on a small one (1280×720) every column of a lesson must fit."""
+def cell_font_scale(presenting: bool) -> float:
+    """Larger numbers on a large screen and in presentation mode (the tables come first there); at the desk on a
+    small screen (1280×720) every column of a lesson must fit."""
     screen = QGuiApplication.primaryScreen()
-    return 1.2 if screen is not None and screen.availableGeometry().width() >= 1500 else 1.0
+    large = screen is not None and screen.availableGeometry().width() >= 1500
+    return 1.2 if large or presenting else 1.0
 
 
 @dataclass(frozen=True)
@@ -398,7 +400,8 @@ class MatrixTable(QTableView):
     def __init__(self, model: MatrixModel, parent=None):
         super().__init__(parent)
         font = self.font()
-        font.setPointSizeF(font.pointSizeF() * cell_font_scale())  # numbers readable from the back of a room
+        self.settings = model.state.display
+        font.setPointSizeF(font.pointSizeF() * cell_font_scale(self.settings.presenting))  # for the back of a room
         self.setFont(font)
         self.setModel(model)
         self.setItemDelegate(HeatDelegate(self))
@@ -447,9 +450,10 @@ class MatrixTable(QTableView):
         rows, cols = model.shown.shape
         sample = [model.text(r, c) for r in range(min(rows, 50)) for c in range(min(cols, 50))]
         widest = max([fm.horizontalAdvance(s) for s in sample + model.col_labels[:500]], default=0)
-        column = min(max(widest, fm.horizontalAdvance("−0.00")) + 10, 160)
+        most = self.settings.type_scale  # the widest column and row labels grow with the type
+        column = min(max(widest, fm.horizontalAdvance("−0.00")) + 10, round(160 * most))
         row_header = max((fm.horizontalAdvance(s) for s in model.row_labels[:500]), default=0) + 14
-        return column, min(max(row_header, 28), 180)
+        return column, min(max(row_header, 28), round(180 * most))
 
     def apply_sizes(self, column: int, row_header: int) -> None:
         """Set column and row-label widths (the stage view gives stacked matrices the same, so columns line up)."""
@@ -482,13 +486,14 @@ class MatrixTable(QTableView):
         return QSize(w, h)
 
     def sizeHint(self) -> QSize:
-        size = self.content_size()
-        return QSize(min(size.width(), 900), min(size.height(), 600) + self._scroll_bar_room())
+        size, s = self.content_size(), self.settings.type_scale
+        return QSize(min(size.width(), round(900 * s)), min(size.height(), round(600 * s)) + self._scroll_bar_room())
 
     def minimumSizeHint(self) -> QSize:
-        """Small matrices never scroll (the stage view scrolls instead); large ones keep a readable corner."""
-        size = self.content_size()
-        return QSize(min(size.width(), 560), min(size.height(), 300) + self._scroll_bar_room())
+        """Small matrices never scroll (the stage view scrolls instead); large ones keep a readable corner, as
+        large as the type (larger text, larger corner: a table is never cut to a cell or two)."""
+        size, s = self.content_size(), self.settings.type_scale
+        return QSize(min(size.width(), round(560 * s)), min(size.height(), round(300 * s)) + self._scroll_bar_room())
 
     def _entered(self, index: QModelIndex) -> None:
         part = self.matrix().slice

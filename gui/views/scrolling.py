@@ -1,4 +1,5 @@
-"""The docks under the stage view: content that scrolls rather than being cut, and a share of the height."""
+"""The docks: content that scrolls rather than being cut (or making the window taller than its screen), and for
+the docks under the stage view a share of the height."""
 
 from __future__ import annotations
 
@@ -18,6 +19,16 @@ def scrolling_layout(owner: QWidget) -> QVBoxLayout:
     outer.setContentsMargins(0, 0, 0, 0)
     outer.addWidget(area)
     return QVBoxLayout(content)
+
+
+def scrolling(view: QWidget) -> QScrollArea:
+    """`view` in a scroll area: a dock beside the stage view never asks the window for more height than the screen
+    has (two docks one above the other at 1280×720 scroll rather than push the window past the edge)."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.NoFrame)
+    area.setWidget(view)
+    return area
 
 
 def keep_below_share(window, dock: QDockWidget, share: float = 0.4) -> None:

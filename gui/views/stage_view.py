@@ -7,8 +7,10 @@ repaints the tables (decimals, colour map) or redraws the plots (row, temperatur
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
@@ -26,18 +28,21 @@ from PySide6.QtWidgets import (
 )
 
 from engine.provenance import sources
-from gui.plots import draw_stage, figure_build_key
+from gui.plots import PlotOptions, draw_stage, figure_build_key
 from gui.plots.view import FigureCache
 from gui.state.app_state import AppState
 from gui.text.formulas import formula, symbols
-from gui.text.operations import BACKWARD, HEAD_PRODUCT, PRODUCT, stage_operation, stage_text, stage_title
+from gui.text.operations import HEAD_PRODUCT, stage_operation, stage_text, stage_title
 from gui.text.places import place
 from gui.views.figure_view import FigureView
+from gui.views.matrix_layout import PLOT_MIN_WIDTH, MatrixLayout, matrices_width
 from gui.views.matrix_view import MatrixPanel, TensorSlice
 
 MAX_INPUTS = 5  # a backward step through X·W + b: X, W, b, ∂L/∂W, ∂L/∂b
-PLOT_MIN_WIDTH = 320  # the matrices come first; the plots keep at least this width
-PLOT_MIN_SHARE = 0.4  # and at least this share of the width (wide matrices scroll)
+FORMULA_SCALE = 1.25  # the formula against the text around it: 1.35 in presentation mode (32 px at 1920×1080)
+PRESENT_FORMULA_SCALE = 1.35
+EXPLANATION_LINES = 5  # the explanation's most lines before it scrolls (3 in presentation mode: tables first)
+PRESENT_EXPLANATION_LINES = 3
 TEMPERATURE_STEPS = 10  # the slider's steps per unit of temperature: 0.1 … 5.0
 
 
@@ -73,11 +78,12 @@ class StageView(QWidget):
         self.figure = None
         self.shown_head = state.head
         self.shown_for: tuple = (None, None)  # the trace (stepped view) and stage shown
+        self.presenting = False
 
         self.title = _big(QLabel(self), 1.5, bold=True)
         self.location = QLabel(self)
         self.location.setStyleSheet("color: #555")
-        self.formula = _big(QLabel(self), 1.25)
+        self.formula = _big(QLabel(self), FORMULA_SCALE)
         self.formula.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.formula.setWordWrap(True)
 
@@ -96,7 +102,7 @@ class StageView(QWidget):
         self.difference_action = QAction(self.tr("Show change from before the last edit"), self)
         self.difference_action.setCheckable(True)
         self.difference_action.toggled.connect(self._difference_toggled)
-        difference_button = QToolButton(self)
+        self.difference_button = difference_button = QToolButton(self)
         difference_button.setDefaultAction(self.difference_action)
         difference_button.setFocusPolicy(Qt.NoFocus)
 
@@ -108,7 +114,7 @@ class StageView(QWidget):
         controls.addWidget(self.temp_slider)
         controls.addStretch(1)
         controls.addWidget(difference_button)
-        hint = QLabel(self.tr("Hover over an output cell to see where it came from · "
+        self.hint = hint = QLabel(self.tr("Hover over an output cell to see where it came from · "
                               "double-click a ✎ matrix to change a number"), self)
         hint.setStyleSheet("color: #666")
         hint.setWordWrap(True)  # under the explanation, full width: one line, two in a narrow window
@@ -123,7 +129,7 @@ class StageView(QWidget):
         self.grid.setContentsMargins(0, 0, 0, 0)
         self.grid.setHorizontalSpacing(14)
         self.grid.setVerticalSpacing(10)
-        self.grid.setColumnStretch(2, 1)
+        self.layout_of_matrices = MatrixLayout(matrices, self.grid, self.inputs, self.output)
         self.plot = FigureView(state, self)  # right-click: Export figure…, Copy figure
         self.figures = FigureCache(self.plot)  # by stage and structure: stepping back swaps a figure in
         self.blank = pg.GraphicsLayout()  # shown until the stage's figure is drawn
@@ -136,7 +142,7 @@ class StageView(QWidget):
         matrices_box.setWidget(matrices)
         matrices_box.setWidgetResizable(True)
         matrices_box.setFrameShape(QScrollArea.NoFrame)
-        self.matrices = matrices
+        self.matrices, self.matrices_box = matrices, matrices_box
         self.splitter = QSplitter(Qt.Horizontal, self)
         self.splitter.addWidget(matrices_box)
         self.splitter.addWidget(self.plot)
@@ -192,22 +198,52 @@ class StageView(QWidget):
     def _fit_explanation(self) -> None:
         lines = self.explanation.fontMetrics().lineSpacing()
         height = self.explanation.heightForWidth(self.explanation_box.viewport().width())
-        self.explanation_box.setFixedHeight(min(max(height, lines), lines * 5) + 4)
+        most = PRESENT_EXPLANATION_LINES if self.presenting else EXPLANATION_LINES
+        self.explanation_box.setFixedHeight(min(max(height, lines), lines * most) + 4)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
         self._fit_split()
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_split()  # a dock opened beside the view, a window made smaller: the matrices keep what they need
+
+    def set_presenting(self, on: bool) -> None:
+        """Presentation mode: the breadcrumb above the view names the stage (its title and place here give way),
+        the formula larger, the tables first and whole beside a figure that adds to them (no heatmap repeating a
+        table: PlotOptions.tables_shown), no hints or buttons for the desk."""
+        self.presenting = on
+        for widget in (self.title, self.location, self.hint, self.difference_button):
+            widget.setVisible(not on)
+        font = self.font()
+        font.setPointSizeF(font.pointSizeF() * (PRESENT_FORMULA_SCALE if on else FORMULA_SCALE))
+        self.formula.setFont(font)
+        self.figures = FigureCache(self.plot)  # the figures drawn so far were drawn for the other mode
+        self.shown_for = (None, None)
+        self.rebuild()
+
     def _fit_split(self) -> None:
-        """Matrices get the width they need (the plots keep PLOT_MIN_WIDTH and PLOT_MIN_SHARE), the plots the rest."""
+        """Matrices get the width they need, the plots the rest (see matrix_layout.matrices_width); matrices that
+        do not fit their share that way reflow into a row or a column (matrix_layout.choose_arrangement), and what
+        still does not fit scrolls."""
         total = self.splitter.width()
         if total <= 0:
             return
-        self.matrices.layout().activate()
-        bar = self.style().pixelMetric(QStyle.PM_ScrollBarExtent)
-        plots = max(PLOT_MIN_WIDTH, round(total * PLOT_MIN_SHARE))
-        left = min(self.matrices.sizeHint().width() + bar + 8, total - plots)
+        figure_shown = not self.plot.isHidden()
+        edges = self.tables_width() - self.matrices.sizeHint().width()
+        room = QSize(matrices_width(total, total, self.presenting, figure_shown) - edges, self.splitter.height())
+        self.layout_of_matrices.fit(room)
+        left = matrices_width(total, self.tables_width(), self.presenting, figure_shown)
         self.splitter.setSizes([left, total - left])
+
+    def tables_width(self) -> int:
+        """The width the matrices would like, with room for their vertical scroll bar (they scroll in less)."""
+        return self.matrices.sizeHint().width() + self.style().pixelMetric(QStyle.PM_ScrollBarExtent) + 8
+
+    def plot_options(self) -> PlotOptions:
+        """The display settings' options; in presentation mode the figure leaves out what the tables show."""
+        return replace(self.settings.plot_options(), tables_shown=self.presenting)
 
     def panels(self) -> list[MatrixPanel]:
         return [p for p in [*self.inputs, self.output] if p.model.slice is not None]
@@ -224,15 +260,15 @@ class StageView(QWidget):
         lang = self.settings.lang
         title, explanation = stage_title(trace, name, lang), stage_text(trace, name, lang)
         shown_formula = formula(trace, name, state.head)
-        location = place(trace, name)
+        location = place(trace, name)  # human names: the stage's id in the tooltip
         matrices = self._matrices()
         self.figure = None
         self.shown_head = state.head
         self.title.setText(title)
         self.formula.setText(shown_formula)
         self.location.setText(location)
-        for label in (self.title, self.location):
-            label.setToolTip(name)  # the stage's id, as the command line and exported file names write it
+        self.location.setToolTip(name)
+        self.title.setToolTip(name)
         self.explanation.setText(explanation)
         self._fit_explanation()
         self.head_box.clear()
@@ -242,7 +278,6 @@ class StageView(QWidget):
         self.temp_label.setVisible(entry.panels == "top_k")  # the temperature of the top-k plot
         self.temp_slider.setVisible(entry.panels == "top_k")
         self._show_matrices(matrices)
-        self._fit_split()
         self.plot.viewport().setUpdatesEnabled(False)  # the blank is not painted: the figure comes in a moment
         self.plot.show_layout(self.blank)
         self.plot_timer.start()  # draw when the event loop is idle: holding → skips the plots in between
@@ -256,10 +291,13 @@ class StageView(QWidget):
         try:
             self.figure = self.figures.show(
                 figure_build_key(view, stage),
-                lambda layout: draw_stage(layout, view, stage, self.settings.plot_options()),
-                lambda figure: figure.refresh(view, self.settings.plot_options()))
+                lambda layout: draw_stage(layout, view, stage, self.plot_options()),
+                lambda figure: figure.refresh(view, self.plot_options()))
         finally:
             self.plot.viewport().setUpdatesEnabled(True)
+        if self.presenting and self.plot.isHidden() == bool(self.figure.panels):
+            self.plot.setVisible(bool(self.figure.panels))  # no figure beyond the tables: they take the width
+            self._fit_split()
 
     def _matrices(self) -> list[tuple]:
         """For each panel (inputs, then the output): the show_tensor arguments for the current stage and head,
@@ -285,45 +323,15 @@ class StageView(QWidget):
         for panel, *arguments in matrices:
             panel.show_tensor(*arguments)
         stage = self.state.view.stage(self.state.current_stage)
-        self._place(stage_operation(self.state.view, self.state.current_stage).inputs,
-                    len(stage.inputs) if stage is not None else 0)
+        self.layout_of_matrices.show(stage_operation(self.state.view, self.state.current_stage).inputs,
+                                     len(stage.inputs) if stage is not None else 0)
         per_head = any(p.model.slice.head is not None or p.model.slice.col_stop is not None
                        for p in self.panels())
         self.head_label.setVisible(per_head)
         self.head_box.setVisible(per_head)
         for panel in self.panels():
             panel.model.set_show_difference(self.difference_action.isChecked())
-
-    def _place(self, layout: str, n_inputs: int) -> None:
-        """X·W + b as a multiplication scheme (W above the output, X to its left, b below), so the row of X
-        and the column of W behind an output cell line up with it; a backward step as two columns, forward
-        values (the stage, its parameters) beside their gradients; otherwise inputs above the output."""
-        for panel in [*self.inputs, self.output]:
-            self.grid.removeWidget(panel)
-        top_left = Qt.AlignLeft | Qt.AlignTop
-        if layout == BACKWARD:
-            weights = self.inputs[1:n_inputs]  # the parameters, then their gradients
-            half = len(weights) // 2
-            forward, grads = [self.inputs[0], *weights[:half]], [self.output, *weights[half:]]
-            places = [(p, row, col) for col, panels in enumerate((forward, grads)) for row, p in enumerate(panels)]
-            columns = [forward, grads]
-        elif layout in (PRODUCT, HEAD_PRODUCT):
-            x, w, b = self.inputs[:3]
-            places = [(w, 0, 1), (x, 1, 0), (self.output, 1, 1), (b, 2, 1)]
-            columns = [[x], [w, self.output, b]]
-        else:
-            places = [(p, i, 0) for i, p in enumerate(self.inputs[:n_inputs])] + [(self.output, n_inputs, 0)]
-            columns = [[p for p, _, _ in places]]
-        for panel, row, col in places:
-            self.grid.addWidget(panel, row, col, top_left)
-        last = max(row for _, row, _ in places)
-        for row in range(MAX_INPUTS + 2):
-            self.grid.setRowStretch(row, 1 if row == last + 1 else 0)
-        for column in columns:  # equal column widths, so stacked matrices line up cell under cell
-            sizes = [p.table.natural_sizes() for p in column]
-            width, header = max(s[0] for s in sizes), max(s[1] for s in sizes)
-            for p in column:
-                p.table.apply_sizes(width, header)
+        self._fit_split()
 
     def _note(self, part: TensorSlice) -> str:
         if part.head is not None:
@@ -345,7 +353,7 @@ class StageView(QWidget):
 
     def _refresh_plots(self) -> None:
         if self.figure is not None:
-            self.figure.refresh(self.state.view, self.settings.plot_options())
+            self.figure.refresh(self.state.view, self.plot_options())
 
     def _settings_changed(self, names: frozenset[str]) -> None:
         """Another head: the per-head matrices and the formula re-sliced; other decimals or colours: the tables

@@ -1,18 +1,24 @@
 """The main window: sentence boxes on top, stage list left, stage view centre, stepping bar below, the docks
-around them; the menus (gui/window/menus.py) and presentation mode. It shows one app state; the lesson controller
-(above it) connects to the requests its menus emit.
+around them; the menus (gui/window/menus.py) and presentation mode, where a breadcrumb takes the place of all but
+the stage view (set_presenting). It shows one app state; the lesson controller (above it) connects to the requests
+its menus emit.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from dataclasses import dataclass
+
+from PySide6.QtCore import QByteArray, QRect, Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QSplitter,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -26,15 +32,26 @@ from gui.views.stage_list import StageList
 from gui.views.stage_view import StageView
 from gui.window.menus import MenuBar
 from gui.window.model_picker import ModelPicker
-from gui.window.presentation import PresentationMenu
+from gui.window.presentation import Breadcrumb, PresentationMenu
 from gui.window.settings_dialog import SettingsDialog
 from gui.window.stepper import StepperBar
+
+
+@dataclass(frozen=True)
+class WindowLayout:
+    """Where everything was: the window's place and state, docks and toolbars, the stage list's width."""
+
+    place: QRect  # where the window is when neither maximized nor full screen
+    docks: QByteArray
+    state: Qt.WindowState
+    splitter: QByteArray
 
 
 class MainWindow(QMainWindow):
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
         self.state = state
+        self.presenting = False
 
         self.source = QLineEdit(self)
         self.source.setPlaceholderText(self.tr("Type a sentence, e.g. I love AI, and press Enter"))
@@ -46,7 +63,9 @@ class MainWindow(QMainWindow):
             box.setClearButtonEnabled(True)
             # The window opens ready to step (→ steps, not moves a text cursor): a click or F6 types a sentence.
             box.setFocusPolicy(Qt.ClickFocus)
-        top = QHBoxLayout()
+        self.sentence_row = QWidget(self)
+        top = QHBoxLayout(self.sentence_row)
+        top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(QLabel(self.tr("Sentence:"), self))
         top.addWidget(self.source, 3)
         top.addWidget(self.target_label)
@@ -58,6 +77,9 @@ class MainWindow(QMainWindow):
         self.stage_list = StageList(state, self)
         self.stage_view = StageView(state, self)
         self.stepper = StepperBar(state, self)
+        self.addActions(self.stepper.actions_in_order)  # the stepping keys work with the menus hidden too
+        self.breadcrumb = Breadcrumb(state, self)
+        self.breadcrumb.hide()
         splitter = QSplitter(Qt.Horizontal, self)
         splitter.addWidget(self.stage_list)
         splitter.addWidget(self.stage_view)
@@ -70,7 +92,8 @@ class MainWindow(QMainWindow):
         central = QWidget(self)
         layout = QVBoxLayout(central)
         layout.setContentsMargins(6, 6, 6, 0)
-        layout.addLayout(top)
+        layout.addWidget(self.sentence_row)
+        layout.addWidget(self.breadcrumb)
         layout.addWidget(splitter, 1)
         layout.addWidget(self.stepper)
         self.setCentralWidget(central)
@@ -87,7 +110,41 @@ class MainWindow(QMainWindow):
         self.presentation = PresentationMenu(self)  # (its entries go at the end of the View menu)
         state.message.connect(self.show_message)
         state.lessonChanged.connect(self.show_lesson)
+        self.statusBar().messageChanged.connect(self._status_shown)
         self.show_lesson()
+
+    # ---- presentation mode --------------------------------------------------------------------------
+    def set_presenting(self, on: bool) -> None:
+        """Presentation mode's layout: the menus, toolbars, sentence row, stage tree, the map, stepping bar and
+        status bar give way to a breadcrumb, and the stage view shows its tables first. (Its type comes from the
+        display settings the window was built with: type_scale.) Every shortcut of the menus keeps working (Ctrl+M
+        brings the map back). Leaving is a new window in the desk's layout: nothing here is undone."""
+        self.presenting = on
+        for widget in (self.menuBar(), self.sentence_row, self.stage_list, self.stepper, self.statusBar(),
+                       *self.findChildren(QToolBar)):
+            widget.setVisible(not on)
+        if on:
+            self.map_dock.hide()
+        self.breadcrumb.setVisible(on)
+        self.stage_view.set_presenting(on)
+        if on:
+            self.addActions([a for menu in self.menus.values() for a in menu_actions(menu)])
+
+    def _status_shown(self, text: str) -> None:
+        """In presentation mode the status bar appears only while it says something (a refused edit, …)."""
+        if self.presenting:
+            self.statusBar().setVisible(bool(text))
+
+    def layout_state(self) -> WindowLayout:
+        place = self.normalGeometry() if self.normalGeometry().isValid() else self.geometry()
+        return WindowLayout(place, self.saveState(), self.windowState(), self.splitter.saveState())
+
+    def restore_layout(self, layout: WindowLayout) -> None:
+        self.setGeometry(layout.place)
+        self.restoreState(layout.docks)
+        self.setWindowState(layout.state)
+        self.splitter.restoreState(layout.splitter)
+        self._list_sized = True
 
     def edit_sentence(self) -> None:
         self.source.setFocus(Qt.ShortcutFocusReason)
@@ -159,3 +216,11 @@ class MainWindow(QMainWindow):
         self.stepper.stop()
         self.lab_dock.widget().stop()
         super().closeEvent(event)
+
+
+def menu_actions(menu: QMenu) -> list[QAction]:
+    """The actions of a menu and of its submenus."""
+    found = []
+    for action in menu.actions():
+        found.extend(menu_actions(action.menu()) if action.menu() is not None else [action])
+    return found

@@ -1,0 +1,117 @@
+"""Where a dock beside the stage view opens, so both stay readable at 1280×720 and in presentation mode.
+
+A dock opens beside the stage view with DOCK_SHARE of the window's width, as long as the stage view keeps
+STAGE_MIN_WIDTH for its tables and figure; where that leaves the dock under DOCK_MIN_WIDTH (a small screen,
+presentation mode's large type) it floats over the stage view's right part instead, the tables left uncovered. In
+a window shorter than STACK_MIN_HEIGHT a dock opened where another is shown becomes a tab beside it, rather than
+take half its height. The widths are in pixels at normal type and grow with the display settings' type_scale. A
+window made smaller later narrows the docks (or floats them) the same way; a window not shown yet places them once
+it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QMainWindow
+
+DOCK_SHARE = 0.34  # of the window's width, when the stage view keeps …
+STAGE_MIN_WIDTH = 720  # … this much (times the type scale) for its tables and figure
+DOCK_MIN_WIDTH = 340  # a dock narrower than this (times the type scale) floats over the stage view instead
+EDGES = 24  # the window's margins, the splitter's handle and the docks' separator
+STACK_MIN_HEIGHT = 900  # a window shorter than this (times the type scale) tabs docks rather than stack them
+REFIT_DELAY_MS = 200  # after the window is shown or resized, the docks are placed for its new size
+FLOAT_MAX_SHARE = 0.6  # a dock floating over the stage view covers at most this share of it
+SIDES = (Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea)
+
+
+class DockPlacement(QObject):
+    """Places the docks `docks()` of `window` (a MainWindow: its stage list and stage view) when they open."""
+
+    def __init__(self, window: QMainWindow, docks: Callable[[], list[QDockWidget]]):
+        super().__init__(window)
+        self.window, self.docks = window, docks
+        self.pending: list[QDockWidget] = []  # opened before the window was shown
+        self.floated: set[QDockWidget] = set()  # floated over the stage view here (kept over it)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(REFIT_DELAY_MS)
+        self.timer.timeout.connect(self.refit)
+        window.installEventFilter(self)
+
+    @property
+    def scale(self) -> float:
+        return self.window.state.display.type_scale
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.window and event.type() in (QEvent.Resize, QEvent.Show):
+            self.timer.start()
+        return False
+
+    def place(self, dock: QDockWidget) -> None:
+        """A dock just opened: beside the stage view, or floating over it (see the module's note)."""
+        window, scale = self.window, self.scale
+        if not window.isVisible():
+            self.pending.append(dock)
+            return
+        if dock.isFloating() or window.dockWidgetArea(dock) not in SIDES:
+            return
+        width = min(round(window.width() * DOCK_SHARE), self._free(dock) - round(STAGE_MIN_WIDTH * scale))
+        if width < DOCK_MIN_WIDTH * scale:
+            dock.setFloating(True)
+            self.floated.add(dock)
+            self._float_over_stage(dock)
+            self.timer.start()  # and again once the stage view has the room the dock left
+            return
+        window.resizeDocks([dock], [width], Qt.Horizontal)
+        self._tab_if_short(dock)
+
+    def refit(self) -> None:
+        """The window was shown or resized: docks opened meanwhile are placed, floated ones kept over the stage
+        view, and docks beside a stage view squeezed under STAGE_MIN_WIDTH placed again."""
+        pending, self.pending = self.pending, []
+        for dock in pending:
+            if dock.isVisible():
+                self.place(dock)
+        for dock in self.floated:
+            if dock.isFloating() and dock.isVisible():
+                self._float_over_stage(dock)
+        if self.window.stage_view.width() < STAGE_MIN_WIDTH * self.scale:
+            for dock in self._beside():
+                self.place(dock)
+
+    def _free(self, dock: QDockWidget) -> int:
+        """The width the stage view and `dock`'s side share: the window's, less the stage list and the docks on
+        the other side (the map, left of the stage list)."""
+        window, stage_list = self.window, self.window.stage_list
+        side = window.dockWidgetArea(dock)
+        others = [d.width() for d in window.findChildren(QDockWidget) if d.isVisible() and not d.isFloating()
+                  and window.dockWidgetArea(d) in SIDES and window.dockWidgetArea(d) != side]
+        return window.width() - (stage_list.width() if stage_list.isVisible() else 0) - max(others, default=0) - EDGES
+
+    def _beside(self) -> list[QDockWidget]:
+        window = self.window
+        return [d for d in self.docks() if d.isVisible() and not d.isFloating() and window.dockWidgetArea(d) in SIDES]
+
+    def _float_over_stage(self, dock: QDockWidget) -> None:
+        """Over the right part of the stage view, right of the width its tables would like: at least DOCK_MIN_WIDTH,
+        at most FLOAT_MAX_SHARE of the stage view."""
+        view = self.window.stage_view
+        least, most = round(DOCK_MIN_WIDTH * self.scale), round(view.width() * FLOAT_MAX_SHARE)
+        width = min(view.width(), max(least, min(most, view.width() - view.tables_width())))
+        dock.setGeometry(QRect(view.mapToGlobal(QPoint(view.width() - width, 0)), QSize(width, view.height())))
+        dock.raise_()
+
+    def _tab_if_short(self, dock: QDockWidget) -> None:
+        """In a window shorter than STACK_MIN_HEIGHT, a dock opened in a column where another dock is shown is tabbed
+        with that one (one above the other, each would get too little height to read)."""
+        window = self.window
+        if window.height() >= STACK_MIN_HEIGHT * self.scale:
+            return
+        tabbed = window.tabifiedDockWidgets(dock)
+        shown = [d for d in self._beside() if d is not dock and d not in tabbed
+                 and window.dockWidgetArea(d) == window.dockWidgetArea(dock)]
+        if shown:
+            window.tabifyDockWidget(shown[0], dock)
+            dock.raise_()

@@ -1,0 +1,113 @@
+"""Where the stage view puts its matrices, and how it shares its width between them and the figure.
+
+X·W + b is a multiplication scheme (W above the output, X to its left, b below), so the row of X and the column of
+W behind an output cell line up with it; a backward step is two columns, forward values (the stage, its
+parameters) beside their gradients; otherwise the inputs stand above the output. Matrices that do not fit the
+room they have that way reflow into one row, or one column (choose_arrangement); the tables stay whole, and what
+still does not fit scrolls.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import QGridLayout, QWidget
+
+from gui.text.operations import BACKWARD, HEAD_PRODUCT, PRODUCT
+
+PLOT_MIN_WIDTH = 320  # at the desk the plots keep at least this width …
+PLOT_MIN_SHARE = 0.4  # … and this share of the width (wide matrices scroll)
+PRESENT_PLOT_MIN_SHARE = 0.3  # presentation mode: the tables first and whole, the figure at least this share
+ARRANGEMENTS = ("natural", "row", "column")  # the stage's own layout first
+
+
+def choose_arrangement(sizes: dict[str, QSize], room: QSize) -> str:
+    """The first arrangement (ARRANGEMENTS order) whose matrices fit `room`; else the shortest of those that fit
+    its width (they scroll down); else the narrowest."""
+    fits = [a for a in ARRANGEMENTS if sizes[a].width() <= room.width() and sizes[a].height() <= room.height()]
+    if fits:
+        return fits[0]
+    wide = [a for a in ARRANGEMENTS if sizes[a].width() <= room.width()]
+    if wide:
+        return min(wide, key=lambda a: sizes[a].height())
+    return min(ARRANGEMENTS, key=lambda a: sizes[a].width())
+
+
+def place_panels(grid: QGridLayout, inputs: list, output, kind: str, n_inputs: int, arrangement: str,
+                 natural: dict) -> None:
+    """Lay out the matrix panels of a stage (`inputs[:n_inputs]` and `output`) in `grid`, in the stage's own
+    arrangement ("natural": its operation's `inputs` kind, gui/text/operations.py), or all in one "row" or
+    "column"; `natural`: each panel's table.natural_sizes()."""
+    for panel in [*inputs, output]:
+        grid.removeWidget(panel)
+    stacked = arrangement != "natural"
+    if arrangement == "row":
+        places = [(p, 0, i) for i, p in enumerate([*inputs[:n_inputs], output])]
+        columns = [[p] for p, _, _ in places]
+    elif kind == BACKWARD and not stacked:
+        weights = inputs[1:n_inputs]  # the parameters, then their gradients
+        half = len(weights) // 2
+        forward, grads = [inputs[0], *weights[:half]], [output, *weights[half:]]
+        places = [(p, row, col) for col, panels in enumerate((forward, grads)) for row, p in enumerate(panels)]
+        columns = [forward, grads]
+    elif kind in (PRODUCT, HEAD_PRODUCT) and not stacked:
+        x, w, b = inputs[:3]
+        places = [(w, 0, 1), (x, 1, 0), (output, 1, 1), (b, 2, 1)]
+        columns = [[x], [w, output, b]]
+    else:
+        places = [(p, i, 0) for i, p in enumerate(inputs[:n_inputs])] + [(output, n_inputs, 0)]
+        columns = [[p for p, _, _ in places]]
+    for panel, row, col in places:
+        grid.addWidget(panel, row, col, Qt.AlignLeft | Qt.AlignTop)
+    last_row, last_col = max(row for _, row, _ in places), max(col for _, _, col in places)
+    for i in range(len(inputs) + 2):  # the room left over goes below and right of the matrices, not between them
+        grid.setRowStretch(i, 1 if i == last_row + 1 else 0)
+        grid.setColumnStretch(i, 1 if i == last_col + 1 else 0)
+    for column in columns:  # equal column widths, so stacked matrices line up cell under cell
+        sizes = [natural[p] for p in column]
+        width, header = max(s[0] for s in sizes), max(s[1] for s in sizes)
+        for p in column:
+            p.table.apply_sizes(width, header)
+
+
+def matrices_width(total: int, wanted: int, presenting: bool, figure_shown: bool) -> int:
+    """The matrices' share of `total` pixels when they would like `wanted`: at the desk the plots keep
+    PLOT_MIN_WIDTH and PLOT_MIN_SHARE; in presentation mode the tables come first (the figure keeps
+    PRESENT_PLOT_MIN_SHARE), and take everything when there is no figure."""
+    if not figure_shown:
+        return total
+    if presenting:
+        return min(wanted, round(total * (1 - PRESENT_PLOT_MIN_SHARE)))
+    return min(wanted, total - max(PLOT_MIN_WIDTH, round(total * PLOT_MIN_SHARE)))
+
+
+class MatrixLayout:
+    """The stage view's matrix panels in their grid: measured in every arrangement once per stage (`show`), then
+    placed in the one that suits the room they have (`fit`)."""
+
+    def __init__(self, area: QWidget, grid: QGridLayout, inputs: list, output):
+        self.area, self.grid, self.inputs, self.output = area, grid, inputs, output
+        self.kind, self.n_inputs = "stacked", 0  # the stage's operation's `inputs` kind, and how many
+        self.arrangement = "natural"
+        self.sizes: dict[str, QSize] = {}  # the matrices' size in each arrangement
+        self.natural: dict = {}  # each panel's table.natural_sizes() for the current stage
+
+    def show(self, kind: str, n_inputs: int) -> None:
+        """A new stage's matrices (their content shown already): measured, and left in the stage's own
+        arrangement until `fit`."""
+        self.kind, self.n_inputs = kind, n_inputs
+        self.natural = {p: p.table.natural_sizes() for p in [*self.inputs, self.output]}
+        self.sizes = {}
+        for arrangement in reversed(ARRANGEMENTS):
+            self._place(arrangement)
+            self.sizes[arrangement] = self.area.sizeHint()
+
+    def fit(self, room: QSize) -> None:
+        if self.sizes:
+            arrangement = choose_arrangement(self.sizes, room)
+            if arrangement != self.arrangement:
+                self._place(arrangement)
+
+    def _place(self, arrangement: str) -> None:
+        place_panels(self.grid, self.inputs, self.output, self.kind, self.n_inputs, arrangement, self.natural)
+        self.arrangement = arrangement
+        self.area.layout().activate()

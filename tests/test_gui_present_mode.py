@@ -1,0 +1,290 @@
+"""Presentation mode for the back row: type of 24 px and more at 1920×1080 in every widget (the formula 32 px), the
+chrome folded into a breadcrumb of human names, every table whole or scrollable at every stage, the clicker's keys,
+and the desk's layout given back exactly; at 1280×720 with Ctrl+= twice no table is cut either; the What-if dock
+on the switch just turned on; docks that leave the stage view room at 1280×720."""
+
+import pyqtgraph as pg
+import pytest
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QFontInfo, QFontMetrics
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QApplication,
+    QComboBox,
+    QGraphicsTextItem,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QToolBar,
+    QWidget,
+)
+
+from gui.docks.placement import DOCK_MIN_WIDTH, STAGE_MIN_WIDTH
+from gui.state import display
+from tests import gui_lessons
+
+own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
+
+LESSONS = ["the-cat-sat", "masked-decoder", "cross-attention"]
+TEXT_PX, FORMULA_PX = 24, 32
+LABEL_CHARS = 16  # token labels up to this long are shown whole in the tables' headers
+USABLE = (300, 150)  # the matrices area shows at least this much of them (or all), scrolling to the rest
+
+
+def present(qtbot, controller, size: tuple[int, int]):
+    """Presentation mode with the type for a screen of `size`, shown in a window of that size (the offscreen
+    screen is smaller than a projector's)."""
+    settings = controller.state.display
+    settings.set(presenting=True, room_scale=display.room_scale_for(*size))
+    window = controller.window
+    qtbot.waitUntil(window.isVisible)
+    window.setWindowState(Qt.WindowNoState)  # (no longer full screen: the type stays as it is)
+    window.resize(*size)
+    qtbot.waitUntil(lambda: window.size().toTuple() == size)
+    assert settings.presenting and window.presenting
+    return window
+
+
+def presenting(qtbot, controller):
+    """Presentation mode turned on from the menu (full screen): the new window."""
+    old = controller.window
+    old.presentation.present.trigger()
+    qtbot.waitUntil(lambda: controller.window is not old and controller.window.isVisible())
+    return controller.window
+
+
+def larger_twice(qtbot, controller):
+    for _ in range(2):
+        old = controller.window
+        old.presentation.larger.trigger()
+        qtbot.waitUntil(lambda o=old: controller.window is not o and controller.window.isVisible())
+    assert controller.state.display.font_scale == 1.3
+    return controller.window
+
+
+def go(qtbot, window, name: str) -> None:
+    """Step to a stage and wait until its figure is drawn and the matrices are laid out."""
+    view = window.stage_view
+    window.state.go_to(name)
+    qtbot.waitUntil(lambda: view.figure is not None and view.figure.stage == name)
+    qtbot.waitUntil(lambda: not view.plot.fit_timer.isActive())
+    QApplication.processEvents()
+
+
+def shown(widget: QWidget, window) -> bool:
+    return widget.isVisible() and widget.window() is window and widget.width() > 0 and widget.height() > 0
+
+
+def text_widgets(window) -> list[QWidget]:
+    """Every visible widget that shows text: labels, buttons, boxes, tables and their headers."""
+    kinds = (QLabel, QAbstractButton, QComboBox, QLineEdit, QAbstractItemView, QHeaderView)
+    found = [w for w in window.findChildren(QWidget) if isinstance(w, kinds) and shown(w, window)]
+    return [w for w in found if not isinstance(w, QLabel) or w.text().strip()]
+
+
+def pixels(widget: QWidget) -> int:
+    return QFontInfo(widget.font()).pixelSize()
+
+
+def visible_texts(window) -> list[str]:
+    """What the class reads: the widgets' text (not their tooltips) and the stage figure's titles and labels."""
+    texts = []
+    for w in text_widgets(window):
+        if isinstance(w, (QLabel, QAbstractButton, QLineEdit)):
+            texts.append(w.text())
+        elif isinstance(w, QComboBox):
+            texts.append(w.currentText())
+    scene = window.stage_view.plot.scene()
+    texts += [item.toPlainText() for item in scene.items() if isinstance(item, QGraphicsTextItem) and item.isVisible()]
+    return texts
+
+
+def cut_tables(window) -> list[str]:
+    """The stage view's tables that are cut: a table small enough to show whole (within its own scroll limit) that
+    scrolls inside itself, one whose row or column labels are clipped, one the matrices area cannot scroll into
+    view, or an area squeezed to a sliver."""
+    view = window.stage_view
+    box = view.matrices_box
+    viewport = box.viewport()
+    room = QRect(viewport.mapTo(window, viewport.rect().topLeft()), viewport.size())
+    content = view.matrices.size()
+    if (not window.rect().contains(room) or room.width() < min(content.width(), USABLE[0])
+            or room.height() < min(content.height(), USABLE[1])):
+        return [f"matrices area {room} for {content.toTuple()} in a {window.size().toTuple()} window"]
+    cut = []
+    for panel in view.panels():
+        table, name = panel.table, panel.model.slice.name
+        content, limit = table.content_size(), table.minimumSizeHint()
+        whole = content.width() <= limit.width() and content.height() <= limit.height()
+        scrolls = table.horizontalScrollBar().maximum() > 0 or table.verticalScrollBar().maximum() > 0
+        if whole and scrolls:
+            cut.append(f"{name} scrolls inside itself ({content.toTuple()} in {table.size().toTuple()})")
+        clipped = [label for label in panel.model.row_labels if len(label) <= LABEL_CHARS
+                   and QFontMetrics(table.verticalHeader().font()).horizontalAdvance(label) + 6
+                   > table.verticalHeader().width()]
+        clipped += [label for label in panel.model.col_labels if len(label) <= LABEL_CHARS
+                    and QFontMetrics(table.horizontalHeader().font()).horizontalAdvance(label) + 6
+                    > table.horizontalHeader().defaultSectionSize()]
+        if clipped:
+            cut.append(f"{name}: labels clipped: {clipped}")
+        corner = table.mapTo(view.matrices, table.rect().bottomRight())
+        if (corner.x() > viewport.width() + box.horizontalScrollBar().maximum()
+                or corner.y() > viewport.height() + box.verticalScrollBar().maximum()):
+            cut.append(f"{name} lies beyond what the matrices area scrolls to")
+    return cut
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_at_1920x1080_every_stage_is_readable_from_the_back_row(qtbot, start_window, lesson):
+    controller = start_window(lesson)
+    window = present(qtbot, controller, (1920, 1080))
+    state = window.state
+    assert not window.menuBar().isVisible() and not window.stage_list.isVisible()
+    assert not any(bar.isVisible() for bar in window.findChildren(QToolBar))
+    assert not window.sentence_row.isVisible() and not window.stepper.isVisible()
+    assert window.breadcrumb.isVisible()
+    ids = [i for i in {*state.stage_names, *state.trace.params} if "." in i]  # ("logits" is a word too)
+    for name in state.stage_names:
+        go(qtbot, window, name)
+        small = [(type(w).__name__, getattr(w, "text", lambda: "")(), pixels(w)) for w in text_widgets(window)
+                 if pixels(w) < TEXT_PX]
+        assert not small, (name, small)
+        assert pixels(window.stage_view.formula) >= FORMULA_PX, name
+        assert window.stage_view.plot_options().font_scale == state.display.type_scale > 2
+        crumbs = window.breadcrumb.crumbs()
+        assert crumbs[-1] in window.breadcrumb.path.text() and len(crumbs) >= 2, name
+        shown_ids = [(i, t) for t in visible_texts(window) for i in ids if i in t]
+        assert not shown_ids, (name, shown_ids)
+        assert not cut_tables(window), (name, cut_tables(window))
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_at_1280x720_with_ctrl_plus_twice_no_table_is_cut(qtbot, start_window, lesson):
+    controller = start_window(lesson)
+    present(qtbot, controller, (1280, 720))
+    window = larger_twice(qtbot, controller)
+    assert window.presentation.present.isChecked() and window.breadcrumb.isVisible()
+    for name in window.state.stage_names:
+        go(qtbot, window, name)
+        assert not cut_tables(window), (name, cut_tables(window))
+
+
+def test_at_the_desk_ctrl_plus_twice_at_1280x720_cuts_no_table(qtbot, start_window):
+    controller = start_window("the-cat-sat")
+    controller.window.resize(1280, 720)
+    window = larger_twice(qtbot, controller)
+    assert window.size().toTuple() == (1280, 720) and not controller.state.display.presenting
+    for name in window.state.stage_names:
+        go(qtbot, window, name)
+        assert not cut_tables(window), (name, cut_tables(window))
+
+
+def test_the_breadcrumb_names_the_stage_in_chinese(qtbot, start_window):
+    controller = start_window("two-heads", "zh")
+    window = present(qtbot, controller, (1920, 1080))
+    go(qtbot, window, "enc.0.attn.weights")
+    text = window.breadcrumb.path.text()
+    assert "编码器" in text and "自注意力" in text and "enc.0" not in text
+    assert window.breadcrumb.path.toolTip() == "enc.0.attn.weights"
+
+
+def test_the_figure_leaves_out_heatmaps_that_repeat_the_tables(qtbot, start_window):
+    from gui.plots.matrix import MatrixPanel
+
+    window = present(qtbot, start_window("two-heads"), (1920, 1080))
+    go(qtbot, window, "enc.0.attn.weights")
+    panels = window.stage_view.figure.panels
+    assert panels and not any(isinstance(p, MatrixPanel) for p in panels)
+    assert window.stage_view.plot.isVisible()
+    go(qtbot, window, "enc.0.attn.scores")  # a heatmap of the output only: the tables take the whole width
+    assert not window.stage_view.plot.isVisible()
+    assert window.stage_view.matrices_box.width() > window.width() * 0.9
+
+
+def test_clicker_keys_step_and_escape_leaves(qtbot, start_window):
+    controller = start_window("two-heads")
+    window = present(qtbot, controller, (1920, 1080))
+    state = window.state
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    focus = window.stage_view
+    state.set_cursor(3)
+    for key, cursor in ((Qt.Key_PageDown, 4), (Qt.Key_Right, 5), (Qt.Key_Space, 6), (Qt.Key_PageUp, 5),
+                        (Qt.Key_Left, 4), (Qt.Key_End, len(state.stage_names) - 1), (Qt.Key_Home, 0)):
+        qtbot.keyClick(focus, key)
+        assert state.cursor == cursor, key
+    qtbot.keyClick(focus, Qt.Key_H, Qt.ControlModifier)  # the menus' shortcuts work with the menus hidden
+    assert window.teaching.heads_dock.isVisible()
+    qtbot.keyClick(focus, Qt.Key_Escape)
+    qtbot.waitUntil(lambda: controller.window is not window)
+    assert not state.display.presenting and controller.window.menuBar().isVisible()
+    assert state.cursor == 0
+
+
+def test_leaving_presentation_mode_gives_back_the_desk_exactly(qtbot, start_window):
+    controller = start_window("masked-decoder")
+    window = controller.window
+    window.resize(1500, 950)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1500, 950))
+    window.teaching.heads_action.trigger()
+    go(qtbot, window, "dec.0.self_attn.masked")
+    window.splitter.setSizes([300, window.splitter.width() - 300])
+    QApplication.processEvents()
+    font = QApplication.font()
+
+    def desk(w):
+        return (w.geometry(), w.windowState(), w.splitter.sizes(), w.menuBar().isVisible(),
+                [bar.isVisible() for bar in w.findChildren(QToolBar)], w.stage_list.isVisible(),
+                sorted(d.objectName() for d in w.findChildren(pg.QtWidgets.QDockWidget) if d.isVisible()),
+                w.stage_view.title.isVisible(), w.stepper.isVisible())
+
+    before = desk(window)
+    shown = presenting(qtbot, controller)
+    assert shown.isFullScreen() and shown.presenting and not shown.stage_list.isVisible()
+    shown.presentation.larger.trigger()  # for the room only
+    shown = controller.window
+    qtbot.waitUntil(shown.isVisible)
+    assert shown.isFullScreen() and shown.presenting
+    shown.presentation.leave.trigger()
+    after = controller.window
+    qtbot.waitUntil(lambda: after.isVisible() and after.size().toTuple() == (1500, 950))
+    assert desk(after) == before, (desk(after), before)
+    settings, fresh = controller.state.display, display.DisplaySettings()
+    assert QApplication.font() == font and not settings.presenting and settings.type_scale == fresh.type_scale
+    assert controller.state.current_stage == "dec.0.self_attn.masked"
+
+
+def test_the_whatif_dock_shows_the_switch_just_turned_on_and_keeps_it(qtbot, start_window):
+    controller = start_window("two-heads")
+    views = controller.window.teaching
+    views.switches.actions["no_scale"].trigger()
+    assert views.whatif_dock.isVisible() and views.whatif.switch() == "no_scale"
+    old = controller.window
+    old.presentation.larger.trigger()  # a new window (a larger text size): the dock as it was
+    qtbot.waitUntil(lambda: controller.window is not old and controller.window.isVisible())
+    views = controller.window.teaching
+    qtbot.waitUntil(views.whatif_dock.isVisible)
+    assert views.whatif.switch() == "no_scale"
+    window = present(qtbot, controller, (1280, 720))
+    assert window.teaching.whatif.switch() == "no_scale"
+
+
+@pytest.mark.parametrize("docks", [["heads"], ["generation"], ["kv_cache"], ["whatif"], ["heads", "generation"]])
+def test_docks_at_1280x720_leave_the_stage_view_a_usable_size(qtbot, start_window, docks):
+    controller = start_window("masked-decoder")
+    window = controller.window
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1280, 720))
+    by_name = window.teaching.by_name()
+    for name in docks:
+        by_name[name].toggleViewAction().trigger()
+    for name in ("dec.0.self_attn.weights", "dec.0.self_attn.q", "probs"):
+        go(qtbot, window, name)
+        qtbot.waitUntil(lambda: all(by_name[d].isVisible() for d in docks))
+        QApplication.processEvents()
+        assert window.stage_view.width() >= STAGE_MIN_WIDTH, (name, window.stage_view.width())
+        for d in docks:
+            dock = by_name[d]
+            assert dock.isFloating() or dock.width() >= DOCK_MIN_WIDTH, (d, dock.width())
+        assert not cut_tables(window), (name, cut_tables(window))
