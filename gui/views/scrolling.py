@@ -11,10 +11,7 @@ def scrolling_layout(owner: QWidget) -> QVBoxLayout:
     """A vertical layout for `owner`'s content inside a scroll area, so a dock under the stage view never asks
     for more height than the screen has (at 1280×720 it scrolls instead of pushing the window past the edge)."""
     content = QWidget(owner)
-    area = QScrollArea(owner)
-    area.setWidgetResizable(True)
-    area.setFrameShape(QFrame.NoFrame)
-    area.setWidget(content)
+    area = scrolling(content)
     outer = QVBoxLayout(owner)
     outer.setContentsMargins(0, 0, 0, 0)
     outer.addWidget(area)
@@ -26,6 +23,9 @@ def scrolling(view: QWidget) -> QScrollArea:
     has (two docks one above the other at 1280×720 scroll rather than push the window past the edge)."""
     area = QScrollArea()
     area.setWidgetResizable(True)
+    # A vertical bar that came and went would narrow the content, whose wrapped text then grows taller, which
+    # brings the bar back: Qt then resizes the content forever (a stack overflow, seen with the What-if dock).
+    area.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOn)
     area.setFrameShape(QFrame.NoFrame)
     area.setWidget(view)
     return area
