@@ -59,6 +59,7 @@ class DockPlacement(QObject):
             return
         width = min(round(window.width() * DOCK_SHARE), self._free(dock) - round(STAGE_MIN_WIDTH * scale))
         if width < DOCK_MIN_WIDTH * scale:
+            dock.setAttribute(Qt.WA_ShowWithoutActivating)  # the keys stay with the window: → still steps
             dock.setFloating(True)
             self.floated.add(dock)
             self._float_over_stage(dock)
