@@ -127,7 +127,7 @@ def test_a_model_without_a_decoder_has_no_mask_switch(qtbot):
 def test_exports_name_the_switches_that_are_on():
     trace = Model.create(ModelConfig(d_model=4, n_heads=2, switches=("no_scale", "no_residual"))).trace("I love AI")
     for lang, words in (("en", "what if: No scaling (÷√d_k), No residual connections"),
-                        ("zh", "假设：去掉缩放（÷√d_k）、去掉残差连接")):
+                        ("zh", "假如：去掉缩放（÷√d_k）、去掉残差连接")):
         opts = PlotOptions(slide=True, lang=lang)
         assert words in figure_title(trace, "enc.0.attn.weights", opts)
         assert words in slide_for(trace, "enc.0.attn.weights", opts).title

@@ -18,7 +18,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "pe_curves": ("sin/cos per dimension over positions", "各维度随位置变化的 sin/cos 曲线"),
     "position": ("position", "位置"),
     "period": ("period", "周期"),
-    "what_if": ("what if: {switches}", "假设：{switches}"),
+    "what_if": ("what if: {switches}", "假如：{switches}"),
     "encoder": ("encoder", "编码器"),  # the model's kind, under a figure's title
     "decoder": ("decoder", "解码器"),
     "encoder-decoder": ("encoder-decoder", "编码器-解码器"),
