@@ -188,6 +188,7 @@ class LessonController(QObject):
         if "lang" in names:
             preferences.write("ui/language", settings.lang)
             i18n.set_language(app, settings.lang)
+            self.state.retranslate_history()
         layout = self._enter_or_leave() if "presenting" in names and self.window is not None else None
         if names & set(display.STORED) or layout is not None:
             settings.save()

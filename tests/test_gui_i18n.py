@@ -253,6 +253,20 @@ def test_the_language_switches_live_and_is_remembered(qtbot, start_window):
     assert controller.window.menus["file"].title() == "&File" and preferences.saved_language() == "en"
 
 
+def test_the_undo_history_speaks_the_new_language(qtbot, start_window):
+    controller = start_window("two-heads", lang="en")
+    state = controller.state
+    state.edit_cell("enc.0.attn.W_Q", (0, 0), 2.0)
+    state.set_switch("no_scale", True)
+    assert state.undo_stack.undoText() == "What if: No scaling (÷√d_k) — on"
+    controller.set_language("zh")
+    assert state.undo_stack.undoText() == "假如：去掉缩放（÷√d_k） — 打开"
+    edit = state.undo_stack.text(0)
+    assert "Encoder" not in edit and "编码器" in edit, edit  # where the cell sits, named in Chinese
+    controller.window.undo_action.trigger()
+    assert state.undo_stack.redoText() == "假如：去掉缩放（÷√d_k） — 打开"
+
+
 def test_a_language_switch_shows_progress_until_the_new_window_has_drawn(qtbot, start_window):
     controller = start_window("two-heads", lang="en")
     english = controller.window

@@ -300,16 +300,21 @@ class AppState(QObject):
         except EngineError as exc:
             self.message.emit(str(exc))
             return False
-        text = QCoreApplication.translate("AppState", "Training step (learning rate {0:g})").format(step.lr)
-        self.undo_stack.push(TrainingStepCommand(self, step, text))
+        self.undo_stack.push(TrainingStepCommand(self, step, lambda: QCoreApplication.translate(
+            "AppState", "Training step (learning rate {0:g})").format(step.lr)))
         self.message.emit(QCoreApplication.translate("AppState", "Training step: loss {0:.4f} → {1:.4f}").format(
             step.loss_before, step.loss_after))
         return True
 
+    def retranslate_history(self) -> None:
+        """The undo history's texts in the language just installed (Edit ▸ Undo names the change in it)."""
+        for i in range(self.undo_stack.count()):
+            self.undo_stack.command(i).retranslate()
+
     def reset_weights(self) -> None:
         """Return to the lesson's own weights (undoable)."""
-        text = QCoreApplication.translate("AppState", "Reset weights")
-        self.undo_stack.push(ReplaceParamsCommand(self, self.original_params, text))
+        self.undo_stack.push(ReplaceParamsCommand(
+            self, self.original_params, lambda: QCoreApplication.translate("AppState", "Reset weights")))
 
     # ---- what-if switches and generated tokens (undoable; gui/state/commands.py) -----------------
     def set_switch(self, switch: str, on: bool) -> bool:

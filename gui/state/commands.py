@@ -10,6 +10,7 @@ The commands change the lesson only through the app state's _apply and show_trac
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,20 +34,35 @@ def tr(text: str) -> str:
     return QCoreApplication.translate("Commands", text)
 
 
-class EditCellCommand(QUndoCommand):
+Describe = Callable[[], str]  # a command's text, in the language of the moment
+
+
+class LessonCommand(QUndoCommand):
+    """An undo command whose text is written again in the new language after a language switch: Edit ▸ Undo and
+    the undo history name the change in the language the window speaks."""
+
+    def __init__(self, describe: Describe):
+        super().__init__(describe())
+        self.describe = describe
+
+    def retranslate(self) -> None:
+        self.setText(self.describe())
+
+
+class EditCellCommand(LessonCommand):
     """Set one cell of a parameter or stage; undo restores it exactly."""
 
     def __init__(self, state: AppState, name: str, index: tuple[int, ...], value: float):
-        super().__init__()
-        self.state, self.name, self.index, self.value = state, name, index, value
         trace = state.trace
-        self.old_value = float(trace[name][index])
-        self.is_param = name in trace.params
-        self.old_override = trace.overrides.get(name)
+        old_value = float(trace[name][index])
         cell = ",".join(map(str, index))  # named as the formula names it, where it sits; the id in the journal
         number = state.display.format_value
-        self.setText(tr("{0}[{1}] ({2}): {3} → {4}").format(letter(trace, name), cell, place(trace, name),
-                                                             number(self.old_value), number(value)))
+        super().__init__(lambda: tr("{0}[{1}] ({2}): {3} → {4}").format(
+            letter(trace, name), cell, place(trace, name), number(old_value), number(value)))
+        self.state, self.name, self.index, self.value = state, name, index, value
+        self.old_value = old_value
+        self.is_param = name in trace.params
+        self.old_override = trace.overrides.get(name)
 
     def redo(self):
         self.state._apply(lambda t: t.set_cell(self.name, self.index, self.value), self.name)
@@ -58,10 +74,10 @@ class EditCellCommand(QUndoCommand):
             self.state._apply(lambda t: t.set_override(self.name, self.old_override), self.name)
 
 
-class ReplaceParamsCommand(QUndoCommand):
+class ReplaceParamsCommand(LessonCommand):
     """Swap the whole parameter set (used by "Reset weights"); undo swaps it back."""
 
-    def __init__(self, state: AppState, params: dict[str, torch.Tensor], text: str):
+    def __init__(self, state: AppState, params: dict[str, torch.Tensor], text: Describe):
         super().__init__(text)
         self.state = state
         self.new = {k: v.clone() for k, v in params.items()}
@@ -83,11 +99,11 @@ class ReplaceParamsCommand(QUndoCommand):
         self._swap(self.old, self.old_overrides)
 
 
-class TrainingStepCommand(QUndoCommand):
+class TrainingStepCommand(LessonCommand):
     """W ← W − lr·∂L/∂W for every parameter at once (engine.training.backward.training_step); undo puts every
     parameter back bit for bit."""
 
-    def __init__(self, state: AppState, step: TrainingStep, text: str):
+    def __init__(self, state: AppState, step: TrainingStep, text: Describe):
         super().__init__(text)
         self.state, self.step = state, step
 
@@ -116,8 +132,8 @@ def current_trace(state: AppState) -> SavedTrace:
     return SavedTrace(state.trace, state.text, state.target, state.current_stage, state.row)
 
 
-class SwapTraceCommand(QUndoCommand):
-    def __init__(self, state: AppState, text: str, after: SavedTrace, message: str = ""):
+class SwapTraceCommand(LessonCommand):
+    def __init__(self, state: AppState, text: Describe, after: SavedTrace, message: str = ""):
         super().__init__(text)
         self.state, self.before, self.after, self.note = state, current_trace(state), after, message
 
@@ -180,8 +196,10 @@ def set_switch(state: AppState, switch: str, on: bool) -> bool:
     except EngineError as exc:
         state.message.emit(str(exc))
         return False
-    name = switch_name(switch, state.display.lang)  # as the What if menu names it
-    text = (tr("What if: {0} — on") if on else tr("What if: {0} — off")).format(name)
+    def text() -> str:  # the switch as the What if menu names it
+        return (tr("What if: {0} — on") if on else tr("What if: {0} — off")).format(
+            switch_name(switch, state.display.lang))
+
     after = SavedTrace(trace, state.text, state.target, state.current_stage, state.row)
     state.undo_stack.push(SwitchCommand(state, text, after))
     return True
@@ -219,7 +237,10 @@ def append_token(state: AppState, token_id: int) -> bool:
     sentence = sentence_text(state.model, tokens["dec"], ids["dec"])
     text, target = (state.text, sentence) if "enc" in cfg.stacks else (sentence, "")
     note = tr("pinned stage values were dropped (the sentence is longer now)") if trace.overrides else ""
-    label = tr("Generate “{0}”").format(token)
+
+    def label() -> str:
+        return tr("Generate “{0}”").format(token)
+
     stage = "probs" if "probs" in new.stage_names else state.current_stage
     state.undo_stack.push(AppendTokenCommand(state, label, SavedTrace(new, text, target, stage, n), note))
     return True
