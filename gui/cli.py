@@ -30,6 +30,7 @@ def open_trace(args: argparse.Namespace):
 
 
 def plot_options(args: argparse.Namespace, trace, lang: str):
+    from gui.export.matrix import check_decimals
     from gui.plots import PlotOptions
 
     n_heads = trace.config.n_heads
@@ -43,7 +44,7 @@ def plot_options(args: argparse.Namespace, trace, lang: str):
     except EngineError as exc:
         raise EngineError(f"--{exc}") from None
     return PlotOptions(head=args.head, row=args.row, temperature=temperature, lang=lang,
-                       colormap=args.colormap, slide=True)
+                       colormap=args.colormap, slide=True, decimals=check_decimals(args.decimals))
 
 
 def start_qt(lang: str) -> None:
@@ -121,6 +122,8 @@ def _drawing_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--colormap", choices=("default", "cb-safe"), default="default",
                    help="cb-safe: colour-blind-safe colour maps")
     p.add_argument("--out", required=True, help="output file")
+    p.add_argument("--decimals", type=int, default=2, help="decimals of the numbers in figures, tables and tex/csv "
+                   "(default 2)")
 
 
 def export_options(p: argparse.ArgumentParser) -> None:
@@ -130,7 +133,6 @@ def export_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--map", action="store_true", help="export the map of the model (png, svg or pdf)")
     p.add_argument("--format", help="png, svg, pdf (figure) or tex, csv (matrix); default: from --out's extension")
     p.add_argument("--width", type=int, default=1920, help="PNG width in pixels (default 1920)")
-    p.add_argument("--decimals", type=int, default=2, help="decimals for tex/csv (default 2)")
 
 
 def deck_options(p: argparse.ArgumentParser) -> None:

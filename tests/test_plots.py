@@ -141,7 +141,7 @@ def test_attention_lines_opacity_is_the_weight(layout):
     alphas = [line.pen().color().alphaF() for line in every.lines]
     assert np.allclose(alphas, w.flatten().numpy(), atol=1 / 255)
     assert len({line.pen().color().rgb() & 0xFFFFFF for line in every.lines}) == 2  # a colour per head
-    words = [item.textItem.toPlainText() for item in one.words]
+    words = one.plot.getAxis("left").categories + one.plot.getAxis("right").categories
     assert words == predicting_rows(trace) + trace.tokens["enc"]  # "<start> → ich": the word each row predicts
 
 
@@ -203,17 +203,16 @@ def test_swiglu_curve_is_the_gate_silu_and_title_names_the_switches(layout):
     assert "what if: No scaling (÷√d_k), No residual connections, No LayerNorm" in figure.title.text
 
 
-def test_crowded_labels_are_thinned_and_numbers_hidden_only_when_cells_are_too_small(qapp):
+def test_crowded_labels_are_all_drawn_and_numbers_hidden_only_when_cells_are_too_small(qapp):
     from gui.export.render import offscreen_figure
+    from tests.figure_checks import drawn_labels
 
     long = Model.create(CONFIGS["decoder"]).trace(" ".join(f"w{i}" for i in range(30)))
     for trace, crowded in ((make_trace("encoder"), False), (long, True)):
         name = "dec.0.norm1.mean" if crowded else "enc.0.attn.scores"  # [31, 1] or [3, 3]
         with offscreen_figure(trace, name, PlotOptions(slide=True), size=(800, 450)) as view:
             heat = next(p for p in view.figure.panels if isinstance(p, MatrixPanel)).heatmap
-            n_rows = heat.shape[0]
-            shown_rows = len(heat.plot.getAxis("left")._tickLevels[0])
-            assert (shown_rows < n_rows) == crowded
+            assert drawn_labels(heat.plot, "left") == heat.labels[0]  # every token, however crowded
             shown = [item for item in heat.numbers if item.isVisible()]
             assert heat.cells and len(shown) == (0 if crowded else len(heat.cells))
 
@@ -231,15 +230,18 @@ def test_big_models_draw_each_querys_strongest_keys_only(layout):
         assert keys == set(torch.topk(w[h, i], per_query).indices.tolist())
 
 
-def test_tick_marks_point_away_from_the_cells(layout):
-    """A tick drawn into the plot sat beside the first column's numbers and read as a minus sign ("I —0.54")."""
+def test_tick_marks_point_away_from_the_cells_and_token_axes_have_none(layout):
+    """A tick beside the first column's numbers read as a minus sign ("I —0.54"): number axes tick outward, and
+    the token axes of a heatmap draw no tick marks at all (the cells mark the tokens)."""
     trace = make_trace("encoder")
     for name in ("enc.0.attn.weights", "enc.x0"):
         figure = draw_stage(layout, trace, name, PlotOptions())
         for plot in [item for item in layout.items if isinstance(item, pg.PlotItem)]:
             for side in ("left", "top", "bottom", "right"):
-                assert plot.getAxis(side).style["tickLength"] > 0, (name, side)  # > 0: outward, in pyqtgraph
-        assert figure.panels
+                axis = plot.getAxis(side)
+                assert axis.style["tickLength"] == 0 if axis.categories else axis.style["tickLength"] > 0, (name, side)
+        heat = next(p for p in figure.panels if isinstance(p, MatrixPanel)).heatmap
+        assert heat.plot.getAxis("left").categories and heat.plot.getAxis("top").categories
 
 
 def test_start_token_is_shown_in_every_title(layout):

@@ -43,6 +43,7 @@ class SlideMatrix:
     rows: list[str]
     cols: list[str]
     shape: tuple[int, int]  # the full shape before cutting
+    decimals: int = 2  # digits the numbers are printed with (the figure's too)
 
 
 @dataclass
@@ -54,16 +55,16 @@ class Slide:
     matrices: list[SlideMatrix]
 
 
-def cut(trace, name: str, symbol: str, head: int) -> SlideMatrix:
+def cut(trace, name: str, symbol: str, head: int, decimals: int = 2) -> SlideMatrix:
     m, rows, cols = matrix_of(trace, name, head)
-    return SlideMatrix(symbol, name, m[:MAX_ROWS, :MAX_COLS], rows[:MAX_ROWS], cols[:MAX_COLS], m.shape)
+    return SlideMatrix(symbol, name, m[:MAX_ROWS, :MAX_COLS], rows[:MAX_ROWS], cols[:MAX_COLS], m.shape, decimals)
 
 
 def slide_for(trace, stage: str, opts: PlotOptions) -> Slide:
     in_symbols, out_symbol = symbols(trace, stage)
-    matrices = [cut(trace, name, sym, opts.head) for name, sym in in_symbols.items()
+    matrices = [cut(trace, name, sym, opts.head, opts.decimals) for name, sym in in_symbols.items()
                 if token_stack(trace, name) is None]
-    matrices.append(cut(trace, stage, out_symbol, opts.head))
+    matrices.append(cut(trace, stage, out_symbol, opts.head, opts.decimals))
     title = stage_title(trace, stage, opts.lang)  # the stage's id stays in file names and the command line
     if is_per_head(trace, stage):
         title += " · " + caption("head", opts.lang, head=opts.head)
@@ -124,7 +125,7 @@ def draw_matrix(painter: QPainter, m: SlideMatrix, x: float, y: float, width: fl
         painter.drawText(QRectF(x, top, label_w - 6, line), Qt.AlignmentFlag.AlignRight, m.rows[i][:10])
         for j in range(c):
             painter.drawText(QRectF(x + label_w + j * cell_w, top, cell_w, line), Qt.AlignmentFlag.AlignRight,
-                             format_cell(m.values[i, j]))
+                             format_cell(m.values[i, j], m.decimals))
     return 26 + (r + 1) * line + 12
 
 

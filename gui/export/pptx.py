@@ -68,7 +68,7 @@ def add_table(shapes, m: SlideMatrix, left: Emu, top: Emu, width: Emu) -> Emu:
     table = shapes.add_table(r + 1, c + 1, left, top + Inches(0.3), width, row_h * (r + 1)).table
     cells = [(0, j + 1, m.cols[j][:LABEL_CHARS], True) for j in range(c)]
     cells += [(i + 1, 0, m.rows[i][:LABEL_CHARS], True) for i in range(r)]
-    cells += [(i + 1, j + 1, format_cell(m.values[i, j]), False) for i in range(r) for j in range(c)]
+    cells += [(i + 1, j + 1, format_cell(m.values[i, j], m.decimals), False) for i in range(r) for j in range(c)]
     for i, j, text, bold in cells:
         cell = table.cell(i, j)
         cell.margin_left = cell.margin_right = Inches(0.03)

@@ -7,16 +7,16 @@ import html
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPen
+from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsLineItem
 
 from engine import teaching
 
-from .bars import Bars
+from .bars import Bars, add_legend, value_range
 from .heatmap import Heatmap, axis_labels, format_cell
 from .matrix import head_of, row_of
 from .predicts import row_labels
-from .style import HIDDEN_COLOR, PlotOptions, color, font, foreground, new_plot, set_caption
+from .style import HIDDEN_COLOR, PlotOptions, color, foreground, new_plot, set_caption
 from .text import caption
 
 
@@ -44,11 +44,14 @@ class ScalePanel:
         queries, keys = _grid_labels(trace, self.name)
         r = row_of(len(queries), opts)
         rows = {"unscaled_softmax": trace[_input(trace, self.name)][h, r], "scaled_softmax": trace[self.name][h, r]}
-        for bars, (key, scores) in zip((self.unscaled, self.scaled), rows.items()):
+        series = {}
+        for key, scores in rows.items():
             p = teaching.row_softmax(scores)
-            g = teaching.softmax_slope(p)
+            series[key] = [p.numpy(), teaching.softmax_slope(p).numpy()]
+        span = value_range([v for pair in series.values() for v in pair], probability=True)  # one axis for both
+        for bars, (key, values) in zip((self.unscaled, self.scaled), series.items()):
             title = f"{caption(key, opts.lang)} · {html.escape(queries[r], quote=False)}"
-            bars.set(keys, [p.numpy(), g.numpy()], opts, title, (0, 1.12))
+            bars.set(keys, values, opts, title, span)
 
 
 class MaskPanel:
@@ -73,7 +76,7 @@ class MaskPanel:
         before = teaching.row_softmax(scaled)
         after = teaching.row_softmax(scaled, hidden=hidden[r])
         self.bars.set(keys, [before.numpy(), after.numpy()], opts, caption("row", opts.lang, token=queries[r]),
-                      (0, 1.12))
+                      probability=True)
 
 
 class RowBarsPanel:
@@ -87,68 +90,47 @@ class RowBarsPanel:
         queries, keys = _grid_labels(trace, self.name)
         r = row_of(len(queries), opts)
         weights = trace[self.name][head_of(trace, opts), r]
-        total = format_cell(float(weights.sum()))
+        total = format_cell(float(weights.sum()), opts.decimals)
         self.bars.set(keys, [weights.numpy()], opts, caption("row_bars", opts.lang, token=queries[r], total=total),
-                      (0, 1.12))
+                      probability=True)
 
 
 class LinesPanel:
     """Queries on the left, keys on the right, one line per pair whose opacity is the weight (BertViz style).
 
-    all_heads draws every head in its own colour; otherwise only the selected head. Long sentences keep
-    each query's strongest keys only (at most MAX_LINES lines), so big models stay quick to draw.
+    The words are the plot's left and right axes (every one drawn, the selected query in bold), so the layout
+    keeps room for them. all_heads draws every head in its own colour, named in a legend; otherwise only the
+    selected head. Long sentences keep each query's strongest keys only (at most MAX_LINES lines), so big models
+    stay quick to draw.
     """
 
     MAX_LINES = 1200
-    MAX_WORDS = 32  # more tokens than this: every other (third, …) word is written
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
                  all_heads: bool):
         self.name, self.all_heads = name, all_heads
         self.plot = new_plot(layout, opts, row=row, col=col)
-        for axis in ("left", "bottom"):
-            self.plot.hideAxis(axis)
+        self.plot.hideAxis("bottom")
+        self.plot.showAxis("right")
         self.plot.invertY(True)
         self.lines: list[QGraphicsLineItem] = []
-        self.words: list[pg.TextItem] = []
         self.shape = None
-        self.margins = (0, 0)  # pixels the longest query and key words need
-        self.plot.vb.sigResized.connect(self._fit)
+        if all_heads and trace.config.n_heads > 1:  # which colour is which head
+            legend = add_legend(self.plot, opts)
+            legend.setColumnCount(min(trace.config.n_heads, 4))
+            for h in range(trace.config.n_heads):
+                legend.addItem(pg.PlotDataItem(pen=pg.mkPen(color(h), width=4)), caption("head", opts.lang, head=h))
 
-    def _build(self, opts: PlotOptions, n_lines: int, queries: list[str], keys: list[str]) -> None:
-        for item in self.lines + self.words:
+    def _build(self, n_lines: int, queries: list[str], keys: list[str]) -> None:
+        for item in self.lines:
             self.plot.removeItem(item)
-        self.lines, self.words = [], []
+        self.lines = []
         for _ in range(n_lines):
             line = QGraphicsLineItem()
             self.plot.addItem(line)
             self.lines.append(line)
-        for x, anchor, words in ((-0.03, (1.0, 0.5), queries), (1.03, (0.0, 0.5), keys)):
-            step = -(-len(words) // self.MAX_WORDS)
-            for i, word in enumerate(words):
-                item = pg.TextItem(word if i % step == 0 else "", color=foreground(opts), anchor=anchor)
-                item.setFont(font(opts, "tick"))
-                item.setPos(x, i)
-                self.plot.addItem(item)
-                self.words.append(item)
-        bold = font(opts, "tick")
-        bold.setBold(True)
-        metrics = QFontMetrics(bold)
-        self.margins = tuple(max((metrics.horizontalAdvance(w) for w in words), default=0) + 16
-                             for words in (queries, keys))
-        self._fit()
-        self.plot.setYRange(-0.6, max(len(queries), len(keys)) - 0.4, padding=0)
-
-    def _fit(self, *_) -> None:
-        """Room beside the lines for the longest words (e.g. "<start> → 我"); the lines keep at least 30 %."""
-        width = self.plot.vb.width()
-        left, right = self.margins
-        if width <= 0:
-            return
-        share = min(0.7, (left + right) / width)  # of the width the words take
-        span = 1 / (1 - share)  # data units across the plot, the lines spanning 0 … 1
-        total = max(left + right, 1)
-        self.plot.setXRange(-share * span * left / total, 1 + share * span * right / total, padding=0)
+        self.plot.setXRange(0, 1, padding=0.02)
+        self.plot.setYRange(-0.5, max(len(queries), len(keys)) - 0.5, padding=0)
 
     def update(self, trace, opts: PlotOptions) -> None:
         weights = trace[self.name]  # [h, n_q, n_k]
@@ -158,8 +140,10 @@ class LinesPanel:
         shape = (len(heads), *weights.shape[1:])
         if shape != self.shape:
             self.shape = shape
-            self._build(opts, len(heads) * len(queries) * per_query, queries, keys)
+            self._build(len(heads) * len(queries) * per_query, queries, keys)
         r = row_of(len(queries), opts)
+        self.plot.getAxis("left").set_categories(queries, 0.0, bold=r)
+        self.plot.getAxis("right").set_categories(keys, 0.0)
         width = 4 if opts.slide else 2
         spread = 0.12 if len(heads) > 1 else 0.0  # heads fan out slightly so their colours stay apart
         lines = iter(self.lines)
@@ -178,10 +162,6 @@ class LinesPanel:
                     line = next(lines)
                     line.setLine(QLineF(0.0, i + dy, 1.0, j + dy))
                     line.setPen(pen)
-        for k, item in enumerate(self.words[: len(queries)]):
-            f = font(opts, "tick")
-            f.setBold(k == r)
-            item.setFont(f)
         which = caption("all_heads", opts.lang) if self.all_heads else caption("head", opts.lang, head=heads[0])
         set_caption(self.plot, caption("lines", opts.lang, which=which), opts)
 
@@ -191,7 +171,7 @@ class WeightedSumPanel:
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
         self.name = name
-        self.heatmap = Heatmap(layout, opts, signed=True, row=row, col=col)
+        self.heatmap = Heatmap(layout, opts, signed=None, row=row, col=col)
         self.rule = pg.InfiniteLine(angle=0, pen=pg.mkPen(foreground(opts), width=3))
         self.heatmap.plot.addItem(self.rule)
 
@@ -204,7 +184,7 @@ class WeightedSumPanel:
         parts = teaching.weighted_rows(w, trace[v_name][h])  # [n_k, d_k]
         z = trace[self.name][h, r : r + 1]  # [1, d_k]
         matrix = np.vstack([parts.numpy(), z.numpy()])
-        rows = [f"{format_cell(float(x))} · v({k})" for x, k in zip(w, keys)] + [f"= z({queries[r]})"]
+        rows = [f"{format_cell(float(x), opts.decimals)} · v({k})" for x, k in zip(w, keys)] + [f"= z({queries[r]})"]
         cols = [str(i) for i in range(matrix.shape[1])]
         self.heatmap.set(matrix, rows, cols, opts, caption("weighted_rows", opts.lang, token=queries[r]))
         self.rule.setPos(len(keys))

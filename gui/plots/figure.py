@@ -20,6 +20,7 @@ from .matrix import MatrixPanel, is_per_head, stage_caption
 from .norm import BeforeAfterPanel, NormStepsPanel
 from .output import TopKPanel
 from .rope import RopePanel
+from .scale import shared_scale_names
 from .style import PlotOptions, font, foreground
 from .text import caption
 from .tiles import tile_panels
@@ -119,8 +120,9 @@ def _sum(d: _Drawing) -> list[Panel]:
     if len(d.inputs) < 2:
         return [d.matrix()]
     keys = ("residual_in", "sublayer_out") if stage_op(d.trace, d.stage) == "add" else (None,) * len(d.inputs)
-    return [d.matrix(name, col=k, label=key) for k, (name, key) in enumerate(zip(d.inputs, keys))] + [
-        d.matrix(col=len(d.inputs), label="sum")]
+    group = shared_scale_names(d.trace, d.stage)  # one colour scale for the parts and the sum
+    return [d.matrix(name, col=k, label=key, scale_with=group) for k, (name, key) in enumerate(zip(d.inputs, keys))] \
+        + [d.matrix(col=len(d.inputs), label="sum", scale_with=group)]
 
 
 def _positions(d: _Drawing) -> list[Panel]:

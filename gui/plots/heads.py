@@ -21,6 +21,7 @@ from .figure import StageFigure
 from .heatmap import Heatmap, axis_labels, color_bar
 from .matrix import row_of, stage_caption
 from .predicts import row_labels
+from .scale import Scale, scale_of
 from .style import PlotOptions, color, colormap, font, html_size
 
 MAX_COLUMNS = 4  # tiles per row
@@ -53,15 +54,6 @@ def _set_frame(item: QGraphicsRectItem, rect: QRectF, c: QColor) -> None:
     item.setRect(rect)
 
 
-def _levels(matrices: list[np.ndarray], probability: bool) -> tuple[float, float]:
-    """One colour scale for every tile, so the heads can be compared cell by cell."""
-    if probability:
-        return 0.0, 1.0
-    values = np.concatenate([m[np.isfinite(m)].ravel() for m in matrices] + [np.zeros(1)])
-    top = float(np.abs(values).max()) or 1.0
-    return -top, top
-
-
 class HeadTile:
     """One head's matrix framed and titled in the head's colour."""
 
@@ -78,8 +70,8 @@ class HeadTile:
         plot.setMaximumHeight(max(80.0, plot.vb.width() * r / c + chrome))
 
     def set(self, matrix: np.ndarray, rows: list[str], cols: list[str], opts: PlotOptions, title: str,
-            head: int, levels: tuple[float, float], selected: int | None = None) -> None:
-        self.heatmap.set(matrix, rows, cols, opts, "", selected, levels)
+            head: int, scale: Scale, selected: int | None = None) -> None:
+        self.heatmap.set(matrix, rows, cols, opts, "", selected, scale=scale)
         r, c = self.shape = np.atleast_2d(matrix).shape
         _set_frame(self.frame, QRectF(0, 0, c, r), color(head))
         self._fit()
@@ -112,23 +104,23 @@ class HeadTilesPanel:
         if st.cols is None:  # features of a head: the d_model columns it owns
             cols = None
         matrices = [value[h].numpy().astype(np.float64) for h in range(value.shape[0])]
-        levels = _levels(matrices, self.probability)
+        scale = scale_of(*matrices, probability=self.probability)  # one scale: the heads compared cell by cell
         selected = row_of(len(rows), opts) if st.rows is not None else None
         for h, (tile, m) in enumerate(zip(self.tiles, matrices)):
             start, stop = head_columns(trace.config, h)
             labels = cols if cols is not None else [str(c) for c in range(start, stop)]
-            tile.set(m, rows, labels, opts, caption("head", opts.lang, head=h), h, levels, selected)
-        cmap = colormap(opts, not self.probability)
+            tile.set(m, rows, labels, opts, caption("head", opts.lang, head=h), h, scale, selected)
+        cmap = colormap(opts, scale.signed)
         if cmap.name != self.bar.colorMap().name:
             self.bar.setColorMap(cmap)
-        self.bar.setLevels(levels)
+        self.bar.setLevels((scale.lo, scale.hi))
 
 
 class BandedPanel:
     """A d_model-wide matrix [n, d] with a coloured band over each head's columns."""
 
     def __init__(self, layout: pg.GraphicsLayout, trace, opts: PlotOptions, row: int, colspan: int):
-        self.heatmap = Heatmap(layout, opts, True, row, 0, colspan=colspan)
+        self.heatmap = Heatmap(layout, opts, None, row, 0, colspan=colspan)
         plot = self.heatmap.plot
         self.bands = [QGraphicsRectItem() for _ in range(trace.config.n_heads)]
         self.labels = [pg.TextItem(anchor=(0.5, 0.5)) for _ in self.bands]
@@ -204,7 +196,7 @@ class OutputPartsPanel:
         self.name = name
         n = trace.config.n_heads
         self.tiles = _tile_grid(layout, trace, opts, True, top, n)
-        self.out = Heatmap(layout, opts, True, top + -(-n // MAX_COLUMNS), 0, colspan=min(n, MAX_COLUMNS))
+        self.out = Heatmap(layout, opts, None, top + -(-n // MAX_COLUMNS), 0, colspan=min(n, MAX_COLUMNS))
 
     def head_plots(self) -> list[pg.PlotItem]:
         return [t.heatmap.plot for t in self.tiles]
@@ -217,12 +209,12 @@ class OutputPartsPanel:
         cols = [str(c) for c in range(parts.shape[2])]
         out = trace[self.name].numpy().astype(np.float64)
         matrices = [p.numpy().astype(np.float64) for p in parts]
-        levels = _levels(matrices + [out], False)
+        scale = scale_of(*matrices, out)
         for h, (tile, m) in enumerate(zip(self.tiles, matrices)):
             a, b = head_columns(cfg, h)
             title = caption("part_of", opts.lang, head=h, sub=_sub(h), a=a, b=b - 1)
-            tile.set(m, rows, cols, opts, title, h, levels)
-        self.out.set(out, rows, cols, opts, caption("out_sum", opts.lang), levels=levels)
+            tile.set(m, rows, cols, opts, title, h, scale)
+        self.out.set(out, rows, cols, opts, caption("out_sum", opts.lang), scale=scale)
 
 
 def _sub(i: int) -> str:

@@ -9,17 +9,19 @@ from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from .colorbar import ColorBar
-from .fit import set_category_ticks, slot, text_width
+from .fit import slot, text_width
 from .numbers import format_number
+from .scale import Scale, is_dark, scale_of
 from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, new_plot, set_caption, with_overflow_note
 
 MAX_NUMBERS = 16 * 16  # larger matrices are drawn without numbers in the cells
 MAX_NUMBER_COLS = 16
+NUMBER_MARGIN = 4  # px a cell's number keeps from each side of its cell (the axis line, the next number)
 
 
-def format_cell(value: float, integer: bool = False) -> str:
-    """A number in a plot's cell (numbers.format_number's plot style, two places)."""
-    return format_number(value, 2, integer, style="plot")
+def format_cell(value: float, decimals: int = 2, *, integer: bool = False) -> str:
+    """A number in a plot's cell (numbers.format_number's plot style), with the chosen decimals."""
+    return format_number(value, decimals, integer, style="plot")
 
 
 def axis_labels(trace, kind: str | None, n: int) -> list[str]:
@@ -43,9 +45,12 @@ def color_bar(opts: PlotOptions, cmap: pg.ColorMap, images: list[pg.ImageItem],
 
 
 class Heatmap:
-    """One matrix in a PlotItem of a GraphicsLayout; set() updates it in place."""
+    """One matrix in a PlotItem of a GraphicsLayout; set() updates it in place.
 
-    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, signed: bool, row: int, col: int,
+    signed: True always draws a diverging map, False a sequential one, None decides by the numbers shown
+    (any below 0: diverging). `cmap` fixes another map (the mask pattern)."""
+
+    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, signed: bool | None, row: int, col: int,
                  cmap: pg.ColorMap | None = None, colspan: int = 1, colorbar: bool = True):
         self.signed, self.fixed_cmap = signed, cmap
         self.plot = new_plot(layout, opts, row=row, col=col, colspan=colspan)
@@ -69,7 +74,7 @@ class Heatmap:
         self.plot.addItem(self.selection)
         # The colour bar beside the plot, which sets the image's map and levels; without one (a bar shared by
         # several heatmaps, or none) the image takes them itself.
-        self.bar = color_bar(opts, cmap or colormap(opts, signed), [self.image], self.plot) if colorbar else None
+        self.bar = color_bar(opts, cmap or colormap(opts, bool(signed)), [self.image], self.plot) if colorbar else None
         self.colored = self.image if self.bar is None else self.bar
         self.numbers: list[pg.TextItem] = []  # the cell numbers' items, made when the numbers first fit the cells
         self.cells: list[tuple[float, float, str, QColor]] = []  # each cell's number: x, y, text, ink
@@ -77,24 +82,27 @@ class Heatmap:
         self.shape: tuple[int, int] | None = None
         self.labels: tuple[list[str], list[str]] = ([], [])
         self._drawn: dict = {"cmap": None, "levels": None, "caption": None}  # what the last set() drew
+        self.scale: Scale | None = None
         self.tick_font, self.number_font = font(opts, "tick"), font(opts, "text")
         self.plot.vb.sigResized.connect(self.fit)
 
     def set(self, matrix: np.ndarray, rows: list[str], cols: list[str], opts: PlotOptions, caption: str = "",
             selected_row: int | None = None, levels: tuple[float, float] | None = None,
-            cell_text: list[str] | None = None) -> None:
-        """matrix [r, c] (−inf allowed); levels default to ±max|x| for signed data, else 0…1."""
+            cell_text: list[str] | None = None, scale: Scale | None = None) -> None:
+        """matrix [r, c] (−inf allowed). The colour scale: `scale`, else `levels` (lo, hi), else from the numbers
+        (gui/plots/scale.py: sequential 0 … max when none is negative, else diverging ±max|x|)."""
         matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
         r, c = matrix.shape
         finite = np.isfinite(matrix)
-        if levels is None:
-            top = float(np.abs(matrix[finite]).max()) if finite.any() else 1.0
-            top = top or 1.0
-            levels = (-top, top) if self.signed else (0.0, max(1.0, top))
-        cmap = self.fixed_cmap or colormap(opts, self.signed)
-        if (opts.colormap, opts.slide) != self._drawn["cmap"]:  # an edit keeps the map: skip the redraw
+        if scale is None:
+            scale = Scale(levels[0] < 0 if self.signed is None else self.signed, *levels) if levels is not None \
+                else scale_of(matrix, signed=self.signed)
+        self.scale = scale
+        levels = (scale.lo, scale.hi)
+        cmap = self.fixed_cmap or colormap(opts, scale.signed)
+        if (opts.colormap, opts.slide, scale.signed) != self._drawn["cmap"]:  # an edit keeps the map: no redraw
             self.colored.setColorMap(cmap)
-            self._drawn["cmap"] = (opts.colormap, opts.slide)
+            self._drawn["cmap"] = (opts.colormap, opts.slide, scale.signed)
         pixels = np.where(finite, matrix, np.nan).T  # ImageItem reads [x, y] = [column, row]
         if opts.slide:  # vector exports smooth a tiny image into a blur: give every cell a block of pixels
             block = max(1, min(16, 2048 // max(r, c)))
@@ -123,24 +131,18 @@ class Heatmap:
             self._drawn["caption"] = caption
         self._numbers(matrix, cell_text, cmap, levels, opts)
         if ticks_changed:
-            self.fit()
-        else:
-            self._fit_numbers()
+            self.plot.getAxis("left").set_categories(labels[0], 0.5)
+            self.plot.getAxis("top").set_categories(labels[1], 0.5)
+        self.fit()
 
     def fit(self, *_) -> None:
-        """Ticks thinned and numbers hidden where the cells are too small for them (on every resize)."""
-        rows, cols = self.labels
-        set_category_ticks(self.plot, "left", rows, self.tick_font, 0.5)
-        set_category_ticks(self.plot, "top", cols, self.tick_font, 0.5)
-        self._fit_numbers()
-
-    def _fit_numbers(self) -> None:
-        """Cell numbers only where they fit their cells. Their items are made (and set) only then: numbers too
-        small to read cost nothing (a TextItem takes about 1 ms to make; a small dock's heatmaps hide most)."""
+        """Cell numbers only where they fit their cells, a margin from each side (on every resize). Their items
+        are made (and set) only then: numbers too small to read cost nothing (a TextItem takes about 1 ms to
+        make; a small dock's heatmaps hide most)."""
         rows, cols = self.labels
         texts = [text for _, _, text, _ in self.cells]
-        fits = bool(texts) and text_width(self.number_font, texts) + 4 <= slot(self.plot, len(cols)) \
-            and QFontMetrics(self.number_font).height() <= slot(self.plot, len(rows), vertical=True)
+        fits = (bool(texts) and text_width(self.number_font, texts) + 2 * NUMBER_MARGIN <= slot(self.plot, len(cols))
+                and QFontMetrics(self.number_font).height() <= slot(self.plot, len(rows), vertical=True))
         if fits and not self._cells_shown:
             while len(self.numbers) < len(self.cells):
                 item = pg.TextItem(anchor=(0.5, 0.5))
@@ -155,7 +157,7 @@ class Heatmap:
             item.setVisible(fits)
 
     def _numbers(self, matrix, cell_text, cmap, levels, opts) -> None:
-        """What each cell's number says (drawn by _fit_numbers, when the numbers fit)."""
+        """What each cell's number says (drawn by fit, when the numbers fit)."""
         r, c = matrix.shape
         show = r * c <= MAX_NUMBERS and c <= MAX_NUMBER_COLS
         self.cells, self._cells_shown = [], False
@@ -163,17 +165,15 @@ class Heatmap:
             self.plot.removeItem(self.numbers.pop())
         if not show:
             return
-        integer = np.all(matrix[np.isfinite(matrix)] == np.round(matrix[np.isfinite(matrix)])) and not self.signed
         inks = _inks(cmap, matrix.ravel(), *levels)
         for k in range(r * c):
             i, j = divmod(k, c)
-            text = cell_text[k] if cell_text else format_cell(matrix[i, j], integer)
+            text = cell_text[k] if cell_text else format_cell(matrix[i, j], opts.decimals)
             self.cells.append((j + 0.5, i + 0.5, text, inks[k]))
 
 
 def _inks(cmap: pg.ColorMap, values: np.ndarray, lo: float, hi: float) -> list[QColor]:
     """Black or white for each value, whichever reads better on its cell's colour (white on −∞ cells)."""
     t = (values - lo) / (hi - lo) if hi > lo else np.full(values.shape, 0.5)
-    rgb = cmap.map(np.clip(np.nan_to_num(t), 0, 1), mode="byte")[:, :3].astype(np.float64)  # [n, 3]
-    dark = rgb @ np.array([0.299, 0.587, 0.114]) <= 140
+    dark = is_dark(cmap.map(np.clip(np.nan_to_num(t), 0, 1), mode="byte"))
     return [QColor("white") if d or not np.isfinite(v) else QColor("black") for d, v in zip(dark, values)]

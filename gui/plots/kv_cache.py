@@ -21,7 +21,7 @@ from .bars import Bars
 from .extra_text import caption
 from .heatmap import Heatmap, format_cell
 from .matrix import head_of
-from .style import PlotOptions, color, foreground, new_plot, set_caption
+from .style import PlotOptions, color
 
 TOP_CANDIDATES = 10
 
@@ -41,11 +41,8 @@ class ChoicePanel:
     """The most likely next tokens as bars, the chosen one in its own colour."""
 
     def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, row: int = 0, col: int = 0):
-        self.plot = new_plot(layout, opts, row, col)
-        self.plot.showGrid(y=True, alpha=0.25)
-        self.bars = pg.BarGraphItem(x=[0], height=[0], width=0.8)
-        self.plot.addItem(self.bars)
-        self.labels: list[pg.TextItem] = []
+        self.bars = Bars(layout, opts, row, col, [("", color(0))])
+        self.plot = self.bars.plot
 
     def set(self, tokens: list[str], choice: Choice, opts: PlotOptions, title: str) -> None:
         values, ids = teaching.top_k(choice.probs, TOP_CANDIDATES)
@@ -53,27 +50,14 @@ class ChoicePanel:
         if choice.token_id not in ids:  # a sampled token outside the top: show it last
             ids[-1] = choice.token_id
             values[-1] = choice.probs[choice.token_id]
-        x = np.arange(len(ids), dtype=float)
-        brushes = [color(4) if i == choice.token_id else color(0) for i in ids]
-        self.bars.setOpts(x=x, height=values.numpy(), width=0.8, brushes=brushes, pens=[pg.mkPen(None)] * len(ids))
-        self.plot.getAxis("bottom").setTicks([[(k, tokens[i]) for k, i in enumerate(ids)]])
-        self.plot.setXRange(-0.6, len(ids) - 0.4, padding=0)
-        self.plot.setYRange(0, 1.12, padding=0)
-        while len(self.labels) < len(ids):
-            item = pg.TextItem(color=foreground(opts), anchor=(0.5, 1.0))
-            self.plot.addItem(item)
-            self.labels.append(item)
-        for k, item in enumerate(self.labels):
-            item.setVisible(k < len(ids))
-            if k < len(ids):
-                item.setText(format_cell(float(values[k])))
-                item.setPos(k, float(values[k]))
-        set_caption(self.plot, title, opts)
+        self.bars.set([tokens[i] for i in ids], [values.numpy()], opts, title, probability=True,
+                      highlight=ids.index(choice.token_id), highlight_color=color(4))
 
 
-def choice_title(choice: Choice, lang: str) -> str:
+def choice_title(choice: Choice, lang: str, decimals: int = 2) -> str:
     how = caption("greedy", lang) if choice.greedy else caption("sampled", lang, seed=choice.seed)
-    return caption("chosen", lang, token=choice.token, p=f"{float(choice.probs[choice.token_id]):.2f}", how=how)
+    p = format_cell(float(choice.probs[choice.token_id]), decimals)
+    return caption("chosen", lang, token=choice.token, p=p, how=how)
 
 
 def self_attentions(trace) -> list[str]:
@@ -85,7 +69,7 @@ class CachePanel:
     """One self-attention's cached K and V rows for one head; the newest row outlined."""
 
     def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, row: int):
-        self.maps = [Heatmap(layout, opts, True, row, col) for col in (0, 1)]
+        self.maps = [Heatmap(layout, opts, None, row, col) for col in (0, 1)]
         self.new_rows = []
         for heatmap in self.maps:
             item = QGraphicsRectItem()

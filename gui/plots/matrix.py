@@ -6,12 +6,15 @@ import numpy as np
 import pyqtgraph as pg
 
 from engine.training.backward import forward_of, is_backward
-from gui.text.operations import PROBABILITY, SIGNED, colour_kind, matrix_caption, place_of, stage_op, stage_operation
+from gui.text.operations import IDS, colour_kind, matrix_caption, place_of, stage_op, stage_operation
 
 from .heatmap import Heatmap, axis_labels
 from .predicts import row_labels
-from .style import PlotOptions
+from .scale import scale_for
+from .style import PLAIN_COLOR, PlotOptions
 from .text import caption
+
+PLAIN = pg.ColorMap([0.0, 1.0], [PLAIN_COLOR, PLAIN_COLOR])  # ids are names, not amounts: no colour
 
 
 def stage_caption(trace, name: str, opts: PlotOptions) -> str:
@@ -55,19 +58,28 @@ def stage_matrix(trace, name: str, opts: PlotOptions) -> tuple[np.ndarray, list[
 
 
 class MatrixPanel:
-    """Heatmap of one stage; `select_row` outlines the selected query/token row."""
+    """Heatmap of one stage; `select_row` outlines the selected query/token row. `scale_with`: the tensors that
+    share its colour scale (the parts and sum of A + B = C); only the last of them draws the colour bar."""
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
-                 select_row: bool = False, colspan: int = 1, label: str | None = None):
+                 select_row: bool = False, colspan: int = 1, label: str | None = None, scale_with: tuple = ()):
         self.name, self.select_row, self.label = name, select_row, label  # label: a caption key to use instead
-        signed = colour_kind(stage_op(trace, name)) == SIGNED
-        self.heatmap = Heatmap(layout, opts, signed, row, col, colspan=colspan)
+        self.scale_with = scale_with
+        ids = colour_kind(stage_op(trace, name)) == IDS  # token ids: a labelled table, not a heatmap
+        colorbar = not ids and (not scale_with or name == scale_with[-1])
+        self.heatmap = Heatmap(layout, opts, None, row, col, cmap=PLAIN if ids else None, colspan=colspan,
+                               colorbar=colorbar)
 
     def update(self, trace, opts: PlotOptions) -> None:
         m, rows, cols = stage_matrix(trace, self.name, opts)
         selected = row_of(m.shape[0], opts) if self.select_row else None
-        levels = (0.0, 1.0) if colour_kind(stage_op(trace, self.name)) == PROBABILITY else None
+        op = stage_op(trace, self.name)
         text = stage_caption(trace, self.name, opts)
         if self.label:  # its part in a sum: "+ sublayer output: Attention output"
             text = caption("part_of_sum", opts.lang, part=caption(self.label, opts.lang), what=text)
-        self.heatmap.set(m, rows, cols, opts, text, selected, levels)
+        if colour_kind(op) == IDS:
+            ids = [str(int(v)) for v in m.ravel()]
+            self.heatmap.set(m, rows, cols, opts, text, selected, (0.0, 1.0), cell_text=ids)
+            return
+        parts = [stage_matrix(trace, name, opts)[0] for name in self.scale_with] or [m]
+        self.heatmap.set(m, rows, cols, opts, text, selected, scale=scale_for(op, *parts))

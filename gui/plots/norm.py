@@ -77,7 +77,7 @@ class BeforeAfterPanel:
         drawn = np.isfinite(mean.numpy()) & np.isfinite(sigma.numpy())
         self.spread.setData(x=pos[drawn] - 0.15, y=mean.numpy()[drawn], height=2 * sigma.numpy()[drawn])
         tokens = axis_labels(trace, trace.stage(self.steps["mean"]).rows, n)
-        self.plot.getAxis("bottom").setTicks([[(i, t) for i, t in enumerate(tokens)]])
+        self.plot.getAxis("bottom").set_categories(tokens, 0.0)
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
         span = finite_range(x, out, (mean - sigma).numpy(), (mean + sigma).numpy())
         if span is not None:
@@ -118,8 +118,9 @@ class NormStepsPanel:
             gap = np.full((values.shape[1], 1), np.nan)
             xs = np.hstack([np.tile(at, (values.shape[1], 1)), gap]).ravel()
             self.lines[0].setData(xs, np.hstack([values.T, gap]).ravel())
-        self.plot.getAxis("bottom").setTicks([[(i, caption(k, opts.lang)) for i, k in enumerate(STEPS)]])
+        self.plot.getAxis("bottom").set_categories([caption(k, opts.lang) for k in STEPS], 0.0)
         self.plot.setXRange(-0.55, len(STEPS) - 0.45, padding=0)  # room for the outer step names under the axis
-        stats = f"μ = {format_cell(float(steps['mean'][r]))}, σ² = {format_cell(float(steps['var'][r]))}"
+        mean, var = (format_cell(float(steps[k][r]), opts.decimals) for k in ("mean", "var"))
+        stats = f"μ = {mean}, σ² = {var}"
         text = with_overflow_note(f"{caption('norm_steps', opts.lang, token=tokens[r])}\n{stats}", values, opts)
         set_caption(self.plot, text, opts)

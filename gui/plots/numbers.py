@@ -10,8 +10,8 @@ STYLES = ("table", "plot", "file")
 
 
 def format_number(value: float, decimals: int = 2, integer: bool = False, style: str = "table") -> str:
-    """`value` with `decimals` places and a true minus sign (−); NaN, −∞ and +∞ by name; `integer` (token ids)
-    as a whole number. The style says what else applies:
+    """`value` with `decimals` places and a true minus sign (−), never on a value that rounds to zero; NaN, −∞
+    and +∞ by name; `integer` (token ids) as a whole number. The style says what else applies:
 
     - "table": a matrix in the window; 4 significant digits from 1000 on, where places would only widen the column;
     - "plot": a cell of a small plot; a whole number from 100 on, and ∞ without a sign;
@@ -35,4 +35,6 @@ def format_number(value: float, decimals: int = 2, integer: bool = False, style:
         text = f"{value:.4g}"
     else:
         text = f"{value:.{decimals}f}"
+    if text.startswith("-") and float(text) == 0:  # −0.001 rounds to zero: "0.00", never "−0.00"
+        text = text[1:]
     return text.replace("-", "−")

@@ -28,4 +28,4 @@ class TopKPanel:
         vocab = axis_labels(trace, st.cols, logits.shape[1])
         token = axis_labels(trace, st.rows, logits.shape[0])[r]
         text = caption("top_k", opts.lang, k=len(ids), token=token, temperature=f"{opts.temperature:g}")
-        self.bars.set([vocab[i] for i in ids.tolist()], [values.numpy()], opts, text, (0, 1.12))
+        self.bars.set([vocab[i] for i in ids.tolist()], [values.numpy()], opts, text, probability=True)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFont, QFontMetrics
 
+from .axis import Axis
 from .text import caption, wrap_caption
 
 # Chinese glyphs need a CJK font; Qt's fallback is not reliable in PDF/SVG, so slides name one explicitly.
@@ -23,6 +25,7 @@ COLORMAPS = {
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000"]
 
 HIDDEN_COLOR = QColor(90, 90, 90)  # masked (−∞) cells, drawn hatched
+PLAIN_COLOR = QColor("#f4f4f4")  # cells of names, not amounts (token ids)
 
 WINDOW_CAPTION_COLUMNS = 28  # a plot title's line length in the window (a Chinese character counts two)
 SLIDE_CAPTION_COLUMNS = 60
@@ -41,10 +44,17 @@ class PlotOptions:
     tables_shown: bool = False  # the stage's tables are on screen beside the figure: no heatmap repeats them
     slide: bool = False  # light slide style for export: white background, large fonts, title
     title: bool = True  # in slide style, a title naming stage, head and the model's switches (decks draw their own)
+    decimals: int = 2  # digits after the point in the plots' numbers, as in the tables (View ▸ Decimals)
 
 
 def colormap(opts: PlotOptions, signed: bool) -> pg.ColorMap:
-    diverging, sequential = COLORMAPS.get(opts.colormap, COLORMAPS["default"])
+    return colormap_named(opts.colormap, signed)
+
+
+@cache
+def colormap_named(name: str, signed: bool) -> pg.ColorMap:
+    """The map the plots and the tables use: diverging for signed values, sequential for non-negative ones."""
+    diverging, sequential = COLORMAPS.get(name, COLORMAPS["default"])
     return pg.colormap.get(diverging if signed else sequential)
 
 
@@ -77,8 +87,12 @@ TICK_LENGTH = 5  # px, outward
 
 
 def new_plot(layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, colspan: int = 1) -> pg.PlotItem:
-    """A plot in the chosen style; no mouse zoom or menu (figures are for reading, not panning)."""
-    plot = layout.addPlot(row=row, col=col, colspan=colspan, enableMenu=False)
+    """A plot in the chosen style; no mouse zoom or menu (figures are for reading, not panning). Its axes can name
+    categories (gui/plots/axis.py: every label drawn)."""
+    axes = {side: Axis(side) for side in ("left", "bottom", "top", "right")}
+    plot = layout.addPlot(row=row, col=col, colspan=colspan, enableMenu=False, axisItems=axes)
+    for side in ("top", "right"):  # pyqtgraph shows every axis it is given; a plot starts with left and bottom
+        plot.hideAxis(side)
     plot.hideButtons()
     plot.setMouseEnabled(x=False, y=False)
     fg = foreground(opts)
@@ -87,8 +101,8 @@ def new_plot(layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, c
     text_height = round(QFontMetrics(tick_font).height() * 1.3)
     for name in ("left", "bottom", "top", "right"):
         axis = plot.getAxis(name)
-        # Ticks point outward (pyqtgraph's point into the plot): inside, the tick beside a cell's number read as
-        # a minus sign ("I —0.54").
+        # Ticks point outward (pyqtgraph's point into the plot): inside, a tick beside a number reads as a minus
+        # sign ("I —0.54"). Category axes (tokens) draw none at all.
         axis.setStyle(tickFont=tick_font, tickLength=TICK_LENGTH)
         if name in ("bottom", "top"):
             axis.setStyle(autoExpandTextSpace=False, tickTextHeight=text_height)

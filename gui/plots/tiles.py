@@ -10,11 +10,12 @@ from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from engine import tiled
-from gui.text.operations import SIGNED, colour_kind, operation
+from gui.text.operations import operation
 
 from .bars import Bars
 from .heatmap import Heatmap, axis_labels
 from .matrix import MatrixPanel, head_of, stage_caption
+from .scale import scale_for
 from .style import HIDDEN_COLOR, PlotOptions, color
 from .text import caption
 
@@ -36,7 +37,7 @@ class TilePanel:
             pattern = pg.ColorMap([0.0, 1.0], [QColor("#cfe8cf"), HIDDEN_COLOR])
             self.heatmap = Heatmap(layout, opts, False, row, col, cmap=pattern, colorbar=False)
         else:
-            self.heatmap = Heatmap(layout, opts, colour_kind(op) == SIGNED, row, col)  # ℓ ≥ 0: a sequential map
+            self.heatmap = Heatmap(layout, opts, None, row, col)  # scale_for: ℓ ≥ 0 gets a sequential map
 
     def update(self, trace, opts: PlotOptions) -> None:
         st = trace.stage(self.name)
@@ -49,8 +50,10 @@ class TilePanel:
         cols = [entry.letter] if entry.columns == "letter" else features if st.op == "attn.tiled.o" else keys[c0:c1]
         text = caption("tile_of", opts.lang, what=stage_caption(trace, self.name, opts), r0=r0, r1=r1 - 1, c0=c0,
                        c1=c1 - 1)
-        levels = (0.0, 1.0) if st.op == "attn.tiled.skipped" else None
-        self.heatmap.set(m, queries[r0:r1], cols, opts, text, levels=levels)
+        if st.op == "attn.tiled.skipped":
+            self.heatmap.set(m, queries[r0:r1], cols, opts, text, levels=(0.0, 1.0))
+        else:
+            self.heatmap.set(m, queries[r0:r1], cols, opts, text, scale=scale_for(st.op, m))
 
 
 class TileMapPanel:
@@ -58,7 +61,7 @@ class TileMapPanel:
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int):
         self.name = name
-        self.heatmap = Heatmap(layout, opts, True, row, col)
+        self.heatmap = Heatmap(layout, opts, None, row, col)
         self.frame = QGraphicsRectItem()
         pen = QPen(color(4), 4)
         pen.setCosmetic(True)

@@ -27,6 +27,7 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         # next paint follows (a segfault in QGraphicsView::paintEvent after hundreds of actions).
         self.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.scale = 1.0  # scene units per pixel: above 1 when the figure is shrunk to fit
+        self.fitted: tuple = ()  # the view's size and the layout at the last fit
         self.fit_timer = QTimer(self)
         self.fit_timer.setSingleShot(True)
         self.fit_timer.setInterval(0)
@@ -68,6 +69,11 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         width, height = max(1, self.width()), max(1, self.height())
         least = self.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
         scale = max(1.0, least.width() / width, least.height() / height)
+        if (width, height, self.ci) == self.fitted and scale < self.scale:
+            # Same view, same figure: never shrink less again. Axes that turn their labels when crowded ask for
+            # another minimum size once the figure is shrunk, and could otherwise flip back and forth.
+            scale = self.scale
+        self.fitted = (width, height, self.ci)
         if scale == 1.0:
             if not self.autoPixelRange:
                 self.autoPixelRange = True

@@ -40,6 +40,7 @@ from .extra_text import caption, plain
 from .figure import StageFigure
 from .heatmap import Heatmap, axis_labels
 from .matrix import head_of
+from .scale import scale_of
 from .style import PlotOptions, color, font, foreground, new_plot, set_caption
 
 D_KS = [2, 4, 8, 16, 32, 64, 128, 256]
@@ -74,11 +75,11 @@ class ReorderPanel:
 
     def update(self, trace, opts: PlotOptions) -> None:
         r = self.reordering = reorder(trace)
-        top = float(max(r.output.abs().max(), r.reordered_output.abs().max())) or 1.0
+        scale = scale_of(r.output.numpy(), r.reordered_output.numpy())  # one scale for both sides
         cols = [str(c) for c in range(r.output.shape[1])]
         for heatmap, tokens, out in zip(self.maps, (r.tokens, r.reordered_tokens), (r.output, r.reordered_output)):
             title = html.escape(" ".join(tokens), quote=False)  # plot titles are HTML; <start> is a token
-            heatmap.set(out.numpy().astype(np.float64), tokens, cols, opts, title, levels=(-top, top))
+            heatmap.set(out.numpy().astype(np.float64), tokens, cols, opts, title, scale=scale)
         key = "reorder_same" if r.max_difference < 1e-4 else "reorder_differs"
         stack = figure_text.caption("encoder" if trace.stage(r.stage).place.stack == "enc" else "decoder", opts.lang)
         self.note = (plain("reorder", opts.lang, a=" ".join(r.tokens), b=" ".join(r.reordered_tokens),
@@ -168,7 +169,7 @@ class FuturePanel:
                 i, j = cells[k]
                 item.setRect(QRectF(j + 0.06, i + 0.06, 0.88, 0.88))
         share = future_weight(weights)[h].numpy()
-        self.bars.set(queries, [share], opts, caption("future_share", opts.lang), (0, 1.12))
+        self.bars.set(queries, [share], opts, caption("future_share", opts.lang), probability=True)
 
 
 class SpreadPanel:

@@ -102,7 +102,8 @@ class DisplaySettings(QObject):
         """The options every figure is drawn with. A slide (an exported figure or deck) is drawn for its own
         1600×900 canvas: the window's text size does not apply to it."""
         return PlotOptions(head=self.head, row=self.row, temperature=self.temperature, lang=self.lang,
-                           colormap=self.colormap, font_scale=1.0 if slide else self.type_scale, slide=slide)
+                           colormap=self.colormap, font_scale=1.0 if slide else self.type_scale, slide=slide,
+                           decimals=self.decimals)
 
     def format_value(self, value: float, integer: bool = False) -> str:
         """A number as the matrices show it: the chosen decimals (View ▸ Decimals), 4 digits when large."""

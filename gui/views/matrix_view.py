@@ -29,8 +29,10 @@ from PySide6.QtWidgets import (
 
 from engine.training.backward import forward_of
 from gui.plots.predicts import row_labels
+from gui.plots.scale import COLOR_STEPS, Scale, color_table, dark_table, scale_for, scale_of, shared_scale_names
+from gui.plots.style import HIDDEN_COLOR, PLAIN_COLOR
 from gui.state.app_state import AppState
-from gui.text.operations import is_sequential, operation, token_stack
+from gui.text.operations import operation, token_stack
 from gui.views.head_colors import header_tint
 
 ALL = slice(None)
@@ -123,30 +125,11 @@ def axis_labels(trace, part: TensorSlice) -> tuple[list[str], list[str]]:
     return [str(r) for r in range(n_rows)], vocab_cols
 
 
-def _blend(a: QColor, b: QColor, t: float) -> QColor:
-    return QColor.fromRgbF(*(x + (y - x) * t for x, y in zip(a.getRgbF()[:3], b.getRgbF()[:3])))
-
-
-def _ramp(stops: list[str], n: int = 256) -> list[QColor]:
-    colors = [QColor(s) for s in stops]
-    out = []
-    for i in range(n):
-        x = i / (n - 1) * (len(colors) - 1)
-        k = min(int(x), len(colors) - 2)
-        out.append(_blend(colors[k], colors[k + 1], x - k))
-    return out
-
-
-# Light ends so black numbers stay readable on every cell (ColorBrewer RdBu / Blues). "cb-safe" (View menu)
-# avoids red against green or blue entirely: blue to yellow, like the plots' CET-CBD1 / cividis.
-RAMPS = {  # colour map → (diverging for signed values, sequential for probabilities)
-    "default": (_ramp(["#4393c3", "#d1e5f0", "#ffffff", "#fddbc7", "#d6604d"]),
-                _ramp(["#ffffff", "#c6dbef", "#6baed6"])),
-    "cb-safe": (_ramp(["#5c8fd6", "#c9daf2", "#ffffff", "#f3e3a1", "#d8b43c"]),
-                _ramp(["#ffffff", "#dfe3ea", "#a9b6cc"])),
-}
-HIDDEN = QColor("#9e9e9e")
-PLAIN = QColor("#f4f4f4")
+INK = (QColor("black"), QColor("white"))  # a number's colour on a light or a dark cell
+# Qt's roles, looked up once: reading Qt.BackgroundRole takes ~9 µs in PySide6, and headers and cells ask for
+# their data many times per layout and paint
+SHOW_ROLE, EDIT_ROLE, TIP_ROLE, COLOR_ROLE = (Qt.DisplayRole, Qt.EditRole, Qt.ToolTipRole, Qt.BackgroundRole)
+HORIZONTAL = Qt.Horizontal
 HIGHLIGHT = QColor(255, 200, 0, 120)
 HIGHLIGHT_EDGE = QColor("#b35900")
 CHANGED = QColor("#e66100")
@@ -162,12 +145,11 @@ class Numbers:
 
     shown: torch.Tensor
     changed: torch.Tensor | None  # bool mask, None when no shown cell changed
-    scale: float
-    sequential: bool
+    scale: Scale  # the plots' colour scale for the same numbers (gui/plots/scale.py)
 
     @classmethod
     def nothing(cls) -> Numbers:
-        return cls(torch.zeros(0, 0), None, 1.0, False)
+        return cls(torch.zeros(0, 0), None, Scale(False, 0.0, 1.0))
 
 
 @dataclass(frozen=True)
@@ -195,8 +177,7 @@ class MatrixModel(QAbstractTableModel):
         self._changed = None
         self._changed_box: tuple[int, int, int, int] | None = None  # rows and columns the change marks span
         self._flags = Qt.ItemIsEnabled | Qt.ItemIsSelectable
-        self.scale = 1.0
-        self.sequential = False
+        self.scale = Scale(False, 0.0, 1.0)
         self.highlight: tuple[int | slice, int | slice] | None = None
         self.row_labels: list[str] = []
         self.col_labels: list[str] = []
@@ -264,25 +245,31 @@ class MatrixModel(QAbstractTableModel):
 
     def _numbers(self, part: TensorSlice) -> Numbers:
         state = self.state
-        stage = state.view.stage(part.name)
-        sequential = stage is not None and is_sequential(stage.op)
         values = part.slice2d(state.view[part.name])
         changed = state.changed(part.name)
         changed = part.slice2d(changed) if changed is not None else None  # this slice's part of the change
         difference = state.difference(part.name) if self.show_difference else None
         if difference is not None:
-            shown, sequential = part.slice2d(difference), False
-        elif self.show_difference:
-            shown = torch.zeros_like(values, dtype=torch.float32)
+            shown = part.slice2d(difference)
+            scale = scale_of(shown.numpy(), signed=True)  # a change is signed: diverging, centred on 0
         else:
-            shown = values
-        finite = shown[torch.isfinite(shown)] if shown.is_floating_point() else shown
-        scale = float(finite.abs().max()) if finite.numel() else 1.0
-        return Numbers(shown, changed if changed is not None and changed.any() else None, scale or 1.0, sequential)
+            shown = torch.zeros_like(values, dtype=torch.float32) if self.show_difference else values
+            scale = self._scale(part, shown)
+        return Numbers(shown, changed if changed is not None and changed.any() else None, scale)
+
+    def _scale(self, part: TensorSlice, shown: torch.Tensor) -> Scale:
+        """The colour scale the plot of the same numbers uses (gui/plots/scale.py): by the operation's kind, one
+        scale for the parts and the sum of A + B = C; a parameter's numbers are signed."""
+        view, current = self.state.view, self.state.current_stage
+        group = shared_scale_names(view, current)
+        if part.name in group:
+            return scale_for(view.stage(current).op, *(view[name].numpy() for name in group))
+        stage = view.stage(part.name)
+        values = shown.double().numpy()
+        return scale_of(values) if stage is None else scale_for(stage.op, values)
 
     def _take(self, numbers: Numbers) -> None:
-        self.shown, self.changed, self.scale, self.sequential = (numbers.shown, numbers.changed, numbers.scale,
-                                                                 numbers.sequential)
+        self.shown, self.changed, self.scale = numbers.shown, numbers.changed, numbers.scale
         self._values = self.shown.numpy()
         self._changed = None if self.changed is None else self.changed.numpy()
         self._changed_box = None
@@ -306,15 +293,27 @@ class MatrixModel(QAbstractTableModel):
         return self.state.display.format_value(v, integer=not self.shown.is_floating_point())
 
     def color(self, r: int, c: int) -> QColor:
+        """The cell's colour from the plots' own ColorMap and scale (one number, one colour on the screen)."""
+        k = self._shade(r, c)
+        if k is None:
+            return HIDDEN_COLOR if self.shown.is_floating_point() else PLAIN_COLOR  # ids are labels, not amounts
+        return color_table(self.state.display.colormap, self.scale.signed)[k]
+
+    def ink(self, r: int, c: int) -> QColor:
+        """Black on light cells, white on dark ones (as the plots write their numbers)."""
+        k = self._shade(r, c)
+        if k is None:
+            return INK[self.shown.is_floating_point()]  # white on a hidden (−∞) cell, black on an id
+        return INK[dark_table(self.state.display.colormap, self.scale.signed)[k]]
+
+    def _shade(self, r: int, c: int) -> int | None:
+        """The cell's entry in the colour table (None: not a finite number)."""
         v = self.value(r, c)
-        if not math.isfinite(v):
-            return HIDDEN
-        if not self.shown.is_floating_point():
-            return PLAIN  # token ids are labels, not amounts
-        diverging, sequential = RAMPS[self.state.display.colormap]
-        if self.sequential:
-            return sequential[min(255, max(0, int(v / self.scale * 255)))]
-        return diverging[min(255, max(0, int((v / self.scale + 1) * 127.5)))]
+        if not math.isfinite(v) or not self.shown.is_floating_point():
+            return None
+        lo, hi = self.scale.lo, self.scale.hi
+        at = (v - lo) / (hi - lo) if hi > lo else 0.5
+        return min(COLOR_STEPS - 1, max(0, int(at * COLOR_STEPS)))
 
     def is_highlighted(self, r: int, c: int) -> bool:
         return self.highlight is not None and _hits(self.highlight[0], r) and _hits(self.highlight[1], c)
@@ -326,13 +325,13 @@ class MatrixModel(QAbstractTableModel):
         if not index.isValid():
             return None
         r, c = index.row(), index.column()
-        if role == Qt.DisplayRole:
+        if role == SHOW_ROLE:
             return self.text(r, c)
-        if role == Qt.EditRole:
+        if role == EDIT_ROLE:
             return f"{float(self.state.view[self.slice.name][self.slice.full_index(r, c)]):.6g}"
-        if role == Qt.ToolTipRole:
+        if role == TIP_ROLE:
             return self.tooltip(r, c)
-        if role == Qt.BackgroundRole:
+        if role == COLOR_ROLE:
             return self.color(r, c)
         return None
 
@@ -347,11 +346,11 @@ class MatrixModel(QAbstractTableModel):
         return tip
 
     def headerData(self, section: int, orientation, role=Qt.DisplayRole):
-        if role == Qt.BackgroundRole and self.slice is not None:  # a head's features in the head's colour
-            return header_tint(self.state.trace, self.slice, section, orientation == Qt.Horizontal)
-        if role != Qt.DisplayRole and role != Qt.ToolTipRole:
+        if role == COLOR_ROLE and self.slice is not None:  # a head's features in the head's colour
+            return header_tint(self.state.trace, self.slice, section, orientation == HORIZONTAL)
+        if role != SHOW_ROLE and role != TIP_ROLE:
             return None
-        labels = self.col_labels if orientation == Qt.Horizontal else self.row_labels
+        labels = self.col_labels if orientation == HORIZONTAL else self.row_labels
         return labels[section] if section < len(labels) else None
 
     # ---- editing -----------------------------------------------------------------------------
@@ -381,7 +380,7 @@ class HeatDelegate(QStyledItemDelegate):
         if option.state & SELECTED:
             painter.setPen(SELECTED_PEN)
             painter.drawRect(rect.adjusted(1, 1, -1, -1))
-        painter.setPen(Qt.black)
+        painter.setPen(model.ink(r, c))
         painter.drawText(rect.adjusted(3, 0, -5, 0), NUMBER_ALIGN, model.text(r, c))
         if model.is_changed(r, c):
             s = min(rect.height(), rect.width()) / 3

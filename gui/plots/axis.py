@@ -1,0 +1,211 @@
+"""An axis that names categories (tokens, bars, steps): every label is drawn, none is thinned out or dropped.
+
+Labels that crowd are drawn in a smaller font, and on a horizontal axis turned on their side; when even that
+does not fit, the axis asks for more room (its minimum length), and the figure is shrunk as a whole to give
+it (gui/plots/view.py). Category axes draw no tick marks: the cells and bars mark the categories themselves,
+and a tick beside a cell's number read as a minus sign ("cat —0.54").
+
+    axis = plot.getAxis("top")          # every axis of new_plot() is an Axis
+    axis.set_categories(["The", "cat"], offset=0.5)
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetricsF
+
+SHRINK = (1.0, 0.85, 0.72)  # of the tick font, tried in turn before labels turn (or overflow)
+MIN_POINTS = 6.0
+GAP = 6.0  # between neighbouring labels along the axis
+ALL_LABELS = 64  # up to this many categories every label is drawn; more (e.g. 384 features): every k-th
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How the labels are drawn now: their font, turned on their side or not."""
+
+    font: QFont
+    rotated: bool
+    step: int = 1  # every label, or (over ALL_LABELS of them) every step-th
+
+
+def stacked(text: str) -> bool:
+    """Chinese (wide) characters only: on a crowded axis they stand one under the other instead of turning."""
+    return bool(text) and all(unicodedata.east_asian_width(ch) in "WF" for ch in text)
+
+
+def _scaled(font: QFont, factor: float) -> QFont:
+    f = QFont(font)
+    f.setPointSizeF(max(MIN_POINTS, font.pointSizeF() * factor))
+    return f
+
+
+class Axis(pg.AxisItem):
+    """pyqtgraph's axis, plus category labels (set_categories) that are all drawn."""
+
+    categories: list[str] | None = None  # None: a plain pyqtgraph axis (numbers)
+    offset = 0.5  # where category i sits: i + offset
+    bold: int | None = None  # the category drawn in bold (the selected token)
+    plan: Plan | None = None
+    least = 0.0  # the length along the axis the labels need at their smallest
+
+    def __init__(self, orientation: str, **kwargs):
+        super().__init__(orientation, **kwargs)
+        self.drawn: list[int] = []  # the category of each text the last generateDrawSpecs laid out
+
+    @property
+    def vertical(self) -> bool:
+        return self.orientation in ("left", "right")
+
+    def set_categories(self, labels: list[str], offset: float = 0.5, bold: int | None = None) -> None:
+        labels = [str(label) for label in labels]
+        if labels == self.categories and offset == self.offset and bold == self.bold:
+            return
+        self.categories, self.offset, self.bold = labels, offset, bold
+        self.setTicks([[(i + offset, label) for i, label in enumerate(labels)], []])  # also read by tests
+        self.setStyle(tickLength=0)
+        self.replan()
+
+    def resizeEvent(self, ev=None) -> None:
+        super().resizeEvent(ev)
+        if self.categories is not None:
+            self.replan()
+
+    def linkedViewChanged(self, view, newRange=None) -> None:
+        super().linkedViewChanged(view, newRange)
+        if self.categories is not None:
+            self.replan()
+
+    # ---- choosing the font and the direction ------------------------------------------------
+    def _slot(self) -> float:
+        """Length along the axis of one category (one data unit)."""
+        span = abs(self.range[1] - self.range[0]) or 1.0
+        rect = self.geometry()
+        return (rect.height() if self.vertical else rect.width()) / span
+
+    def _plans(self) -> list[tuple[Plan, float]]:
+        """The ways to draw the labels, best first, each with the length one label needs along the axis."""
+        base = self.style["tickFont"] or QFont()
+        fonts = [_scaled(base, s) for s in SHRINK]
+        if self.vertical:
+            return [(Plan(f, False), QFontMetricsF(f).height()) for f in fonts]
+        flat = [(Plan(f, False), self._largest(Plan(f, False))[0] + GAP) for f in fonts[:2]]
+        turned = [(Plan(f, True), self._largest(Plan(f, True))[0] + 2) for f in fonts]
+        return flat + turned
+
+    def _size(self, text: str, font: QFont, rotated: bool) -> tuple[float, float]:
+        """(along the axis, across it) of one label: turned on its side, or for Chinese stacked upright."""
+        metrics = QFontMetricsF(font)
+        if self.vertical or not rotated:
+            return (metrics.height(), metrics.horizontalAdvance(text)) if self.vertical else (
+                metrics.horizontalAdvance(text), metrics.height())
+        if stacked(text):
+            return max(metrics.horizontalAdvance(ch) for ch in text), len(text) * metrics.lineSpacing()
+        return metrics.height(), metrics.horizontalAdvance(text)
+
+    def _largest(self, plan: Plan) -> tuple[float, float]:
+        """The largest (along, across) of the labels drawn as `plan` says."""
+        sizes = [self._size(t, self._font(i, plan), plan.rotated) for i, t in enumerate(self.categories)]
+        return max((a for a, _ in sizes), default=0.0), max((c for _, c in sizes), default=0.0)
+
+    def _font(self, i: int, plan: Plan | None = None) -> QFont:
+        plan = plan or self.plan
+        if i != self.bold:
+            return plan.font
+        font = QFont(plan.font)
+        font.setBold(True)
+        return font
+
+    def replan(self) -> None:
+        """Pick the first plan whose labels fit their slots (else the last), and size the axis for it."""
+        plans = self._plans()
+        slot = self._slot()
+        plan = next((p for p, need in plans if need <= slot), plans[-1][0])
+        span = abs(self.range[1] - self.range[0]) or 1.0
+        least = plans[-1][1] * span
+        if len(self.categories) > ALL_LABELS:  # too many to name each: the first plan, every step-th label
+            first, need = plans[0]
+            plan, least = Plan(first.font, False, max(1, math.ceil(need / max(slot, 1e-6)))), 0.0
+        if least != self.least:
+            self.least = least
+            (self.setMinimumHeight if self.vertical else self.setMinimumWidth)(least)
+        across = self._largest(plan)[1] + self.style["tickTextOffset"][0 if self.vertical else 1] + 2
+        if self.label.isVisible():
+            across += self.label.boundingRect().height() * 0.8
+        if plan != self.plan or abs(across - self._across()) > 0.5:
+            self.plan = plan
+            (self.setWidth if self.vertical else self.setHeight)(round(across + 0.49))
+            self.picture = None
+            self.update()
+
+    def _across(self) -> float:
+        return (self.fixedWidth if self.vertical else self.fixedHeight) or 0.0
+
+    # ---- drawing ---------------------------------------------------------------------------------
+    def generateDrawSpecs(self, p):
+        """The axis line and one text rectangle per category (the rectangle a turned label covers); no ticks."""
+        if self.categories is None:
+            return super().generateDrawSpecs(p)
+        if self.plan is None:
+            self.replan()
+        bounds = self.mapRectFromParent(self.geometry())
+        edge = {"left": bounds.right(), "right": bounds.left(), "top": bounds.bottom(), "bottom": bounds.top()}[
+            self.orientation]
+        if self.vertical:
+            line = (QPointF(edge, bounds.top()), QPointF(edge, bounds.bottom()))
+        else:
+            line = (QPointF(bounds.left(), edge), QPointF(bounds.right(), edge))
+        lo, hi = self.range
+        if hi == lo:
+            return (self.pen(), *line), [], []
+        gap = self.style["tickTextOffset"][0 if self.vertical else 1]
+        side = Qt.AlignmentFlag.AlignRight if self.orientation == "left" else Qt.AlignmentFlag.AlignLeft
+        specs, self.drawn = [], []  # drawn: the category index of each text spec
+        for i, text in enumerate(self.categories):
+            if i % self.plan.step:
+                continue
+            v = i + self.offset
+            along, across = self._size(text, self._font(i), self.plan.rotated)
+            if self.vertical:
+                w, h = across, along
+                at = bounds.bottom() - (v - lo) / (hi - lo) * bounds.height()
+                x = edge - gap - w if self.orientation == "left" else edge + gap
+                specs.append((QRectF(x, at - h / 2, w, h), side | Qt.AlignmentFlag.AlignVCenter, text))
+                self.drawn.append(i)
+            else:
+                at = bounds.left() + (v - lo) / (hi - lo) * bounds.width()
+                w, h = along, across
+                y = edge - gap - h if self.orientation == "top" else edge + gap
+                specs.append((QRectF(at - w / 2, y, w, h), Qt.AlignmentFlag.AlignCenter, text))
+                self.drawn.append(i)
+        return (self.pen(), *line), [], specs
+
+    def drawPicture(self, p, axisSpec, tickSpecs, textSpecs) -> None:
+        if self.categories is None:
+            return super().drawPicture(p, axisSpec, tickSpecs, textSpecs)
+        pen, start, stop = axisSpec
+        p.setPen(pen)
+        p.drawLine(start, stop)
+        p.setClipRect(self.boundingRect())  # a paint before the axis took its new size leaves nothing outside it
+        p.setPen(self.textPen())
+        p.setRenderHint(p.RenderHint.TextAntialiasing, True)
+        for i, (rect, flags, text) in zip(self.drawn, textSpecs):
+            p.setFont(self._font(i))
+            if not self.plan.rotated:
+                p.drawText(rect, int(flags | Qt.TextFlag.TextDontClip), text)
+                continue
+            if stacked(text):  # Chinese: one character under the other, upright
+                p.drawText(rect, int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextDontClip), "\n".join(text))
+                continue
+            p.save()  # read from bottom to top, like a rotated column heading
+            p.translate(rect.center())
+            p.rotate(-90)
+            turned = QRectF(-rect.height() / 2, -rect.width() / 2, rect.height(), rect.width())
+            align = Qt.AlignmentFlag.AlignLeft if self.orientation == "top" else Qt.AlignmentFlag.AlignRight
+            p.drawText(turned, int(align | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip), text)
+            p.restore()

@@ -1,0 +1,88 @@
+"""Colour scales, shared by the plots and the tables so that one number has one colour on the screen: a
+sequential map for values that are never negative (probabilities, variance, ReLU outputs), a diverging map
+centred on 0 for signed ones, and one scale for every panel of one equation (E + PE = X).
+
+    scale = scale_for("attn.scores", matrix)      # by the operation's kind, and for signed ones the data
+    scale = scale_of(matrix)                      # by the data: any value below 0 → diverging, ±max|x|
+    scale = scale_of(e, pe, x)                    # one scale for the three panels of X = E + PE
+    colors = color_table("default", scale.signed) # 256 QColors of the same pyqtgraph ColorMap the plots use
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QColor
+
+from gui.text.operations import IDS, NON_NEGATIVE, PROBABILITY, colour_kind
+
+from .style import colormap_named
+
+SHARED_SCALE_OPS = ("x0", "add")  # A + B = C: the parts and the sum on one scale
+COLOR_STEPS = 256  # colours of a table's lookup
+
+
+@dataclass(frozen=True)
+class Scale:
+    signed: bool  # diverging map centred on 0, else sequential from lo
+    lo: float
+    hi: float
+
+    def position(self, values: np.ndarray) -> np.ndarray:
+        """Where values fall on the map, 0 … 1 (NaN where not finite)."""
+        span = self.hi - self.lo
+        return (np.asarray(values, dtype=np.float64) - self.lo) / (span if span > 0 else 1.0)
+
+
+def scale_of(*arrays, signed: bool | None = None, probability: bool = False) -> Scale:
+    """One scale for all `arrays`: 0 … 1 for probabilities; else ±max|x| when signed (None: when any value is
+    below 0, or all are 0 — a zero bias is drawn neutral, not as the darkest end of a sequential map),
+    0 … max otherwise."""
+    if probability:
+        return Scale(False, 0.0, 1.0)
+    values = np.concatenate([np.ravel(np.asarray(a, dtype=np.float64)) for a in arrays] + [np.zeros(0)])
+    values = values[np.isfinite(values)]
+    top = float(np.abs(values).max()) if values.size else 0.0
+    if signed is None:
+        signed = bool(values.size and values.min() < 0) or top == 0
+    top = top or 1.0
+    return Scale(True, -top, top) if signed else Scale(False, 0.0, top)
+
+
+def scale_for(op: str, *arrays) -> Scale:
+    """The scale of an operation's numbers by its colour-map kind (gui/text/operations.py): 0 … 1 for
+    probabilities, sequential for the non-negative ones, and for signed ones diverging unless none of the
+    numbers shown is below 0 (all-positive scores on a diverging map look like half a scale)."""
+    kind = colour_kind(op)
+    if kind == PROBABILITY:
+        return scale_of(probability=True)
+    return scale_of(*arrays, signed=False if kind in (NON_NEGATIVE, IDS) else None)
+
+
+def shared_scale_names(trace, stage: str) -> tuple[str, ...]:
+    """The tensors shown on one colour scale at `stage`: the parts and the sum of A + B = C (else none)."""
+    st = trace.stage(stage)
+    if st is None or st.op not in SHARED_SCALE_OPS or len(st.inputs) < 2:
+        return ()
+    return (*st.inputs, stage)
+
+
+@cache
+def color_table(name: str, signed: bool) -> tuple[QColor, ...]:
+    """The map `name` ("default", "cb-safe") as COLOR_STEPS colours, for painting table cells quickly."""
+    rgb = colormap_named(name, signed).getLookupTable(nPts=COLOR_STEPS, mode=pg.ColorMap.BYTE)
+    return tuple(QColor(int(r), int(g), int(b)) for r, g, b in rgb[:, :3])
+
+
+@cache
+def dark_table(name: str, signed: bool) -> tuple[bool, ...]:
+    """For each colour of color_table: whether a number on it is written in white."""
+    return tuple(bool(d) for d in is_dark([[c.red(), c.green(), c.blue()] for c in color_table(name, signed)]))
+
+
+def is_dark(colors: np.ndarray) -> np.ndarray:
+    """[n, 3] bytes → whether white text reads better than black on each colour."""
+    return np.asarray(colors, dtype=np.float64)[:, :3] @ np.array([0.299, 0.587, 0.114]) <= 140

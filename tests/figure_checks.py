@@ -1,0 +1,173 @@
+"""What a class would see wrong in a drawn figure, read from the pyqtgraph items' scene rectangles:
+
+- texts (titles, legend entries, axis labels, cell numbers, bar values) that overlap each other;
+- a tick mark within TOUCH px of a number (beside "0.54" it reads "−0.54");
+- a number or bar value cut by its plot's edge, or anything drawn outside the view that shows the figure;
+- a category axis (tokens, bars) that names fewer of its categories than it has (≤ 64).
+
+Axis labels are read from AxisItem.generateDrawSpecs, the rectangles and strings the axis paints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6.QtCore import QLineF, QPointF, QRectF
+from PySide6.QtGui import QPainter, QPicture
+from PySide6.QtWidgets import QGraphicsTextItem
+
+TOUCH = 3.0  # px: closer than this, a tick mark and a number read as one sign
+SLACK = 1.5  # px of overlap forgiven (anti-aliased edges of neighbouring rectangles)
+MAX_TICK = 20.0  # px: a tick mark is short; a grid line crosses the plot
+
+
+@dataclass
+class Text:
+    text: str
+    rect: QRectF  # scene coordinates, the glyphs' box
+    where: str  # what drew it, for the failure message
+    clip: QRectF | None = None  # the plot area it must stay inside (numbers, bar values)
+
+
+def visible(item) -> bool:
+    while item is not None:
+        if not item.isVisible():
+            return False
+        item = item.parentItem()
+    return True
+
+
+def axis_specs(axis: pg.AxisItem) -> tuple[list[tuple[str, QRectF]], list[QLineF]]:
+    """(label, scene rectangle) of every label the axis draws, and its tick marks as scene lines."""
+    picture = QPicture()
+    painter = QPainter(picture)
+    if axis.style["tickFont"] is not None:
+        painter.setFont(axis.style["tickFont"])
+    specs = axis.generateDrawSpecs(painter)
+    painter.end()
+    if specs is None:
+        return [], []
+    _, ticks, texts = specs
+    labels = [(text, axis.mapRectToScene(rect)) for rect, _, text in texts]
+    lines = [QLineF(axis.mapToScene(p1), axis.mapToScene(p2)) for _, p1, p2 in ticks]
+    lines = [line for line in lines if 0.5 < line.length() <= MAX_TICK]  # longer: a faint grid line, not a tick
+    return labels, lines
+
+
+def _glyphs(item: QGraphicsTextItem) -> QRectF:
+    m = item.document().documentMargin()
+    return item.mapRectToScene(item.boundingRect().adjusted(m, m, -m, -m))
+
+
+def _clip_of(item) -> QRectF | None:
+    """The scene rectangle of the ViewBox an item is drawn in (it clips what sticks out), if any."""
+    parent = item.parentItem()
+    while parent is not None:
+        if isinstance(parent, pg.ViewBox):
+            return parent.sceneBoundingRect()
+        parent = parent.parentItem()
+    return None
+
+
+def figure_texts(scene) -> tuple[list[Text], list[QLineF]]:
+    """Every visible text of the scene and every tick mark."""
+    texts, ticks = [], []
+    for item in scene.items():
+        if isinstance(item, pg.AxisItem) and visible(item):
+            labels, lines = axis_specs(item)
+            texts += [Text(t, r, f"{item.orientation} axis label") for t, r in labels if t]
+            ticks += lines
+        elif isinstance(item, QGraphicsTextItem) and visible(item) and item.toPlainText().strip():
+            inside = isinstance(item.parentItem(), pg.TextItem)
+            texts.append(Text(item.toPlainText(), _glyphs(item), "number" if inside else "title or legend",
+                              _clip_of(item) if inside else None))
+    return texts, ticks
+
+
+def _overlap(a: QRectF, b: QRectF) -> bool:
+    both = a.intersected(b)
+    return both.width() > SLACK and both.height() > SLACK
+
+
+def _distance(line: QLineF, rect: QRectF) -> float:
+    """Distance from a short tick line to a rectangle (0 when they touch)."""
+    points = [line.p1() + (line.p2() - line.p1()) * (k / 4) for k in range(5)]
+
+    def gap(p: QPointF) -> float:
+        dx = max(rect.left() - p.x(), 0.0, p.x() - rect.right())
+        dy = max(rect.top() - p.y(), 0.0, p.y() - rect.bottom())
+        return (dx * dx + dy * dy) ** 0.5
+
+    return min(gap(p) for p in points)
+
+
+def figure_problems(scene, shown: QRectF | None = None) -> list[str]:
+    """What is wrong with the figure in `scene`; `shown`: the scene rectangle its view shows."""
+    texts, ticks = figure_texts(scene)
+    found = []
+    for i, a in enumerate(texts):
+        for b in texts[i + 1:]:
+            if _overlap(a.rect, b.rect):
+                found.append(f"{a.where} {a.text!r} overlaps {b.where} {b.text!r}")
+        if a.clip is not None and not a.clip.adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(a.rect):
+            found.append(f"{a.where} {a.text!r} is cut by its plot's edge")
+        if shown is not None and not shown.adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(a.rect):
+            found.append(f"{a.where} {a.text!r} is outside the view")
+        if a.where == "number":
+            for line in ticks:
+                if _distance(line, a.rect) < TOUCH:
+                    found.append(f"a tick mark touches the number {a.text!r}")
+                    break
+    return found
+
+
+def drawn_labels(plot: pg.PlotItem, side: str) -> list[str]:
+    return [text for text, _ in axis_specs(plot.getAxis(side))[0]]
+
+
+def missing_labels(plot: pg.PlotItem, side: str, wanted: list[str]) -> list[str]:
+    """The labels of `wanted` (≤ 64 of them: every one must be drawn) that the axis does not draw."""
+    drawn = drawn_labels(plot, side)
+    return [w for w in wanted if w not in drawn] if len(wanted) <= 64 else []
+
+
+def token_axes(figure, trace) -> list[tuple[pg.PlotItem, str, list[str]]]:
+    """(plot, side, the labels it must name) of every category axis of a figure's panels: a heatmap's rows and
+    columns, a bar chart's bars, the words either side of the attention lines."""
+    from gui.plots.attention import LinesPanel, _grid_labels
+    from gui.plots.bars import Bars
+    from gui.plots.heatmap import Heatmap
+
+    found, seen = [], set()
+
+    def walk(obj, depth: int) -> None:
+        if id(obj) in seen:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, Heatmap):
+            found.extend([(obj.plot, "left", obj.labels[0]), (obj.plot, "top", obj.labels[1])])
+        elif isinstance(obj, Bars):
+            found.append((obj.plot, "bottom", obj.categories))
+        elif isinstance(obj, LinesPanel):
+            queries, keys = _grid_labels(trace, obj.name)
+            found.extend([(obj.plot, "left", queries), (obj.plot, "right", keys)])
+        if depth < 3 and type(obj).__module__.startswith("gui.plots"):
+            for value in vars(obj).values():
+                for part in value if isinstance(value, list) else [value]:
+                    if type(part).__module__.startswith("gui.plots"):
+                        walk(part, depth + 1)
+
+    for panel in figure.panels:
+        walk(panel, 0)
+    return found
+
+
+def token_axes_missing(figure, trace) -> list[str]:
+    """A line for each category axis of the figure that leaves some of its (≤ 64) labels out."""
+    found = []
+    for plot, side, labels in token_axes(figure, trace):
+        missing = missing_labels(plot, side, labels)
+        if missing:
+            found.append(f"the {side} axis names {len(labels) - len(missing)} of {len(labels)}: {missing[:4]} missing")
+    return found

@@ -1,0 +1,103 @@
+"""The window as a class sees it at 1280×720 and 1920×1080, in English and Chinese: for each kind of stage of the
+lessons the-cat-sat, masked-decoder and cross-attention, no text of the figure overlaps another or a cell's
+number, no tick mark touches a number, every token axis names every token, and no plot or table is cut by the
+window (the tables show all their cells without scrolling, every plot has room to draw in).
+
+The tight screen, 1280×720, is checked in both languages at every kind of stage (forward and backward); the
+large one in one language per lesson, both languages among the lessons, at every kind of forward stage."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from gui.state.shown_trace import is_backward
+from PySide6.QtCore import QPoint, QRect
+
+from gui.views import matrix_view
+from tests.figure_checks import figure_problems, token_axes_missing
+from tests.gui_lessons import own_folders, start_controller  # noqa: F401 (a fixture)
+
+SCREENS = {(1280, 720): 1.0, (1920, 1080): 1.2}  # the tables' font scale a screen that size gives
+CASES = [(lesson, (1280, 720), lang) for lesson in ("the-cat-sat", "masked-decoder", "cross-attention")
+         for lang in ("en", "zh")]
+CASES += [("the-cat-sat", (1920, 1080), "zh"), ("masked-decoder", (1920, 1080), "en"),
+          ("cross-attention", (1920, 1080), "zh")]
+MIN_PLOT = 24  # px: a plot area smaller than this is blank to the class
+WHOLE = 16  # tables up to 16 × 16 show whole
+
+
+def kinds(state, backward: bool = True) -> list[int]:
+    """The cursor of the first stage of each kind (stack, operation): every kind of picture once."""
+    seen, cursors = set(), []
+    for i, name in enumerate(state.stage_names):
+        stage = state.view.stage(name)
+        kind = (name.split(".")[0], stage.op if stage is not None else "tokens")
+        if kind not in seen and (backward or not is_backward(name)):
+            seen.add(kind)
+            cursors.append(i)
+    return cursors
+
+
+def inside(widget, outer) -> bool:
+    rect = QRect(widget.mapTo(outer, QPoint(0, 0)), widget.size())
+    return outer.rect().contains(rect)
+
+
+def cut_tables(window) -> list[str]:
+    """Tables of up to WHOLE × WHOLE numbers that do not show whole: scrolled, or cut by the window or by the
+    stage view's matrix area (larger ones, like a d_ff = 32 weight, may scroll)."""
+    view = window.stage_view
+    area = view.matrices.parentWidget()  # the viewport of the scroll area around the matrices
+    found = []
+    for panel in view.panels():
+        table, name = panel.table, panel.model.window.name
+        rows, cols = panel.model.shown.shape
+        if rows > WHOLE or cols > WHOLE:
+            continue
+        if table.horizontalScrollBar().maximum() > 0 or table.verticalScrollBar().maximum() > 0:
+            found.append(f"table {name} [{rows}×{cols}] scrolls")
+        if not inside(table, window) or not inside(table, area):
+            found.append(f"table {name} [{rows}×{cols}] is cut")
+    return found
+
+
+def small_plots(view) -> list[str]:
+    """Plot areas the class cannot read: smaller than MIN_PLOT pixels on screen."""
+    import pyqtgraph as pg
+
+    found = []
+    for item in view.scene().items():
+        if isinstance(item, pg.ViewBox) and item.isVisible() and not isinstance(item.parentItem(), pg.ColorBarItem):
+            rect = view.mapFromScene(item.sceneBoundingRect()).boundingRect()
+            if min(rect.width(), rect.height()) < MIN_PLOT:
+                found.append(f"a plot area is {rect.width()}×{rect.height()} px")
+    return found
+
+
+@pytest.mark.parametrize(("lesson", "screen", "lang"), CASES, ids=[f"{a}-{w}x{h}-{c}" for a, (w, h), c in CASES])
+def test_every_stage_is_readable_and_whole(qtbot, own_folders, monkeypatch, lesson, screen, lang):  # noqa: F811
+    monkeypatch.setattr(matrix_view, "cell_font_scale", lambda: SCREENS[screen])
+    controller = start_controller(lesson, lang)
+    window, state = controller.window, controller.state
+    window.showNormal()
+    window.resize(*screen)
+    qtbot.waitExposed(window)
+    failures = []
+    for cursor in kinds(state, backward=screen == (1280, 720)):
+        state.set_cursor(cursor)
+        view = window.stage_view
+        view.draw_plots()
+        view.plot_timer.stop()  # drawn now: not once more when the event loop next runs
+        for _ in range(3):  # the figure lays out, its axes fit their labels, the view fits the figure
+            qtbot.wait(1)
+            view.plot.grab()
+        plot = view.plot
+        shown = plot.mapToScene(plot.viewport().rect()).boundingRect()
+        found = figure_problems(plot.scene(), shown) + token_axes_missing(view.figure, state.view)
+        found += cut_tables(window) + small_plots(plot)
+        if not inside(plot, window):
+            found.append("the plot area is cut by the window")
+        failures += [f"{state.current_stage}: {problem}" for problem in found]
+    window.close()
+    assert not failures, "\n".join(failures[:int(os.environ.get("LAYOUT_FAILURES", 40))])
