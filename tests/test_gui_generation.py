@@ -113,8 +113,8 @@ def test_sampling_uses_seed_plus_step_like_the_engine(qtbot):
         assert panel.generate()
         got.append(state.trace.tokens["dec"][-1])
     assert got == expected.generated
-    shown = panel.choice_panel.bars.opts["height"]
-    torch.testing.assert_close(torch.tensor(sorted(shown, reverse=True)),
+    shown = panel.choice_panel.bars.items[0].opts["height"]
+    torch.testing.assert_close(torch.tensor(sorted(shown, reverse=True), dtype=torch.float32),
                                torch.sort(expected.steps[len(got) - 1].probs, descending=True).values[:len(shown)])
 
 

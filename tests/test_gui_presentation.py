@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from gui.lesson_controller import LessonController
 from gui.state import display, preferences
-from gui.views.matrix_view import RAMPS
+from gui.plots.scale import color_table
 from tests import gui_lessons
 from tests.gui_window import panel_for
 
@@ -128,8 +128,8 @@ def test_palette_colours_and_decimals_are_chosen_and_kept(qtbot, start_window):
     assert palette.color(QPalette.Base).name() == "#ffffff" and palette.color(QPalette.Text).name() == "#000000"
     controller.window.presentation.cb_safe.trigger()
     model = panel_for(controller.window, "enc.0.attn.W_Q").model
-    diverging, _ = RAMPS["cb-safe"]
-    assert model.color(0, 0) in diverging and controller.state.display.plot_options().colormap == "cb-safe"
+    colors = color_table("cb-safe", model.scale.signed)  # the plots' own map, of the kind the numbers need
+    assert model.color(0, 0) in colors and controller.state.display.plot_options().colormap == "cb-safe"
     three = next(a for a in controller.window.presentation.decimals.actions() if a.data() == 3)
     three.trigger()
     model = panel_for(controller.window, "enc.0.attn.W_Q").model

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFontMetrics, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from .colorbar import ColorBar
@@ -16,7 +16,7 @@ from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, new_pl
 
 MAX_NUMBERS = 16 * 16  # larger matrices are drawn without numbers in the cells
 MAX_NUMBER_COLS = 16
-NUMBER_MARGIN = 4  # px a cell's number keeps from each side of its cell (the axis line, the next number)
+NUMBER_MARGIN = 3  # px a cell's number keeps from each side of its cell (the axis line, the next number)
 
 
 def format_cell(value: float, decimals: int = 2, *, integer: bool = False) -> str:
@@ -84,6 +84,9 @@ class Heatmap:
         self._drawn: dict = {"cmap": None, "levels": None, "caption": None}  # what the last set() drew
         self.scale: Scale | None = None
         self.tick_font, self.number_font = font(opts, "tick"), font(opts, "text")
+        small = QFont(self.number_font)
+        small.setPointSizeF(self.number_font.pointSizeF() * 0.85)
+        self.number_fonts = (self.number_font, small)  # the cells' numbers: the text size, else a little smaller
         self.plot.vb.sigResized.connect(self.fit)
 
     def set(self, matrix: np.ndarray, rows: list[str], cols: list[str], opts: PlotOptions, caption: str = "",
@@ -136,17 +139,18 @@ class Heatmap:
         self.fit()
 
     def fit(self, *_) -> None:
-        """Cell numbers only where they fit their cells, a margin from each side (on every resize). Their items
-        are made (and set) only then: numbers too small to read cost nothing (a TextItem takes about 1 ms to
-        make; a small dock's heatmaps hide most)."""
+        """Cell numbers where they fit their cells with a margin from each side, in a smaller font if need be
+        (on every resize); else none. Their items are made (and set) only when they first fit: numbers too small
+        to read cost nothing (a TextItem takes about 1 ms to make; a small dock's heatmaps hide most)."""
         rows, cols = self.labels
         texts = [text for _, _, text, _ in self.cells]
-        fits = (bool(texts) and text_width(self.number_font, texts) + 2 * NUMBER_MARGIN <= slot(self.plot, len(cols))
-                and QFontMetrics(self.number_font).height() <= slot(self.plot, len(rows), vertical=True))
-        if fits and not self._cells_shown:
+        width, height = slot(self.plot, len(cols)), slot(self.plot, len(rows), vertical=True)
+        fitting = [f for f in self.number_fonts if texts and text_width(f, texts) + 2 * NUMBER_MARGIN <= width
+                   and QFontMetrics(f).height() <= height]
+        if fitting and not self._cells_shown:
             while len(self.numbers) < len(self.cells):
                 item = pg.TextItem(anchor=(0.5, 0.5))
-                item.setFont(self.number_font)
+                item.setFont(fitting[0])
                 self.plot.addItem(item)
                 self.numbers.append(item)
             for item, (x, y, text, ink) in zip(self.numbers, self.cells):
@@ -154,7 +158,9 @@ class Heatmap:
                 item.setText(text, color=ink)
             self._cells_shown = True
         for item in self.numbers:
-            item.setVisible(fits)
+            if fitting and item.textItem.font() != fitting[0]:
+                item.setFont(fitting[0])
+            item.setVisible(bool(fitting))
 
     def _numbers(self, matrix, cell_text, cmap, levels, opts) -> None:
         """What each cell's number says (drawn by fit, when the numbers fit)."""

@@ -1,0 +1,316 @@
+"""Plot hygiene (issue 13): nothing in a figure reads as a wrong number, no label is dropped, the decimals setting
+reaches the plots, nothing is blank, tokens survive HTML titles, and colours mean one thing on one screen.
+
+Each test names the defect a tester found (see the issue) and fails on the code that had it."""
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+import torch
+from PySide6.QtGui import QTextDocument
+
+from engine import Model, ModelConfig
+from engine.formats.lesson import open_lesson
+from gui.export.render import offscreen_figure
+from gui.plots import PlotOptions, draw_stage
+from gui.plots.attention import LinesPanel, RowBarsPanel, ScalePanel
+from gui.plots.bars import Bars
+from gui.plots.heads import draw_heads
+from gui.plots.heatmap import Heatmap, format_cell
+from gui.plots.matrix import MatrixPanel
+from gui.plots.output import TopKPanel
+from gui.plots.scale import scale_for
+from gui.plots.style import colormap
+from gui.plots.view import FittedLayoutWidget
+from gui.state import display
+from gui.state.app_state import format_value
+from tests.figure_checks import drawn_labels, figure_problems, missing_labels
+
+NARROW = (620, 440)  # about what a 1280×720 window leaves a figure: where the tester saw −0.54 and lost labels
+
+
+@pytest.fixture(scope="module")
+def lessons():
+    return {name: open_lesson(name).trace() for name in ("the-cat-sat", "masked-decoder", "i-love-ai")}
+
+
+def shown_figure(qapp, trace, stage, opts, size=NARROW):
+    """A window-style figure laid out and painted at `size`, as the stage view shows it."""
+    view = FittedLayoutWidget()
+    view.resize(*size)
+    view.figure = draw_stage(view.ci, trace, stage, opts)
+    view.show()
+    for _ in range(3):
+        qapp.processEvents()
+        view.grab()
+    return view
+
+
+def panels(figure, kind):
+    return [p for p in figure.panels if isinstance(p, kind)]
+
+
+def problems_of(view):
+    view.grab()  # painted once: text items place themselves by their anchors when first painted
+    return figure_problems(view.scene(), view.mapToScene(view.viewport().rect()).boundingRect())
+
+
+# ---- 1. numbers that read as negative ------------------------------------------------------------------------
+@pytest.mark.parametrize(("value", "decimals", "text"), [
+    (-0.001, 2, "0.00"), (-0.004, 2, "0.00"), (-0.006, 2, "−0.01"), (-0.0004, 3, "0.000"), (0.4521, 3, "0.452"),
+    (-1.5, 1, "−1.5"), (-123.4, 2, "−123")])
+def test_a_rounded_zero_never_prints_as_minus_zero(value, decimals, text):
+    assert format_cell(value, decimals) == text
+
+
+def test_the_tables_never_print_minus_zero_either(qapp):
+    before = display.DISPLAY.decimals
+    try:
+        display.DISPLAY.decimals = 2
+        assert format_value(-0.001) == "0.00" and format_value(-0.006) == "-0.01"
+    finally:
+        display.DISPLAY.decimals = before
+
+
+@pytest.mark.parametrize(("lesson", "stage", "lang"), [("the-cat-sat", "enc.0.attn.weights", "en"),
+                                                       ("masked-decoder", "dec.0.self_attn.weights", "zh"),
+                                                       ("i-love-ai", "enc.0.attn.scores", "zh")])
+@pytest.mark.parametrize("slide", [False, True])
+def test_no_tick_touches_a_number_and_no_text_overlaps_another(qapp, lessons, lesson, stage, lang, slide):
+    """softmax weights of the-cat-sat at 1280×720 read "cat −0.54": the row's tick beside the first number."""
+    opts = PlotOptions(lang=lang, slide=slide)
+    if slide:
+        with offscreen_figure(lessons[lesson], stage, opts) as view:
+            assert problems_of(view) == []
+        return
+    view = shown_figure(qapp, lessons[lesson], stage, opts)
+    assert any(item.isVisible() for p in panels(view.figure, MatrixPanel) for item in p.heatmap.numbers)
+    assert problems_of(view) == []
+    view.close()
+
+
+# ---- 2. labels dropped ---------------------------------------------------------------------------------------
+def test_every_column_of_the_probabilities_is_named(qapp, lessons):
+    """The probs heatmap named 1 of 7 columns (2 of 13 for MiniLM)."""
+    wide = Model.create(ModelConfig(architecture="decoder", d_model=8, n_heads=2, decimals=1)).trace(
+        " ".join(f"w{i}" for i in range(10)))  # 13 words in the vocabulary
+    for trace in (lessons["masked-decoder"], wide):
+        view = shown_figure(qapp, trace, "probs", PlotOptions(lang="zh"), size=(360, 300))
+        heat = panels(view.figure, MatrixPanel)[0].heatmap
+        assert len(heat.labels[1]) == len(trace.model.vocabs["dec"].tokens) >= 7
+        assert missing_labels(heat.plot, "top", heat.labels[1]) == []
+        assert missing_labels(heat.plot, "left", heat.labels[0]) == []
+        view.close()
+
+
+def test_every_bar_is_named_and_a_probability_axis_fits_its_data(qapp, lessons):
+    """The top-k bars left bars unnamed, on an axis fixed at 1.1 when the largest value was 0.19."""
+    trace = lessons["masked-decoder"]
+    view = shown_figure(qapp, trace, "probs", PlotOptions(temperature=5.0), size=(360, 300))
+    bars = panels(view.figure, TopKPanel)[0].bars
+    heights = bars.items[0].opts["height"]
+    assert max(heights) < 0.3  # a flat distribution
+    assert missing_labels(bars.plot, "bottom", bars.categories) == [] and len(bars.categories) == len(heights)
+    top = bars.plot.vb.viewRange()[1][1]
+    assert max(heights) < top < 2 * max(heights)
+    assert problems_of(view) == []
+    view.close()
+
+
+def test_bars_compared_side_by_side_share_their_axis(qapp, lessons):
+    view = shown_figure(qapp, lessons["the-cat-sat"], "enc.0.attn.scaled", PlotOptions(), size=(700, 520))
+    scale = panels(view.figure, ScalePanel)[0]
+    assert scale.unscaled.plot.vb.viewRange()[1] == pytest.approx(scale.scaled.plot.vb.viewRange()[1])
+    view.close()
+
+
+def test_attention_lines_name_every_word_unclipped_with_a_legend_of_heads(qapp, lessons):
+    """The lines plots clipped words ("ove", "莫型"), let them collide in exports ("love|love") and gave the
+    all-heads colours no legend."""
+    trace = lessons["the-cat-sat"]
+    for slide in (False, True):
+        with offscreen_figure(trace, "enc.0.attn.weights", PlotOptions(slide=slide), size=(900, 520)) as view:
+            for lines in panels(view.figure, LinesPanel):
+                words = trace.tokens["enc"]
+                assert drawn_labels(lines.plot, "left") == words and drawn_labels(lines.plot, "right") == words
+            every = [p for p in panels(view.figure, LinesPanel) if p.all_heads][0]
+            legend = every.plot.legend
+            names = [label.text for _, label in legend.items]
+            assert names == ["head 0", "head 1"]
+            assert problems_of(view) == []
+
+
+# ---- 3. the decimals setting reaches the plots ---------------------------------------------------------------
+def test_the_plots_print_the_decimals_the_tables_do(qapp, lessons):
+    """The table showed 0.452 and the bar 0.45."""
+    trace = lessons["the-cat-sat"]
+    view = shown_figure(qapp, trace, "enc.0.attn.weights", PlotOptions(decimals=3), size=(1000, 700))
+    heat = panels(view.figure, MatrixPanel)[0].heatmap
+    w = trace["enc.0.attn.weights"][0].numpy()
+    assert [item.textItem.toPlainText() for item in heat.numbers] == [f"{v:.3f}" for v in w.ravel()]
+    bars = panels(view.figure, RowBarsPanel)[0].bars
+    assert [item.textItem.toPlainText() for item in bars.labels] == [f"{v:.3f}" for v in w[0]]
+    assert "1.000" in bars.plot.titleLabel.text
+    view.close()
+
+
+def test_the_window_and_the_command_line_pass_the_decimals_on(qtbot, monkeypatch):
+    from gui.cli import plot_options
+    from tests.gui_window import open_lesson_window
+
+    monkeypatch.setattr(display.DISPLAY, "decimals", 4)
+    window = open_lesson_window(qtbot, "i-love-ai")
+    assert window.stage_view.plot_options().decimals == 4
+    assert window.teaching.heads.options().decimals == 4
+    args = type("Args", (), dict(head=0, row=0, temperature=1.0, colormap="default", decimals=3))()
+    assert plot_options(args, window.state.trace, "en").decimals == 3
+
+
+# ---- 4. nothing blank ------------------------------------------------------------------------------------------
+def test_the_kv_cache_dock_keeps_room_for_its_plots_after_generating(qtbot):
+    """After Generate at 1280×720 the K/V heatmaps shrank to a 3 px strip and the multiply-adds chart was empty."""
+    from tests.gui_window import open_lesson_window
+
+    window = open_lesson_window(qtbot, "masked-decoder")
+    window.resize(1280, 720)
+    views = window.teaching
+    views.generation.generate_action.trigger()
+    qtbot.waitUntil(lambda: views.kv_dock.isVisible() and views.kv_cache.rows() == 6)
+    plot = views.kv_cache.plot
+    for _ in range(3):
+        qtbot.wait(1)
+        plot.grab()
+    for item in plot.scene().items():
+        if isinstance(item, pg.ViewBox) and not isinstance(item.parentItem(), pg.ColorBarItem):
+            rect = plot.mapFromScene(item.sceneBoundingRect()).boundingRect()
+            assert rect.height() >= 24 and rect.width() >= 24, rect
+    heights = [item.opts["height"] for item in views.kv_cache.macs.bars.items]
+    assert all(np.all(np.asarray(h) > 0) for h in heights)
+    assert drawn_labels(views.kv_cache.macs.bars.plot, "bottom") == window.state.trace.tokens["dec"]
+
+
+# ---- 5. tokens in titles ---------------------------------------------------------------------------------------
+def titles(scene) -> list[tuple[str, str]]:
+    """(HTML, the text shown) of every title in a scene."""
+    found = []
+    for item in scene.items():
+        if isinstance(item, pg.LabelItem) and item.text:
+            document = QTextDocument()
+            document.setHtml(item.text)
+            found.append((item.text, document.toPlainText()))
+    return found
+
+
+def test_start_survives_every_title_and_caption(qapp, lessons):
+    """<start> vanished from plot titles: a token put into their HTML unescaped."""
+    trace = lessons["masked-decoder"]
+    view = pg.GraphicsLayoutWidget()
+    seen = 0
+    for name in trace.stage_names:
+        for draw in (draw_stage, draw_heads):
+            try:
+                draw(view.ci, trace, name, PlotOptions(lang="zh", slide=True))
+            except KeyError:  # no heads to show
+                continue
+            for html, shown in titles(view.scene()):
+                assert "&lt;" not in shown and "&amp;" not in shown, (name, html)
+                if "start" in html:
+                    assert "<start>" in shown, (name, html)
+                    seen += 1
+    assert seen > 10
+    view.close()
+
+
+# ---- 6. colours that mean one thing ----------------------------------------------------------------------------
+def test_each_kind_of_number_gets_its_kind_of_map(qapp, lessons):
+    cat, love = lessons["the-cat-sat"], lessons["i-love-ai"]
+    assert not scale_for("norm.var", cat["enc.0.norm1.var"].numpy()).signed  # variance: sequential
+    assert scale_for("attn.weights") == scale_for("probs") and not scale_for("probs").signed
+    assert (scale_for("probs").lo, scale_for("probs").hi) == (0.0, 1.0)
+    assert scale_for("attn.scores", cat["enc.0.attn.scores"].numpy()).signed  # signed scores: diverging on 0
+    assert (love["enc.0.attn.scores"] >= 0).all()
+    assert not scale_for("attn.scores", love["enc.0.attn.scores"].numpy()).signed  # all-positive: sequential
+    signed = scale_for("attn.scores", cat["enc.0.attn.scores"].numpy())
+    assert signed.lo == -signed.hi
+    view = pg.GraphicsLayoutWidget()
+    for stage, sequential in (("enc.0.norm1.var", True), ("enc.0.attn.weights", True), ("enc.0.attn.scores", False)):
+        figure = draw_stage(view.ci, cat, stage, PlotOptions())
+        heat = panels(figure, MatrixPanel)[0].heatmap
+        assert heat.scale.signed != sequential and heat.bar.colorMap().name == colormap(PlotOptions(), not sequential).name
+    view.close()
+
+
+def test_token_ids_are_a_labelled_table_not_a_heatmap(qapp, lessons):
+    trace = lessons["the-cat-sat"]
+    view = shown_figure(qapp, trace, "enc.tokens", PlotOptions(), size=(600, 400))
+    heat = panels(view.figure, MatrixPanel)[0].heatmap
+    assert heat.bar.scene() is None or not heat.bar.isVisible()  # no colour bar: ids are not amounts
+    colors = {tuple(c) for c in heat.bar.colorMap().getLookupTable(nPts=8)}
+    assert len(colors) == 1  # one plain colour for every cell
+    ids = [str(int(i)) for i in trace["enc.tokens"]]
+    assert [item.textItem.toPlainText() for item in heat.numbers] == ids
+    assert drawn_labels(heat.plot, "left") == trace.tokens["enc"]
+    view.close()
+
+
+@pytest.mark.parametrize("stage", ["enc.x0", "enc.0.add1"])
+def test_the_panels_of_one_equation_share_one_scale(qapp, lessons, stage):
+    """E + PE = X drew each panel on its own scale: one colour meant three values."""
+    trace = lessons["the-cat-sat"]
+    view = pg.GraphicsLayoutWidget()
+    figure = draw_stage(view.ci, trace, stage, PlotOptions())
+    maps = [p.heatmap for p in panels(figure, MatrixPanel)]
+    assert len(maps) == 3 and len({m.scale for m in maps}) == 1
+    parts = [trace[name].numpy() for name in (*trace.stage(stage).inputs, stage)]
+    top = max(np.abs(p).max() for p in parts)
+    assert maps[0].scale.hi == pytest.approx(top)
+    assert sum(m.bar.scene() is not None for m in maps) == 1  # one colour bar for the three
+    view.close()
+
+
+def plot_color(heat: Heatmap, value: float):
+    lo, hi = heat.scale.lo, heat.scale.hi
+    return heat.bar.colorMap().map((value - lo) / (hi - lo), mode="byte")[:3]
+
+
+@pytest.mark.parametrize(("lesson", "stage"), [("the-cat-sat", "enc.0.attn.weights"), ("the-cat-sat", "enc.x0"),
+                                               ("the-cat-sat", "enc.0.norm1.var"), ("i-love-ai", "enc.0.attn.scores")])
+@pytest.mark.parametrize("colormap_name", ["default", "cb-safe"])
+def test_a_table_and_its_plot_give_one_number_one_colour(qtbot, monkeypatch, lesson, stage, colormap_name):
+    """Tables used hand-blended ramps while plots used CET-D1/viridis: one number, two colours on one screen."""
+    from tests.gui_window import open_lesson_window
+
+    monkeypatch.setattr(display.DISPLAY, "colormap", colormap_name)
+    window = open_lesson_window(qtbot, lesson)
+    state = window.state
+    state.set_cursor(state.stage_names.index(stage))
+    window.stage_view.draw_plots()
+    heat = next(p.heatmap for p in window.stage_view.figure.panels if isinstance(p, MatrixPanel) and p.name == stage)
+    model = window.stage_view.output.model
+    values = model.shown.numpy()
+    for r in range(values.shape[0]):
+        for c in range(values.shape[1]):
+            table = model.color(r, c)
+            expected = plot_color(heat, float(values[r, c]))
+            assert max(abs(int(a) - int(b)) for a, b in zip((table.red(), table.green(), table.blue()), expected)) <= 6
+    ink = model.ink(0, 0)
+    assert ink.name() in ("#000000", "#ffffff")
+    torch.testing.assert_close(torch.tensor([model.scale.lo, model.scale.hi]),
+                               torch.tensor([heat.scale.lo, heat.scale.hi]), check_dtype=False)
+
+
+def test_bars_are_named_even_when_crowded(qapp):
+    """Sixty-four bars in a narrow plot: every one named (the labels turn and shrink), none thinned out."""
+    view = pg.GraphicsLayoutWidget()
+    view.resize(500, 300)
+    bars = Bars(view.ci, PlotOptions(), 0, 0, [("", pg.mkColor("b"))])
+    names = [f"tok{i}" for i in range(64)]
+    bars.set(names, [np.linspace(0, 1, 64)], PlotOptions(), "")
+    view.show()
+    for _ in range(3):
+        qapp.processEvents()
+        view.grab()
+    assert drawn_labels(bars.plot, "bottom") == names
+    assert bars.plot.getAxis("bottom").plan.rotated
+    assert figure_problems(view.scene()) == []
+    view.close()
