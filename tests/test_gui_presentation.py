@@ -8,8 +8,8 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
 from gui.lesson_controller import LessonController
-from gui.state import display, preferences
 from gui.plots.scale import color_table
+from gui.state import display, preferences
 from tests import gui_lessons
 from tests.gui_window import panel_for
 

@@ -18,12 +18,12 @@ from gui.plots.bars import Bars
 from gui.plots.heads import draw_heads
 from gui.plots.heatmap import Heatmap, format_cell
 from gui.plots.matrix import MatrixPanel
+from gui.plots.numbers import format_number
 from gui.plots.output import TopKPanel
 from gui.plots.scale import scale_for
 from gui.plots.style import colormap
 from gui.plots.view import FittedLayoutWidget
-from gui.state import display
-from gui.state.app_state import format_value
+from gui.state.display import DisplaySettings
 from tests.figure_checks import drawn_labels, figure_problems, missing_labels
 
 NARROW = (620, 440)  # about what a 1280×720 window leaves a figure: where the tester saw −0.54 and lost labels
@@ -63,13 +63,12 @@ def test_a_rounded_zero_never_prints_as_minus_zero(value, decimals, text):
     assert format_cell(value, decimals) == text
 
 
-def test_the_tables_never_print_minus_zero_either(qapp):
-    before = display.DISPLAY.decimals
-    try:
-        display.DISPLAY.decimals = 2
-        assert format_value(-0.001) == "0.00" and format_value(-0.006) == "-0.01"
-    finally:
-        display.DISPLAY.decimals = before
+def test_the_tables_and_files_never_print_minus_zero_either(qapp):
+    settings = DisplaySettings()
+    assert settings.format_value(-0.001) == "0.00" and settings.format_value(-0.006) == "−0.01"
+    settings.set(decimals=3)
+    assert settings.format_value(-0.0004) == "0.000"
+    assert format_number(-0.001, 2, style="file") == "0.00"
 
 
 @pytest.mark.parametrize(("lesson", "stage", "lang"), [("the-cat-sat", "enc.0.attn.weights", "en"),
@@ -154,16 +153,20 @@ def test_the_plots_print_the_decimals_the_tables_do(qapp, lessons):
     view.close()
 
 
-def test_the_window_and_the_command_line_pass_the_decimals_on(qtbot, monkeypatch):
+def test_the_window_and_the_command_line_pass_the_decimals_on(qtbot):
     from gui.cli import plot_options
     from tests.gui_window import open_lesson_window
 
-    monkeypatch.setattr(display.DISPLAY, "decimals", 4)
-    window = open_lesson_window(qtbot, "i-love-ai")
-    assert window.stage_view.plot_options().decimals == 4
-    assert window.teaching.heads.options().decimals == 4
+    window = open_lesson_window(qtbot, "the-cat-sat")
+    state = window.state
+    state.set_cursor(state.stage_names.index("enc.0.attn.weights"))
+    state.display.set(decimals=4)  # View ▸ Decimals
+    window.stage_view.draw_plots()
+    heat = next(p.heatmap for p in window.stage_view.figure.panels if isinstance(p, MatrixPanel))
+    assert all(len(item.textItem.toPlainText().split(".")[1]) == 4 for item in heat.numbers)
+    assert state.display.plot_options(slide=True).decimals == 4  # the figure and deck exports
     args = type("Args", (), dict(head=0, row=0, temperature=1.0, colormap="default", decimals=3))()
-    assert plot_options(args, window.state.trace, "en").decimals == 3
+    assert plot_options(args, state.trace, "en").decimals == 3  # export --decimals 3
 
 
 # ---- 4. nothing blank ------------------------------------------------------------------------------------------
@@ -236,7 +239,8 @@ def test_each_kind_of_number_gets_its_kind_of_map(qapp, lessons):
     for stage, sequential in (("enc.0.norm1.var", True), ("enc.0.attn.weights", True), ("enc.0.attn.scores", False)):
         figure = draw_stage(view.ci, cat, stage, PlotOptions())
         heat = panels(figure, MatrixPanel)[0].heatmap
-        assert heat.scale.signed != sequential and heat.bar.colorMap().name == colormap(PlotOptions(), not sequential).name
+        assert heat.scale.signed != sequential
+        assert heat.bar.colorMap().name == colormap(PlotOptions(), not sequential).name
     view.close()
 
 
@@ -276,13 +280,13 @@ def plot_color(heat: Heatmap, value: float):
 @pytest.mark.parametrize(("lesson", "stage"), [("the-cat-sat", "enc.0.attn.weights"), ("the-cat-sat", "enc.x0"),
                                                ("the-cat-sat", "enc.0.norm1.var"), ("i-love-ai", "enc.0.attn.scores")])
 @pytest.mark.parametrize("colormap_name", ["default", "cb-safe"])
-def test_a_table_and_its_plot_give_one_number_one_colour(qtbot, monkeypatch, lesson, stage, colormap_name):
+def test_a_table_and_its_plot_give_one_number_one_colour(qtbot, lesson, stage, colormap_name):
     """Tables used hand-blended ramps while plots used CET-D1/viridis: one number, two colours on one screen."""
     from tests.gui_window import open_lesson_window
 
-    monkeypatch.setattr(display.DISPLAY, "colormap", colormap_name)
     window = open_lesson_window(qtbot, lesson)
     state = window.state
+    state.display.set(colormap=colormap_name)
     state.set_cursor(state.stage_names.index(stage))
     window.stage_view.draw_plots()
     heat = next(p.heatmap for p in window.stage_view.figure.panels if isinstance(p, MatrixPanel) and p.name == stage)

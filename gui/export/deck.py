@@ -57,6 +57,7 @@ class Slide:
 
 def cut(trace, name: str, symbol: str, head: int, decimals: int = 2) -> SlideMatrix:
     m, rows, cols = matrix_of(trace, name, head)
+    decimals = 0 if token_stack(trace, name) is not None else decimals  # token ids are whole numbers
     return SlideMatrix(symbol, name, m[:MAX_ROWS, :MAX_COLS], rows[:MAX_ROWS], cols[:MAX_COLS], m.shape, decimals)
 
 
