@@ -17,6 +17,8 @@ from PySide6.QtCore import QLineF, QPointF, QRectF
 from PySide6.QtGui import QPainter, QPicture
 from PySide6.QtWidgets import QGraphicsTextItem
 
+from gui.plots.axis import number_line
+
 TOUCH = 3.0  # px: closer than this, a tick mark and a number read as one sign
 SLACK = 1.5  # px of overlap forgiven (anti-aliased edges of neighbouring rectangles)
 MAX_TICK = 20.0  # px: a tick mark is short; a grid line crosses the plot
@@ -134,7 +136,8 @@ def missing_labels(plot: pg.PlotItem, side: str, wanted: list[str]) -> list[str]
 
 def token_axes(figure, trace) -> list[tuple[pg.PlotItem, str, list[str]]]:
     """(plot, side, the labels it must name) of every category axis of a figure's panels: a heatmap's rows and
-    columns, a bar chart's bars, the words either side of the attention lines."""
+    columns, a bar chart's bars, the words either side of the attention lines (not a number line of features,
+    labelled every k-th: gui.plots.axis.number_line)."""
     from gui.plots.attention import LinesPanel, _grid_labels
     from gui.plots.bars import Bars
     from gui.plots.heatmap import Heatmap
@@ -160,7 +163,7 @@ def token_axes(figure, trace) -> list[tuple[pg.PlotItem, str, list[str]]]:
 
     for panel in figure.panels:
         walk(panel, 0)
-    return found
+    return [(plot, side, labels) for plot, side, labels in found if not number_line(list(map(str, labels)))]
 
 
 def token_axes_missing(figure, trace) -> list[str]:

@@ -1,7 +1,8 @@
 """The window as a class sees it at 1280×720 and 1920×1080, in English and Chinese: for each kind of stage of the
 lessons the-cat-sat, masked-decoder and cross-attention, no text of the figure overlaps another or a cell's
 number, no tick mark touches a number, every token axis names every token, and no plot or table is cut by the
-window (the tables show all their cells without scrolling, every plot has room to draw in).
+window (the tables show all their cells without scrolling inside, the matrices' area scrolls where they are more
+than it holds, every plot has room to draw in).
 
 The tight screen, 1280×720, is checked in both languages at every kind of forward stage and in English at every
 kind of backward stage too (their pictures differ from the forward ones, their words hardly); the large one in one
@@ -46,11 +47,13 @@ def inside(widget, outer) -> bool:
 
 
 def cut_tables(window) -> list[str]:
-    """Tables of up to WHOLE × WHOLE numbers that do not show whole: scrolled, or cut by the window or by the
-    stage view's matrix area (larger ones, like a d_ff = 32 weight, may scroll)."""
+    """Tables of up to WHOLE × WHOLE numbers that do not show whole: scrolled inside, cut by the matrices' area, or
+    the area itself cut by the window (larger ones, like a d_ff = 32 weight, may scroll). Where a stage's tables
+    are more than the area can hold, even in the smaller table font, the area scrolls them into view (the issue's
+    "it scrolls or reflows"): a table below the fold is reachable, not cut."""
     view = window.stage_view
     area = view.matrices.parentWidget()  # the viewport of the scroll area around the matrices
-    found = []
+    found = [] if inside(area, window) else ["the matrices' area is cut by the window"]
     for panel in view.panels():
         table, name = panel.table, panel.model.slice.name
         rows, cols = panel.model.shown.shape
@@ -58,7 +61,7 @@ def cut_tables(window) -> list[str]:
             continue
         if table.horizontalScrollBar().maximum() > 0 or table.verticalScrollBar().maximum() > 0:
             found.append(f"table {name} [{rows}×{cols}] scrolls")
-        if not inside(table, window) or not inside(table, area):
+        if not inside(table, view.matrices):
             found.append(f"table {name} [{rows}×{cols}] is cut")
     return found
 
@@ -78,10 +81,12 @@ def small_plots(view) -> list[str]:
 
 @pytest.mark.parametrize(("lesson", "screen", "lang"), CASES, ids=[f"{a}-{w}x{h}-{c}" for a, (w, h), c in CASES])
 def test_every_stage_is_readable_and_whole(qtbot, own_folders, monkeypatch, lesson, screen, lang):  # noqa: F811
-    monkeypatch.setattr(matrix_view, "cell_font_scale", lambda: SCREENS[screen])
+    monkeypatch.setattr(matrix_view, "cell_font_scale", lambda presenting: SCREENS[screen])
     controller = start_controller(lesson, lang)
     window, state = controller.window, controller.state
     window.showNormal()
+    if screen == (1280, 720):  # the stage view's own bound, as in test_gui_fit; beside the map: test_gui_map_window
+        window.map_dock.hide()
     window.resize(*screen)
     qtbot.waitExposed(window)
     failures = []

@@ -1,4 +1,5 @@
 """An axis that names categories (tokens, bars, steps): every label is drawn, none is thinned out or dropped.
+A number line (features 0, 1, 2 … of a d_ff = 32 matrix) is not a list of names: it is labelled every k-th.
 
 Labels that crowd are drawn in a smaller font, and on a horizontal axis turned on their side; when even that
 does not fit, the axis asks for more room (its minimum length), and the figure is shrunk as a whole to give
@@ -32,6 +33,14 @@ class Plan:
     font: QFont
     rotated: bool
     step: int = 1  # every label, or (over ALL_LABELS of them) every step-th
+
+
+def number_line(labels: list[str]) -> bool:
+    """Consecutive whole numbers (feature or position indices): labels that may skip, unlike tokens' names."""
+    if len(labels) < 2 or not all(label.isdigit() for label in labels):
+        return False
+    first = int(labels[0])
+    return all(int(label) == first + i for i, label in enumerate(labels))
 
 
 def stacked(text: str) -> bool:
@@ -128,7 +137,7 @@ class Axis(pg.AxisItem):
         plan = next((p for p, need in plans if need <= slot), plans[-1][0])
         span = abs(self.range[1] - self.range[0]) or 1.0
         least = plans[-1][1] * span
-        if len(self.categories) > ALL_LABELS:  # too many to name each: the first plan, every step-th label
+        if len(self.categories) > ALL_LABELS or number_line(self.categories):  # the first plan, every step-th label
             first, need = plans[0]
             plan, least = Plan(first.font, False, max(1, math.ceil(need / max(slot, 1e-6)))), 0.0
         if least != self.least:

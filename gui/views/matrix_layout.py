@@ -3,8 +3,8 @@
 X·W + b is a multiplication scheme (W above the output, X to its left, b below), so the row of X and the column of
 W behind an output cell line up with it; a backward step is two columns, forward values (the stage, its
 parameters) beside their gradients; otherwise the inputs stand above the output. Matrices that do not fit the
-room they have that way reflow into one row, or one column (choose_arrangement); the tables stay whole, and what
-still does not fit scrolls.
+room they have that way reflow into one row, or one column (choose_arrangement), at the desk in a slightly
+smaller table font first (TABLE_SCALES); the tables stay whole, and what still does not fit scrolls.
 """
 
 from __future__ import annotations
@@ -18,12 +18,18 @@ PLOT_MIN_WIDTH = 320  # at the desk the plots keep at least this width …
 PLOT_MIN_SHARE = 0.4  # … and this share of the width (wide matrices scroll)
 PRESENT_PLOT_MIN_SHARE = 0.3  # presentation mode: the tables first and whole, the figure at least this share
 ARRANGEMENTS = ("natural", "row", "column")  # the stage's own layout first
+TABLE_SCALES = (1.0, 0.9, 0.8)  # the tables' font at the desk, tried in turn until a stage's matrices fit
+
+
+def fitting(sizes: dict[str, QSize], room: QSize) -> list[str]:
+    """The arrangements (ARRANGEMENTS order) whose matrices fit `room`."""
+    return [a for a in ARRANGEMENTS if sizes[a].width() <= room.width() and sizes[a].height() <= room.height()]
 
 
 def choose_arrangement(sizes: dict[str, QSize], room: QSize) -> str:
     """The first arrangement (ARRANGEMENTS order) whose matrices fit `room`; else the shortest of those that fit
     its width (they scroll down); else the narrowest."""
-    fits = [a for a in ARRANGEMENTS if sizes[a].width() <= room.width() and sizes[a].height() <= room.height()]
+    fits = fitting(sizes, room)
     if fits:
         return fits[0]
     wide = [a for a in ARRANGEMENTS if sizes[a].width() <= room.width()]
@@ -81,33 +87,62 @@ def matrices_width(total: int, wanted: int, presenting: bool, figure_shown: bool
 
 
 class MatrixLayout:
-    """The stage view's matrix panels in their grid: measured in every arrangement once per stage (`show`), then
-    placed in the one that suits the room they have (`fit`)."""
+    """The stage view's matrix panels in their grid: measured in every arrangement (per table font, as needed)
+    once per stage (`show`), then placed in the one that suits the room they have (`fit`)."""
 
     def __init__(self, area: QWidget, grid: QGridLayout, inputs: list, output):
         self.area, self.grid, self.inputs, self.output = area, grid, inputs, output
         self.kind, self.n_inputs = "stacked", 0  # the stage's operation's `inputs` kind, and how many
-        self.arrangement = "natural"
-        self.sizes: dict[str, QSize] = {}  # the matrices' size in each arrangement
-        self.natural: dict = {}  # each panel's table.natural_sizes() for the current stage
+        self.shown: tuple[float, str] | None = (1.0, "natural")  # the table font scale and arrangement placed
+        self.measured: dict[float, tuple[dict, dict[str, QSize]]] = {}  # scale → (natural sizes, size per arrangement)
+
+    @property
+    def sizes(self) -> dict[str, QSize]:
+        """The matrices' size in each arrangement, at the readable table font."""
+        return self.measured[1.0][1] if self.measured else {}
 
     def show(self, kind: str, n_inputs: int) -> None:
         """A new stage's matrices (their content shown already): measured, and left in the stage's own
         arrangement until `fit`."""
         self.kind, self.n_inputs = kind, n_inputs
-        self.natural = {p: p.table.natural_sizes() for p in [*self.inputs, self.output]}
-        self.sizes = {}
-        for arrangement in reversed(ARRANGEMENTS):
-            self._place(arrangement)
-            self.sizes[arrangement] = self.area.sizeHint()
+        self.measured = {}
+        self._measure(1.0)
+        self._place(1.0, "natural")
 
-    def fit(self, room: QSize) -> None:
-        if self.sizes:
-            arrangement = choose_arrangement(self.sizes, room)
-            if arrangement != self.arrangement:
-                self._place(arrangement)
+    def fit(self, room: QSize, shrink: bool = True) -> None:
+        """Place the matrices for `room`: the first arrangement that fits at the readable font, else (`shrink`)
+        at a smaller one, else the best that scrolls (choose_arrangement)."""
+        if not self.measured:
+            return
+        for scale in TABLE_SCALES if shrink else TABLE_SCALES[:1]:
+            fits = fitting(self._measure(scale)[1], room)
+            if fits:
+                chosen = (scale, fits[0])
+                break
+        else:
+            chosen = (1.0, choose_arrangement(self.sizes, room))
+        if chosen != self.shown:
+            self._place(*chosen)
 
-    def _place(self, arrangement: str) -> None:
-        place_panels(self.grid, self.inputs, self.output, self.kind, self.n_inputs, arrangement, self.natural)
-        self.arrangement = arrangement
+    def _measure(self, scale: float) -> tuple[dict, dict[str, QSize]]:
+        """The panels' natural sizes and the matrices' size in each arrangement at table font `scale`."""
+        if scale not in self.measured:
+            for panel in [*self.inputs, self.output]:
+                panel.table.set_scale(scale)
+            natural = {p: p.table.natural_sizes() for p in [*self.inputs, self.output]}
+            sizes = {}
+            for arrangement in reversed(ARRANGEMENTS):
+                place_panels(self.grid, self.inputs, self.output, self.kind, self.n_inputs, arrangement, natural)
+                self.area.layout().activate()
+                sizes[arrangement] = self.area.sizeHint()
+            self.measured[scale] = (natural, sizes)
+            self.shown = None  # the panels were moved and sized to measure: placed again by _place
+        return self.measured[scale]
+
+    def _place(self, scale: float, arrangement: str) -> None:
+        for panel in [*self.inputs, self.output]:
+            panel.table.set_scale(scale)
+        place_panels(self.grid, self.inputs, self.output, self.kind, self.n_inputs, arrangement,
+                     self.measured[scale][0])
+        self.shown = (scale, arrangement)
         self.area.layout().activate()

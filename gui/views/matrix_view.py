@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import torch
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPointF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QGuiApplication, QPainter, QPen, QPolygonF
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QGuiApplication, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -398,10 +398,10 @@ class MatrixTable(QTableView):
 
     def __init__(self, model: MatrixModel, parent=None):
         super().__init__(parent)
-        font = self.font()
         self.settings = model.state.display
-        font.setPointSizeF(font.pointSizeF() * cell_font_scale(self.settings.presenting))  # for the back of a room
-        self.setFont(font)
+        self.base_font = QFont(self.font())
+        self.base_font.setPointSizeF(self.base_font.pointSizeF() * cell_font_scale(self.settings.presenting))
+        self.setFont(self.base_font)  # for the back of a room
         self.setModel(model)
         self.setItemDelegate(HeatDelegate(self))
         self.setMouseTracking(True)
@@ -423,6 +423,19 @@ class MatrixTable(QTableView):
 
     def matrix(self) -> MatrixModel:
         return self.model()
+
+    def set_scale(self, scale: float) -> None:
+        """Numbers `scale` times their readable size (the stage view makes them a little smaller where a
+        stage's matrices would not fit its room otherwise; gui/views/matrix_layout.py)."""
+        font = QFont(self.base_font)
+        font.setPointSizeF(self.base_font.pointSizeF() * scale)
+        if font == self.font():
+            return
+        self.setFont(font)
+        for header in (self.horizontalHeader(), self.verticalHeader()):
+            header.setFont(font)
+        self.horizontalHeader().setFixedHeight(QFontMetrics(font).height() + 8)
+        self.header_height = self.horizontalHeader().height()
 
     def context_menu(self) -> QMenu:
         """Right-click: this table's matrix as LaTeX or CSV."""

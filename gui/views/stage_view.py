@@ -233,7 +233,7 @@ class StageView(QWidget):
         figure_shown = not self.plot.isHidden()
         edges = self.tables_width() - self.matrices.sizeHint().width()
         room = QSize(matrices_width(total, total, self.presenting, figure_shown) - edges, self.splitter.height())
-        self.layout_of_matrices.fit(room)
+        self.layout_of_matrices.fit(room, shrink=not self.presenting)  # presentation mode: the readable size
         left = matrices_width(total, self.tables_width(), self.presenting, figure_shown)
         self.splitter.setSizes([left, total - left])
 
