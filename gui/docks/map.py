@@ -44,6 +44,7 @@ class MapView(LazyView):
         self.zoom.setCheckable(True)
         self.zoom.toggled.connect(lambda _on: self._rebuild())
         self.plot = FigureView(state, self, draw=draw_map, prefix="map.")
+        self.plot.keeps_shrink = False  # its titles wrap to the width: the least size falls as they do
         self.plot.setMinimumSize(160, 90)  # other docks beside it in a small window: it gives way
         self.plot.scene().sigMouseClicked.connect(self._clicked)
         bar = QHBoxLayout()

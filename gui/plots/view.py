@@ -19,6 +19,7 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
     sizes) is scaled down as a whole, so it is never cut at the edge; otherwise one scene unit is one pixel."""
 
     fitting = False  # pyqtgraph resizes the view while it is being built, before there is a figure to fit
+    keeps_shrink = True  # its figures have axes that turn crowded labels (see fit); the map's have none
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -69,7 +70,7 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         width, height = max(1, self.width()), max(1, self.height())
         least = self.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
         scale = max(1.0, least.width() / width, least.height() / height)
-        if (width, height, self.ci) == self.fitted and scale < self.scale:
+        if self.keeps_shrink and (width, height, self.ci) == self.fitted and scale < self.scale:
             # Same view, same figure: never shrink less again. Axes that turn their labels when crowded ask for
             # another minimum size once the figure is shrunk, and could otherwise flip back and forth.
             scale = self.scale
