@@ -101,7 +101,7 @@ def open_lesson_window(app, args: argparse.Namespace, lang: str, loading, error:
         loading.close()
         app.exit(2)
         return None
-    from gui.lesson_controller import launch
+    from gui.launch import launch
 
     chosen = any(v is not None for v in (args.lesson, args.model, args.config, args.stage, args.text))
     controller = launch(state, lang, args.lesson, present=args.present, start_page=not chosen)

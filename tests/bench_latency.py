@@ -3,7 +3,7 @@
     python tests/bench_latency.py [--edits 60]
 
 For a classroom lesson (n = 6 tokens, d = 8, 2 heads, 2 layers) and a large one (n = 64, d = 384,
-12 heads, 6 layers) the window is opened as `python main.py` opens it (`gui.lesson_controller.launch`,
+12 heads, 6 layers) the window is opened as `python main.py` opens it (`gui.launch.launch`,
 with its LessonController and autosave, in a fresh settings and data folder), shown normal at 1600×1000,
 at the stage Q = X·W_Q (W_Q, X, b_Q and Q as tables, and its plots). Each edit commits a new number into
 a W_Q cell through the table model (as the cell editor does), then runs the event loop until every
@@ -73,7 +73,7 @@ def sentence(n: int) -> str:
 
 def measure(app: QApplication, name: str, edits: int) -> float:
     """Median ms per edit through `launch` (LessonController, autosave on)."""
-    from gui.lesson_controller import launch
+    from gui.launch import launch
 
     config, n = LESSONS[name]
     state = AppState(config, sentence(n))

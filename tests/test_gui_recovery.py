@@ -1,5 +1,5 @@
 """Restoring after `kill -9`, with two instances: Stepformer processes started the way `python main.py` starts
-them (`gui.lesson_controller.launch`, offscreen), stopped (SIGSTOP: every thread frozen, the process and its
+them (`gui.launch.launch`, offscreen), stopped (SIGSTOP: every thread frozen, the process and its
 lock alive) right after their last edit (one after 1,000 edits) and later killed with SIGKILL, while this
 process plays the instances started before and after the kills."""
 
@@ -27,7 +27,7 @@ INSTANCE = textwrap.dedent("""
     from PySide6.QtWidgets import QApplication
     app = QApplication([])
     torch.set_num_threads(1)
-    from gui.lesson_controller import launch
+    from gui.launch import launch
     from tests.gui_lessons import state_for
     from tests.test_gui_lessons import edit_in_table
 

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QTableView
 
 from engine import EngineError
 from engine.formats.lesson import Lesson, open_lesson, save_lesson
-from gui.lesson_controller import launch
+from gui.launch import launch
 from tests.gui_lessons import own_folders, state_for  # noqa: F401 (a fixture)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 
 from engine.formats.lesson import open_lesson
-from gui.lesson_controller import launch
+from gui.launch import launch
 from gui.state.app_state import AppState
 from gui.window.loading import LoadingWindow, ModuleLoader, replay_keys
 

@@ -414,13 +414,12 @@
 <context>
     <name>LessonController</name>
     <message>
-        <source>Showing the window in {0}…</source>
-        <translation>正在以{0}显示窗口…</translation>
+        <source>Autosave failed: {0}</source>
+        <translation>自动保存失败：{0}</translation>
     </message>
-    <message>
-        <source>Drawing the window anew…</source>
-        <translation>正在重新绘制窗口…</translation>
-    </message>
+</context>
+<context>
+    <name>LessonFiles</name>
     <message>
         <source>Untitled lesson</source>
         <translation>未命名课程</translation>
@@ -441,6 +440,9 @@
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
+</context>
+<context>
+    <name>LessonStart</name>
     <message>
         <source>{0} more autosaved lessons will be offered at the next start</source>
         <translation>另有 {0} 个自动保存的课程将在下次启动时提供恢复</translation>
@@ -449,9 +451,16 @@
         <source>The autosaved lesson could not be read: {0}</source>
         <translation>无法读取自动保存的课程：{0}</translation>
     </message>
+</context>
+<context>
+    <name>LessonWindow</name>
     <message>
-        <source>Autosave failed: {0}</source>
-        <translation>自动保存失败：{0}</translation>
+        <source>Showing the window in {0}…</source>
+        <translation>正在以{0}显示窗口…</translation>
+    </message>
+    <message>
+        <source>Drawing the window anew…</source>
+        <translation>正在重新绘制窗口…</translation>
     </message>
 </context>
 <context>

@@ -227,13 +227,24 @@ class RecoveryFolder:
         except OSError as exc:
             raise _failure(self.path, exc) from None
 
+    def leave(self) -> None:
+        """Let go of the folder and keep its contents (a recovery to offer again at the next start)."""
+        try:
+            self._close_journal()
+        finally:
+            self._let_go()
+
+    def _let_go(self) -> None:
+        """Unlock the folder and stop the syncing thread."""
+        os.close(self.lock_fd)
+        self.syncer.shutdown()
+
     def close(self) -> None:
         """Remove the folder and let go of it (a normal exit, or a recovery the teacher declined)."""
         try:
             self.clear()
         finally:
-            os.close(self.lock_fd)
-            self.syncer.shutdown()
+            self._let_go()
             try:
                 (self.path / LOCK).unlink(missing_ok=True)
                 self.path.rmdir()
@@ -241,14 +252,6 @@ class RecoveryFolder:
                 pass  # another instance found the folder empty and removed it
             except OSError as exc:
                 raise _failure(self.path, exc) from None
-
-    def leave(self) -> None:
-        """Let go of the folder and keep its contents (a recovery to offer again at the next start)."""
-        try:
-            self._close_journal()
-        finally:
-            os.close(self.lock_fd)
-            self.syncer.shutdown()
 
     def _close_journal(self) -> None:
         if self.journal_fd is not None:

@@ -206,14 +206,19 @@ def _bad(path: Path, line_no: int, why: str) -> EngineError:
     return EngineError(f"corpus: {path.name} line {line_no}: {why}")
 
 
+def _rows(path: Path, header: str) -> list[tuple[int, list[str]]]:
+    """The tab-separated rows under the header line `header`, each with its line number."""
+    lines = read_text(path, "corpus").splitlines()
+    if not lines or lines[0] != header:
+        columns = header.replace("\t", ", ")
+        raise EngineError(f"corpus: {path.name} must start with the header line {columns} (tab-separated)")
+    return [(no, line.split("\t")) for no, line in enumerate(lines[1:], start=2)]
+
+
 def read_pairs(path: str | Path) -> tuple[list[Pair], list[Pair]]:
     path = Path(path)
-    lines = read_text(path, "corpus").splitlines()
-    if not lines or lines[0] != "split\ten\tzh\talign":
-        raise EngineError(f"corpus: {path.name} must start with the header line split, en, zh, align (tab-separated)")
     out: dict[str, list[Pair]] = {"train": [], "test": []}
-    for no, line in enumerate(lines[1:], start=2):
-        cols = line.split("\t")
+    for no, cols in _rows(path, "split\ten\tzh\talign"):
         if len(cols) != 4 or cols[0] not in out:
             raise _bad(path, no, "expected 4 tab-separated columns: train|test, English, Chinese, alignment")
         en, zh, align = cols[1].split(), cols[2].split(), cols[3].split()
@@ -236,12 +241,8 @@ def write_sentences(path: str | Path, train: list[str], test: list[str]) -> None
 
 def read_sentences(path: str | Path) -> tuple[list[str], list[str]]:
     path = Path(path)
-    lines = read_text(path, "corpus").splitlines()
-    if not lines or lines[0] != "split\ttext":
-        raise EngineError(f"corpus: {path.name} must start with the header line split, text (tab-separated)")
     out: dict[str, list[str]] = {"train": [], "test": []}
-    for no, line in enumerate(lines[1:], start=2):
-        cols = line.split("\t")
+    for no, cols in _rows(path, "split\ttext"):
         if len(cols) != 2 or cols[0] not in out or not cols[1].strip():
             raise _bad(path, no, "expected 2 tab-separated columns: train|test and a sentence")
         out[cols[0]].append(cols[1])

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QPainter
+from PySide6.QtGui import QColor, QPainter
 
 from engine.formats.files import write_atomic
 from gui.plots import PlotOptions
 from gui.plots.heatmap import format_cell
 from gui.plots.map import draw_map
+from gui.plots.map_items import slide_font
 from gui.plots.matrix import is_per_head
-from gui.plots.style import SLIDE_FONTS
 from gui.plots.text import caption
 from gui.text.formulas import formula, symbols
 from gui.text.operations import stage_text, stage_title, token_stack
@@ -99,14 +99,6 @@ def cut_note(m: SlideMatrix) -> str:
 # ---- PDF --------------------------------------------------------------------------------------
 MARGIN = 32
 TEXT_COLOR = QColor(20, 20, 20)
-
-
-def slide_font(points: int, bold: bool = False) -> QFont:
-    f = QFont()
-    f.setFamilies(SLIDE_FONTS)
-    f.setPointSize(points)
-    f.setBold(bold)
-    return f
 
 
 def draw_matrix(painter: QPainter, m: SlideMatrix, x: float, y: float, width: float) -> float:

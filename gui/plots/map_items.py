@@ -1,5 +1,5 @@
-"""The pieces the map is drawn with: boxes that show whether their stages are computed yet, arrows, and the
-"you are here" frame that glides from box to box."""
+"""The pieces the map is drawn with: boxes that show whether their stages are computed yet, arrows, the
+"you are here" frame that glides from box to box, and the slides' type (the deck's text uses it too)."""
 
 from __future__ import annotations
 
@@ -27,13 +27,21 @@ STATES = ("done", "current", "later")
 GLIDE_MS = 220  # the frame's glide from one box to the next (none with reduced motion)
 
 
-def map_font(px: int, bold: bool = False) -> QFont:
-    """Sized in pixels of the drawing, so the map lays out the same on every screen and in every export."""
+def slide_font(size: int, bold: bool = False, pixels: bool = False) -> QFont:
+    """The slides' type (with a Chinese font), `size` in points, or with `pixels` in pixels of the drawing."""
     f = QFont()
     f.setFamilies(SLIDE_FONTS)
-    f.setPixelSize(px)
+    if pixels:
+        f.setPixelSize(size)
+    else:
+        f.setPointSize(size)
     f.setBold(bold)
     return f
+
+
+def map_font(px: int, bold: bool = False) -> QFont:
+    """Sized in pixels of the drawing, so the map lays out the same on every screen and in every export."""
+    return slide_font(px, bold, pixels=True)
 
 
 def text_item(parent: QGraphicsItem, text: str, px: int, color: QColor = TEXT, width: float | None = None,

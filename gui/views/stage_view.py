@@ -35,6 +35,7 @@ from gui.text.formulas import formula, symbols
 from gui.text.operations import HEAD_PRODUCT, stage_operation, stage_text, stage_title
 from gui.text.places import place
 from gui.views.figure_view import FigureView
+from gui.views.fonts import scale_font
 from gui.views.matrix_layout import PLOT_MIN_WIDTH, MatrixLayout, matrices_width
 from gui.views.matrix_view import MatrixPanel, TensorSlice
 
@@ -63,14 +64,6 @@ def is_editable(trace, name: str) -> bool:
     return name in trace.params or (stage is not None and stage.op == "x0")
 
 
-def _big(label: QLabel, factor: float, bold: bool = False) -> QLabel:
-    font = label.font()
-    font.setPointSizeF(font.pointSizeF() * factor)
-    font.setBold(bold)
-    label.setFont(font)
-    return label
-
-
 class StageView(QWidget):
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
@@ -80,10 +73,10 @@ class StageView(QWidget):
         self.shown_for: tuple = (None, None)  # the trace (stepped view) and stage shown
         self.presenting = False
 
-        self.title = _big(QLabel(self), 1.5, bold=True)
+        self.title = scale_font(QLabel(self), 1.5, bold=True)
         self.location = QLabel(self)
         self.location.setStyleSheet("color: #555")
-        self.formula = _big(QLabel(self), FORMULA_SCALE)
+        self.formula = scale_font(QLabel(self), FORMULA_SCALE)
         self.formula.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.formula.setWordWrap(True)
 
@@ -154,7 +147,7 @@ class StageView(QWidget):
         self.explanation.setWordWrap(True)
         self.explanation.setTextFormat(Qt.PlainText)
         self.explanation.setAlignment(Qt.AlignTop | Qt.AlignLeft)
-        _big(self.explanation, 1.1)
+        scale_font(self.explanation, 1.1)
         explanation_box = QScrollArea(self)  # as tall as its lines, five at most (then it scrolls)
         explanation_box.setWidget(self.explanation)
         explanation_box.setWidgetResizable(True)
@@ -173,7 +166,7 @@ class StageView(QWidget):
         layout.addWidget(explanation_box)
         layout.addWidget(hint)
 
-        self.problem = _big(QLabel(self), 1.4)
+        self.problem = scale_font(QLabel(self), 1.4)
         self.problem.setWordWrap(True)
         self.problem.setAlignment(Qt.AlignCenter)
         self.pages = QStackedWidget(self)

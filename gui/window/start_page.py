@@ -19,16 +19,9 @@ from PySide6.QtWidgets import (
 )
 
 from engine.formats.lesson import LessonInfo
+from gui.views.fonts import scale_font
 
 NAME_ROLE = Qt.UserRole + 1
-
-
-def _sized(label: QLabel, factor: float, bold: bool = False) -> QLabel:
-    font = label.font()
-    font.setPointSizeF(font.pointSizeF() * factor)
-    font.setBold(bold)
-    label.setFont(font)
-    return label
 
 
 class StartPage(QDialog):
@@ -41,7 +34,7 @@ class StartPage(QDialog):
         self.choice: tuple[str, str] | None = None
         self.setWindowTitle(self.tr("Lessons"))
 
-        heading = _sized(QLabel(self.tr("Choose a lesson"), self), 1.6, bold=True)
+        heading = scale_font(QLabel(self.tr("Choose a lesson"), self), 1.6, bold=True)
         intro = QLabel(self.tr("Each lesson opens a small Transformer with hand-readable numbers. "
                                "Step through it with → and ←; every weight can be edited."), self)
         intro.setWordWrap(True)
@@ -51,14 +44,14 @@ class StartPage(QDialog):
             item = QListWidgetItem(f"{number}.  {info.title[lang]}")
             item.setData(NAME_ROLE, info.name)
             self.list.addItem(item)
-        _sized(self.list, 1.15)
+        scale_font(self.list, 1.15)
         self.list.setMinimumWidth(self.list.sizeHintForColumn(0) + 32)
         self.list.currentItemChanged.connect(self._show_selected)
         self.list.itemActivated.connect(lambda _item: self._choose_lesson())
 
-        self.title = _sized(QLabel(self), 1.3, bold=True)
+        self.title = scale_font(QLabel(self), 1.3, bold=True)
         self.title.setWordWrap(True)
-        self.description = _sized(QLabel(self), 1.1)
+        self.description = scale_font(QLabel(self), 1.1)
         self.description.setWordWrap(True)
         self.description.setAlignment(Qt.AlignTop | Qt.AlignLeft)
         self.description.setTextInteractionFlags(Qt.TextSelectableByMouse)
