@@ -10,7 +10,7 @@ from gui.text.formulas import formula
 from gui.text.operations import text_key
 from gui.text.stage_texts import op_title
 from gui.views.stage_list import NAME_ROLE
-from gui.views.stage_view import slice_for
+from gui.views.tensor_slice import slice_for
 from tests.gui_window import SMALL, open_window, press
 
 ARCHITECTURES = [

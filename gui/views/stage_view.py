@@ -32,12 +32,13 @@ from gui.plots import PlotOptions, draw_stage, figure_build_key
 from gui.plots.view import FigureCache
 from gui.state.app_state import AppState
 from gui.text.formulas import formula, symbols
-from gui.text.operations import HEAD_PRODUCT, stage_operation, stage_text, stage_title
+from gui.text.operations import stage_operation, stage_text, stage_title
 from gui.text.places import place
 from gui.views.figure_view import FigureView
 from gui.views.fonts import scale_font
 from gui.views.matrix_layout import PLOT_MIN_WIDTH, MatrixLayout, matrices_width
-from gui.views.matrix_view import MatrixPanel, TensorSlice
+from gui.views.matrix_view import MatrixPanel
+from gui.views.tensor_slice import TensorSlice, slice_for
 
 MAX_INPUTS = 5  # a backward step through X·W + b: X, W, b, ∂L/∂W, ∂L/∂b
 FORMULA_SCALE = 1.25  # the formula against the text around it: 1.35 in presentation mode (32 px at 1920×1080)
@@ -45,17 +46,6 @@ PRESENT_FORMULA_SCALE = 1.35
 EXPLANATION_LINES = 5  # the explanation's most lines before it scrolls (3 in presentation mode: tables first)
 PRESENT_EXPLANATION_LINES = 3
 TEMPERATURE_STEPS = 10  # the slider's steps per unit of temperature: 0.1 … 5.0
-
-
-def slice_for(trace, name: str, stage_name: str, head: int) -> TensorSlice:
-    """How a tensor used by a stage is shown: one head of a per-head tensor, a head's columns of W_Q …"""
-    dim = trace[name].dim()
-    if dim == 3:
-        return TensorSlice(name, 3, head=head)
-    if stage_operation(trace, stage_name).inputs == HEAD_PRODUCT and name in trace.params:
-        d_k = trace.config.d_k
-        return TensorSlice(name, dim, col_start=head * d_k, col_stop=(head + 1) * d_k)
-    return TensorSlice(name, dim)
 
 
 def is_editable(trace, name: str) -> bool:
