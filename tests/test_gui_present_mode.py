@@ -288,3 +288,25 @@ def test_docks_at_1280x720_leave_the_stage_view_a_usable_size(qtbot, start_windo
             dock = by_name[d]
             assert dock.isFloating() or dock.width() >= DOCK_MIN_WIDTH, (d, dock.width())
         assert not cut_tables(window), (name, cut_tables(window))
+
+
+@pytest.mark.parametrize(("size", "below"), [((1280, 720), False), ((1600, 1000), True)])
+def test_the_training_step_dock_opens_under_the_stage_view_only_in_a_tall_window(qtbot, start_window, size, below):
+    """At 1280×720 a dock under the stage view left it a strip: there it opens beside it (or over it) instead."""
+    controller = start_window("masked-decoder")
+    window = controller.window
+    window.resize(*size)
+    qtbot.waitUntil(lambda: window.size().toTuple() == size)
+    dock = window.training_step_dock
+    window.training_step.step_action.trigger()
+    qtbot.waitUntil(dock.isVisible)
+    qtbot.wait(300)  # placed once shown (a timer of the dock placement)
+    QApplication.processEvents()
+    area = window.dockWidgetArea(dock)
+    assert (area == Qt.BottomDockWidgetArea) == below, area
+    assert dock.isFloating() or window.stage_view.height() >= 300 or below
+    if below:
+        assert dock.height() <= 0.45 * window.height()
+    else:
+        assert dock.isFloating() or window.stage_view.width() >= STAGE_MIN_WIDTH
+    assert window.isActiveWindow()  # → still steps

@@ -6,7 +6,9 @@ presentation mode's large type) it floats over the stage view's right part inste
 a window shorter than STACK_MIN_HEIGHT a dock opened where another is shown becomes a tab beside it, rather than
 take half its height. The widths are in pixels at normal type and grow with the display settings' type_scale. A
 window made smaller later narrows the docks (or floats them) the same way; a window not shown yet places them once
-it is.
+it is. The docks that open under the stage view (the training step, the lab) take BELOW_SHARE of a tall window's
+height; in a window shorter than STACK_MIN_HEIGHT they open beside the stage view like the others (under it, the
+stage view would keep too little height for its tables).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ STACK_MIN_HEIGHT = 900  # a window shorter than this (times the type scale) tabs
 REFIT_DELAY_MS = 200  # after the window is shown or resized, the docks are placed for its new size
 FLOAT_MAX_SHARE = 0.6  # a dock floating over the stage view covers at most this share of it
 SIDES = (Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea)
+BELOW_SHARE = 0.4  # of a tall window's height, for a dock under the stage view
 
 
 class DockPlacement(QObject):
@@ -63,10 +66,27 @@ class DockPlacement(QObject):
             dock.setFloating(True)
             self.floated.add(dock)
             self._float_over_stage(dock)
+            if window.isActiveWindow() or dock.isActiveWindow():
+                window.activateWindow()  # (a window manager may still give a new window the focus)
             self.timer.start()  # and again once the stage view has the room the dock left
             return
         window.resizeDocks([dock], [width], Qt.Horizontal)
         self._tab_if_short(dock)
+
+    def keep_below(self, dock: QDockWidget) -> None:
+        """`dock` opens under the stage view in a tall window, with BELOW_SHARE of its height, else beside it."""
+        dock.visibilityChanged.connect(lambda visible: visible and QTimer.singleShot(0, lambda: self._below(dock)))
+
+    def _below(self, dock: QDockWidget) -> None:
+        window = self.window
+        if not dock.isVisible() or dock.isFloating():
+            return
+        if window.height() < STACK_MIN_HEIGHT * self.scale:
+            if window.dockWidgetArea(dock) not in SIDES:
+                window.addDockWidget(Qt.RightDockWidgetArea, dock)
+            self.place(dock)
+        elif window.dockWidgetArea(dock) == Qt.BottomDockWidgetArea:
+            window.resizeDocks([dock], [int(window.height() * BELOW_SHARE)], Qt.Vertical)
 
     def refit(self) -> None:
         """The window was shown or resized: docks opened meanwhile are placed, floated ones kept over the stage

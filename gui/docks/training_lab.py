@@ -32,7 +32,7 @@ from gui.plots.fit import text_width
 from gui.plots.heatmap import Heatmap
 from gui.plots.style import color
 from gui.state.display import DisplaySettings
-from gui.views.scrolling import keep_below_share, scrolling_layout
+from gui.views.scrolling import scrolling_layout
 
 WATCH_EVERY = 5  # training steps between two re-traces of the watched head's attention (and the last step)
 
@@ -359,6 +359,6 @@ def add_training_lab(window) -> QDockWidget:
     dock.setObjectName("dock_training_lab")
     dock.setWidget(TrainingLab(window.state.display, dock))
     window.addDockWidget(Qt.BottomDockWidgetArea, dock)
-    keep_below_share(window, dock)
+    window.teaching.placement.keep_below(dock)  # under the stage view, or beside it in a short window
     dock.hide()
     return dock

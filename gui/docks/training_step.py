@@ -26,7 +26,7 @@ from gui.state.commands import TrainingStepCommand
 from gui.state.preferences import read, write
 from gui.text.formulas import letter
 from gui.text.places import place
-from gui.views.scrolling import keep_below_share, scrolling_layout
+from gui.views.scrolling import scrolling_layout
 
 DEFAULT_LR = 0.1
 
@@ -168,7 +168,7 @@ def add_training_step_view(window) -> QDockWidget:
     dock.setObjectName("dock_training_step")
     dock.setWidget(view)
     window.addDockWidget(Qt.BottomDockWidgetArea, dock)
-    keep_below_share(window, dock)
+    window.teaching.placement.keep_below(dock)  # under the stage view, or beside it in a short window
     dock.hide()
     window.training_step.step_action.triggered.connect(lambda: dock.show() if view.step is not None else None)
     return dock

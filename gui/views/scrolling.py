@@ -1,10 +1,9 @@
-"""The docks: content that scrolls rather than being cut (or making the window taller than its screen), and for
-the docks under the stage view a share of the height."""
+"""The docks: content that scrolls rather than being cut (or making the window taller than its screen)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QFrame, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 
 
 def scrolling_layout(owner: QWidget) -> QVBoxLayout:
@@ -29,11 +28,3 @@ def scrolling(view: QWidget) -> QScrollArea:
     area.setFrameShape(QFrame.NoFrame)
     area.setWidget(view)
     return area
-
-
-def keep_below_share(window, dock: QDockWidget, share: float = 0.4) -> None:
-    """Whenever `dock` (under the stage view) is shown, give it `share` of the window's height, not more: the
-    stage view keeps the rest (its content scrolls, see scrolling_layout)."""
-    dock.visibilityChanged.connect(
-        lambda visible: visible and not dock.isFloating()
-        and window.resizeDocks([dock], [int(window.height() * share)], Qt.Vertical))
