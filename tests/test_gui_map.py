@@ -255,3 +255,23 @@ def test_the_frame_glides_unless_motion_is_reduced(qtbot, own_folders, reduced):
     if reduced:
         assert frame.shown == frame.target
     qtbot.waitUntil(lambda: frame.shown == frame.target)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_k_v_label_crosses_no_block_frame(qapp, lang):
+    """Cross-attention's "K, V" sat where the decoder's block frame ran through it."""
+    from PySide6.QtWidgets import QGraphicsRectItem
+
+    from engine.architecture import architecture
+    from gui.plots.map_diagram import MapDrawing
+
+    trace = gui_lessons.state_for("cross-attention").trace
+    drawing = MapDrawing(None, architecture(trace.config, trace.stages), trace.tokens, lang, None)
+    kv = [t for t in drawing.texts if t.toPlainText() in ("K, V", "K、V")]
+    frames = [i.sceneBoundingRect() for i in drawing.root.childItems()
+              if type(i) is QGraphicsRectItem and i.pen().color().name() == "#9a9a9a"]
+    assert len(kv) == 1 and frames
+    label = kv[0].sceneBoundingRect()
+    for frame in frames:
+        inside, outside = frame.contains(label), not frame.intersects(label)
+        assert inside or outside, (label, frame)

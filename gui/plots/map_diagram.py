@@ -26,7 +26,7 @@ COLUMN_W_TWO = 150
 GAP = 18  # between two boxes of a column: room for an arrow
 BLOCK_PAD = 18  # a block's frame around its boxes (its name and "N×" sit in the top band)
 LANE = 20  # residual arrows run this far outside the column
-COLUMN_GAP = 54  # between the encoder and the decoder: cross-attention's K, V arrow
+COLUMN_GAP = 70  # between the encoder and the decoder: cross-attention's K, V arrow and its label
 TITLE_PX, NOTE_PX = 15, 11
 HEIGHTS = {"embedding": 50, "self_attn": 50, "cross_attn": 50, "ffn": 50, "output": 46, "block": 30}  # others 30
 
@@ -215,8 +215,10 @@ class MapDrawing:
             bus = s.right() + COLUMN_GAP / 2
             points = [QPointF(s.right(), s.center().y()), QPointF(bus, s.center().y()), QPointF(bus, t.center().y()),
                       QPointF(t.left(), t.center().y())]
-            kv = self._text(label("kv", self.lang), NOTE_PX, color)
-            kv.setPos(bus + 4, t.center().y() - kv.boundingRect().height() - 1)
+            kv = self._text(label("kv", self.lang), NOTE_PX, color)  # along the bus, clear of both frames
+            kv.setRotation(-90)  # read from bottom to top, beside the line running down to the cross-attention
+            box = kv.boundingRect()
+            kv.setPos(bus + 1, (s.center().y() + t.center().y() + box.width()) / 2)
         else:  # residual: out of the stream above the source, along the lane, into the Add's side
             side = -1 if target.stack == "enc" else 1
             lane = s.left() - LANE if side < 0 else s.right() + LANE
