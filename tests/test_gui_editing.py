@@ -2,7 +2,7 @@
 
 import pytest
 import torch
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 
 from engine import Model
@@ -139,12 +139,19 @@ def test_difference_toggle_shows_the_change_of_the_last_edit(qtbot):
     assert torch.equal(view.output.model.shown, after[0])
 
 
+def hover(qtbot, window, table, row: int, col: int) -> None:
+    """The mouse onto a cell. Qt drops a move to where the cursor already is, and an earlier test may have left
+    it just there: it goes to the window's corner first, so the move onto the cell is always a move."""
+    qtbot.mouseMove(window, QPoint(0, 0))
+    qtbot.mouseMove(table.viewport(), table.visualRect(table.model().index(row, col)).center())
+
+
 def test_hover_highlights_the_cells_an_output_came_from(qtbot):
     window = open_window(qtbot)
     state, view = window.state, window.stage_view
     state.go_to("enc.0.attn.scores")
     table = view.output.table
-    qtbot.mouseMove(table.viewport(), table.visualRect(table.model().index(2, 0)).center())
+    hover(qtbot, window, table, 2, 0)
     qtbot.waitUntil(lambda: view.output.model.highlight is not None)
     q, k = panel_for(window, "enc.0.attn.q").model, panel_for(window, "enc.0.attn.k").model
     assert q.highlight == (2, ALL) and k.highlight == (0, ALL)  # the Q row of "AI" and the K row of "I"
@@ -159,7 +166,7 @@ def test_hover_highlights_the_cells_an_output_came_from(qtbot):
     table = view.output.table
     x, w, b = (panel_for(window, n).model for n in ("enc.x0", W_Q, "enc.0.attn.b_Q"))
     qtbot.wait(10)  # the new tables settle (the mouse may first be over another row of them)
-    qtbot.mouseMove(table.viewport(), table.visualRect(table.model().index(1, 0)).center())
+    hover(qtbot, window, table, 1, 0)
     qtbot.waitUntil(lambda: x.highlight == (1, ALL))  # the token's row of X …
     assert w.highlight == (ALL, 0) and w.is_highlighted(3, 0) and not w.is_highlighted(3, 1)  # … column 2 of W_Q
     assert b.highlight == (ALL, 0)
