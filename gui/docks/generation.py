@@ -47,6 +47,7 @@ def producing_command(state: AppState) -> AppendTokenCommand | None:
 
 class GenerationPanel(QWidget):
     def __init__(self, state: AppState, parent=None):
+        # (Over 60 lines: the widgets are built in the order they stand on screen, one flat sequence.)
         super().__init__(parent)
         self.state, self.settings = state, state.display
 

@@ -56,6 +56,7 @@ def is_editable(trace, name: str) -> bool:
 
 class StageView(QWidget):
     def __init__(self, state: AppState, parent=None):
+        # (Over 60 lines: the widgets are built in the order they stand on screen, one flat sequence.)
         super().__init__(parent)
         self.state, self.settings = state, state.display
         self.figure = None

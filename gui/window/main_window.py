@@ -49,6 +49,7 @@ class WindowLayout:
 
 class MainWindow(QMainWindow):
     def __init__(self, state: AppState, parent=None):
+        # (Over 60 lines: the widgets are built in the order they stand on screen, one flat sequence.)
         super().__init__(parent)
         self.state = state
         self.presenting = False

@@ -25,6 +25,7 @@ from gui.state.app_state import AppState
 
 class SettingsDialog(QDialog):
     def __init__(self, state: AppState, parent=None):
+        # (Over 60 lines: the widgets are built in the order they stand on screen, one flat sequence.)
         super().__init__(parent)
         self.state = state
         self.setWindowTitle(self.tr("Model settings"))

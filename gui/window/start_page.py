@@ -29,6 +29,7 @@ class StartPage(QDialog):
 
     def __init__(self, lessons: list[LessonInfo], lang: str, show_at_start: bool, current: str = "",
                  parent=None):
+        # (Over 60 lines: the widgets are built in the order they stand on screen, one flat sequence.)
         super().__init__(parent)
         self.lessons, self.lang = {info.name: info for info in lessons}, lang
         self.choice: tuple[str, str] | None = None
