@@ -57,7 +57,7 @@ class Bars:
         self.labels: list[pg.TextItem] = []
         self.categories: list[str] = []
         self.span = (0.0, 1.0)  # the data's extent along the value axis
-        self.tick_font, self.value_font = font(opts, "tick"), font(opts, "text")
+        self.value_font = font(opts, "text")
         # room for a few bars' heights and their values, however little the dock or slide leaves
         self.plot.vb.setMinimumHeight(4 * QFontMetrics(self.value_font).height())
         self.plot.vb.sigResized.connect(self.fit)
