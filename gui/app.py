@@ -13,10 +13,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
     parser = OneLineParser(prog="stepformer", description="Open the stepping window.")
     add_model_options(parser)
-    parser.add_argument("--lang", choices=("en", "zh"),
-                        help="language of the window and texts (default: the last one chosen, else the system's)")
-    parser.add_argument("--present", action="store_true",
-                        help="start in presentation mode (full screen, type for the back row; F5 or Esc leaves it)")
+    parser.add_argument(
+        "--lang",
+        choices=("en", "zh"),
+        help="language of the window and texts (default: the last one chosen, else the system's)",
+    )
+    parser.add_argument(
+        "--present",
+        action="store_true",
+        help="start in presentation mode (full screen, type for the back row; F5 or Esc leaves it)",
+    )
     parser.add_argument("--stage", help="open on this stage, e.g. enc.0.attn.scores (or a unique ending: attn.scores)")
     args = parser.parse_args(argv)
     check_model_options(parser, args)
@@ -40,11 +46,13 @@ def build_state(args: argparse.Namespace):
     opened = open_source(args.lesson, args.config, args.weights, args.model)
     wanted = opened.with_sentences(args.text, args.target)
     if opened.lesson is None:  # traced once, on the sentences wanted
-        return AppState.from_model(wanted.model, wanted.text, wanted.target, wanted.stage, wanted.title,
-                                   wanted.description)
+        return AppState.from_model(
+            wanted.model, wanted.text, wanted.target, wanted.stage, wanted.title, wanted.description
+        )
     state = AppState.from_lesson(opened.lesson)
-    if (wanted.text, wanted.target) != (opened.text, opened.target) and not state.set_sentences(wanted.text,
-                                                                                                  wanted.target):
+    if (wanted.text, wanted.target) != (opened.text, opened.target) and not state.set_sentences(
+        wanted.text, wanted.target
+    ):
         raise EngineError(state.problem)
     return state
 

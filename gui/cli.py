@@ -43,8 +43,15 @@ def plot_options(args: argparse.Namespace, trace, lang: str):
         temperature = check_temperature(args.temperature)
     except EngineError as exc:
         raise EngineError(f"--{exc}") from None
-    return PlotOptions(head=args.head, row=args.row, temperature=temperature, lang=lang,
-                       colormap=args.colormap, slide=True, decimals=check_decimals(args.decimals))
+    return PlotOptions(
+        head=args.head,
+        row=args.row,
+        temperature=temperature,
+        lang=lang,
+        colormap=args.colormap,
+        slide=True,
+        decimals=check_decimals(args.decimals),
+    )
 
 
 def start_qt(lang: str) -> None:
@@ -119,17 +126,22 @@ def _drawing_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--row", type=int, default=0, help="token row the row plots use (default 0)")
     p.add_argument("--temperature", type=float, default=1.0, help="softmax temperature of the output bars")
     p.add_argument("--lang", choices=("en", "zh"), help="language of titles and captions (default: lesson's, en)")
-    p.add_argument("--colormap", choices=("default", "cb-safe"), default="default",
-                   help="cb-safe: colour-blind-safe colour maps")
+    p.add_argument(
+        "--colormap", choices=("default", "cb-safe"), default="default", help="cb-safe: colour-blind-safe colour maps"
+    )
     p.add_argument("--out", required=True, help="output file")
-    p.add_argument("--decimals", type=int, default=2, help="decimals of the numbers in figures, tables and tex/csv "
-                   "(default 2)")
+    p.add_argument(
+        "--decimals", type=int, default=2, help="decimals of the numbers in figures, tables and tex/csv (default 2)"
+    )
 
 
 def export_options(p: argparse.ArgumentParser) -> None:
     _drawing_options(p)
-    p.add_argument("--stage", help="stage name (see `python main.py stages`), or its ending: "
-                   "attn.weights is the first stage whose name ends so; with --map: where 'you are here' is")
+    p.add_argument(
+        "--stage",
+        help="stage name (see `python main.py stages`), or its ending: "
+        "attn.weights is the first stage whose name ends so; with --map: where 'you are here' is",
+    )
     p.add_argument("--map", action="store_true", help="export the map of the model (png, svg or pdf)")
     p.add_argument("--format", help="png, svg, pdf (figure) or tex, csv (matrix); default: from --out's extension")
     p.add_argument("--width", type=int, default=1920, help="PNG width in pixels (default 1920)")
@@ -138,13 +150,26 @@ def export_options(p: argparse.ArgumentParser) -> None:
 def deck_options(p: argparse.ArgumentParser) -> None:
     _drawing_options(p)
     p.add_argument("--format", help="pdf or pptx (default: from --out's extension)")
-    p.add_argument("--only", metavar="PREFIX[,PREFIX…]", help="only the stages whose names start with one of these, "
-                   "e.g. enc.2.attn or dec.0.self_attn.weights,probs (default: every stage)")
-    p.add_argument("--no-map-inset", dest="map_inset", action="store_false",
-                   help="leave out the small 'you are here' map on each stage's slide")
+    p.add_argument(
+        "--only",
+        metavar="PREFIX[,PREFIX…]",
+        help="only the stages whose names start with one of these, "
+        "e.g. enc.2.attn or dec.0.self_attn.weights,probs (default: every stage)",
+    )
+    p.add_argument(
+        "--no-map-inset",
+        dest="map_inset",
+        action="store_false",
+        help="leave out the small 'you are here' map on each stage's slide",
+    )
 
 
-EXPORT = Verb("export", "export one stage's figure (png/svg/pdf) or matrix (tex/csv), no display needed",
-              export_options, cmd_export)
-DECK = Verb("deck", "export the whole lesson as slides: the map, then one per stage (pdf or pptx)", deck_options,
-            cmd_deck)
+EXPORT = Verb(
+    "export",
+    "export one stage's figure (png/svg/pdf) or matrix (tex/csv), no display needed",
+    export_options,
+    cmd_export,
+)
+DECK = Verb(
+    "deck", "export the whole lesson as slides: the map, then one per stage (pdf or pptx)", deck_options, cmd_deck
+)

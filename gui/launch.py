@@ -11,8 +11,9 @@ from gui.state import display, preferences
 from gui.state.app_state import AppState
 
 
-def launch(state: AppState, lang: str, lesson: str | None = None, present: bool = False,
-           start_page: bool = True) -> LessonController:
+def launch(
+    state: AppState, lang: str, lesson: str | None = None, present: bool = False, start_page: bool = True
+) -> LessonController:
     """Show the window on `state` (opened from the shipped lesson or file named `lesson`): the stored
     display settings, then the offer to restore an autosave, else the start page (when wanted)."""
     state.display.load()

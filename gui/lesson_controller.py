@@ -35,8 +35,14 @@ from gui.window.start_page import StartPage
 
 
 class LessonController(LessonWindow, LessonFiles, LessonStart, QObject):
-    def __init__(self, state: AppState, lang: str, path: str | Path | None = None, shipped: str | None = None,
-                 prompts: Prompts | None = None):
+    def __init__(
+        self,
+        state: AppState,
+        lang: str,
+        path: str | Path | None = None,
+        shipped: str | None = None,
+        prompts: Prompts | None = None,
+    ):
         super().__init__()
         # The controller owns the state: the state (whose undo stack signals as it is destroyed) then dies in the
         # controller's destructor, after the controller stopped listening, never before. The two form reference

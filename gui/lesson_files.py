@@ -88,16 +88,20 @@ class LessonFiles:
             return
         opened = request.opened
         try:
-            self.show_model(lambda: self.state.load_model(
-                opened.model, opened.text, opened.target, opened.stage, opened.title, opened.description))
+            self.show_model(
+                lambda: self.state.load_model(
+                    opened.model, opened.text, opened.target, opened.stage, opened.title, opened.description
+                )
+            )
         except EngineError as exc:
             self.window.model_picker.refuse(request.what, exc)
             return
         self.window.statusBar().showMessage(opened.description[self.lang], 20000)
         request.done = True
 
-    def show_model(self, load: Callable[[], None], path: Path | None = None, shipped: str | None = None,
-                   modified: bool = False) -> None:
+    def show_model(
+        self, load: Callable[[], None], path: Path | None = None, shipped: str | None = None, modified: bool = False
+    ) -> None:
         """Run `load`, which puts a lesson or a model into the app state, and make it the lesson shown: the model
         picker's models (_open_model) are shown this way, as lessons with no file yet. An EngineError
         from `load` changes nothing."""

@@ -39,7 +39,8 @@ class LessonStart:
                 restored = self._offer(folder)
         if left:
             self.window.statusBar().showMessage(
-                self.tr("{0} more autosaved lessons will be offered at the next start").format(left), 10000)
+                self.tr("{0} more autosaved lessons will be offered at the next start").format(left), 10000
+            )
         return restored
 
     def _offer(self, folder: RecoveryFolder) -> bool:
@@ -62,8 +63,9 @@ class LessonStart:
 
     def show_start_page(self) -> StartPage:
         """The lessons with their descriptions (window-modal, so the window stays drawn behind it)."""
-        page = StartPage(shipped_lessons(), self.lang, preferences.read("start/show", True), self.shipped or "",
-                         self.window)
+        page = StartPage(
+            shipped_lessons(), self.lang, preferences.read("start/show", True), self.shipped or "", self.window
+        )
         page.finished.connect(lambda _result: self._start_page_done(page))
         page.open()
         self.start_page = page

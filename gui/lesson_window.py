@@ -124,8 +124,12 @@ class LessonWindow:
         if names & {"font_scale", "palette", "presenting", "room_scale"}:
             display.apply(app, settings)
         if names & display.REBUILD and self.window is not None:
-            self.rebuild_window(self.tr("Showing the window in {0}…").format(i18n.LANGUAGES[settings.lang])
-                                if "lang" in names else self.tr("Drawing the window anew…"), layout)
+            self.rebuild_window(
+                self.tr("Showing the window in {0}…").format(i18n.LANGUAGES[settings.lang])
+                if "lang" in names
+                else self.tr("Drawing the window anew…"),
+                layout,
+            )
         if "lang" in names:
             self._changed([language_record(settings.lang)])  # the lesson's language is part of it
 

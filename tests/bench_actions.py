@@ -169,8 +169,9 @@ def main() -> int:
     for model, make_state in MODELS.items():
         samples = measure(app, make_state, max(2, args.rounds))
         for name, times in samples.items():
-            print(f"{model:10} {name:9} median {statistics.median(times):7.1f} ms   max {max(times):7.1f} ms",
-                  flush=True)
+            print(
+                f"{model:10} {name:9} median {statistics.median(times):7.1f} ms   max {max(times):7.1f} ms", flush=True
+            )
         every = [t for times in samples.values() for t in times]
         summary.append(f"{model} median {statistics.median(every):.0f} ms max {max(every):.0f} ms")
     print("actions with every dock open: " + "; ".join(summary))

@@ -108,8 +108,9 @@ def measure_engine(name: str, edits: int) -> float:
     return statistics.median(samples)
 
 
-def time_edits(app: QApplication, state: AppState, stage: str, weight: str, edits: int,
-               window: MainWindow | None = None) -> float:
+def time_edits(
+    app: QApplication, state: AppState, stage: str, weight: str, edits: int, window: MainWindow | None = None
+) -> float:
     """Median ms from committing a number into a `weight` cell until the views of `stage` have repainted
     (in `window`, else in a bare MainWindow on `state`)."""
     bare = window is None
@@ -157,11 +158,16 @@ def main() -> int:
         medians[name] = measure(app, name, edits)
         bare = measure_bare(app, name, edits)
         engine[name] = measure_engine(name, edits)
-        print(f"{name}: median of {edits} edits: {medians[name]:.1f} ms through launch, {bare:.1f} ms in a bare "
-              f"window ({100 * (medians[name] / bare - 1):+.0f} %), {engine[name]:.2f} ms in the engine "
-              f"({medians[name] / engine[name]:.1f}×)", flush=True)
-    print(f"edit-to-repaint median ms: small={medians['small']:.1f} large={medians['large']:.1f} "
-          f"engine: small={engine['small']:.2f} large={engine['large']:.2f}")
+        print(
+            f"{name}: median of {edits} edits: {medians[name]:.1f} ms through launch, {bare:.1f} ms in a bare "
+            f"window ({100 * (medians[name] / bare - 1):+.0f} %), {engine[name]:.2f} ms in the engine "
+            f"({medians[name] / engine[name]:.1f}×)",
+            flush=True,
+        )
+    print(
+        f"edit-to-repaint median ms: small={medians['small']:.1f} large={medians['large']:.1f} "
+        f"engine: small={engine['small']:.2f} large={engine['large']:.2f}"
+    )
     return 0
 
 

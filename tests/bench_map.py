@@ -36,9 +36,11 @@ def bench(name: str) -> str:
         figure.show_stage(stage, glide=True)
         steps.append(time.perf_counter() - start)
     view.close()
-    return (f"{name}: {len(trace.stage_names)} stages, a step {statistics.median(steps) * 1e3:.2f} ms median "
-            f"(max {max(steps) * 1e3:.1f} ms, the first visit of a block or box included), "
-            f"drawing the map anew {build * 1e3:.0f} ms")
+    return (
+        f"{name}: {len(trace.stage_names)} stages, a step {statistics.median(steps) * 1e3:.2f} ms median "
+        f"(max {max(steps) * 1e3:.1f} ms, the first visit of a block or box included), "
+        f"drawing the map anew {build * 1e3:.0f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -27,8 +27,14 @@ ROOT = Path(__file__).resolve().parent.parent
 def time_app(lesson: str, env: dict[str, str]) -> tuple[float, float]:
     """Seconds from process start to the first window, and to the lesson's window."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "main.py", "--lesson", lesson], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "main.py", "--lesson", lesson],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     seen: dict[str, float] = {}
     try:
         for line in proc.stdout:
@@ -56,8 +62,12 @@ def main() -> None:
     parser.add_argument("--lesson", default="two-heads")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data, tempfile.TemporaryDirectory() as settings:
-        env = {**os.environ, "STEPFORMER_STARTUP_REPORT": "1", "STEPFORMER_DATA_DIR": data,
-               "STEPFORMER_SETTINGS_DIR": settings}
+        env = {
+            **os.environ,
+            "STEPFORMER_STARTUP_REPORT": "1",
+            "STEPFORMER_DATA_DIR": data,
+            "STEPFORMER_SETTINGS_DIR": settings,
+        }
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
         windows, lessons, torches = [], [], []
         for run in range(args.runs):
@@ -66,8 +76,10 @@ def main() -> None:
             windows.append(window)
             lessons.append(lesson)
             print(f"run {run + 1}: window {window:.2f} s, lesson {lesson:.2f} s, import torch {torches[-1]:.2f} s")
-    print(f"startup median s: window={statistics.median(windows):.2f} import_torch={statistics.median(torches):.2f}"
-          f" lesson={statistics.median(lessons):.2f}")
+    print(
+        f"startup median s: window={statistics.median(windows):.2f} import_torch={statistics.median(torches):.2f}"
+        f" lesson={statistics.median(lessons):.2f}"
+    )
 
 
 if __name__ == "__main__":

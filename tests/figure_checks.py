@@ -82,8 +82,14 @@ def figure_texts(scene) -> tuple[list[Text], list[QLineF]]:
             ticks += lines
         elif isinstance(item, QGraphicsTextItem) and visible(item) and item.toPlainText().strip():
             inside = isinstance(item.parentItem(), pg.TextItem)
-            texts.append(Text(item.toPlainText(), _glyphs(item), "number" if inside else "title or legend",
-                              _clip_of(item) if inside else None))
+            texts.append(
+                Text(
+                    item.toPlainText(),
+                    _glyphs(item),
+                    "number" if inside else "title or legend",
+                    _clip_of(item) if inside else None,
+                )
+            )
     return texts, ticks
 
 
@@ -109,7 +115,7 @@ def figure_problems(scene, shown: QRectF | None = None) -> list[str]:
     texts, ticks = figure_texts(scene)
     found = []
     for i, a in enumerate(texts):
-        for b in texts[i + 1:]:
+        for b in texts[i + 1 :]:
             if _overlap(a.rect, b.rect):
                 found.append(f"{a.where} {a.text!r} overlaps {b.where} {b.text!r}")
         if a.clip is not None and not a.clip.adjusted(-SLACK, -SLACK, SLACK, SLACK).contains(a.rect):

@@ -75,8 +75,16 @@ class Reference:
         weights = F.softmax(masked, dim=-1)
         z = torch.einsum("hqk,hkd->hqd", weights, v)
         concat = z.transpose(0, 1).reshape(xq.shape[0], h * d_k)
-        out.update({f"{p}.scores": scores, f"{p}.scaled": scaled, f"{p}.masked": masked,
-                    f"{p}.weights": weights, f"{p}.z": z, f"{p}.concat": concat})
+        out.update(
+            {
+                f"{p}.scores": scores,
+                f"{p}.scaled": scaled,
+                f"{p}.masked": masked,
+                f"{p}.weights": weights,
+                f"{p}.z": z,
+                f"{p}.concat": concat,
+            }
+        )
         out[f"{p}.out"] = F.linear(concat, P[f"{p}.W_O"].T, P[f"{p}.b_O"])
         if self.cfg.tiled:
             self.tiles(p, masked, v, causal and "no_mask" not in self.off)

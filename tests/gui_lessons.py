@@ -60,8 +60,9 @@ def state_for(lesson: str | Lesson) -> AppState:
     return AppState.from_lesson(open_lesson(lesson) if isinstance(lesson, str) else lesson)
 
 
-def start_controller(lesson: str = "two-heads", lang: str = "en", prompts: FakePrompts | None = None,
-                     state: AppState | None = None) -> LessonController:
+def start_controller(
+    lesson: str = "two-heads", lang: str = "en", prompts: FakePrompts | None = None, state: AppState | None = None
+) -> LessonController:
     """The window as `python main.py` shows it (minus the start page), 1400×900, not yet exposed."""
     pg.setConfigOptions(background="w", foreground="k")
     torch.set_num_threads(1)
@@ -83,8 +84,9 @@ def start_window(qtbot, own_folders):
     every window started is closed afterwards, discarding unsaved edits."""
     controllers: list[LessonController] = []
 
-    def start(lesson: str = "two-heads", lang: str = "en", prompts: FakePrompts | None = None,
-              state: AppState | None = None) -> LessonController:
+    def start(
+        lesson: str = "two-heads", lang: str = "en", prompts: FakePrompts | None = None, state: AppState | None = None
+    ) -> LessonController:
         controller = start_controller(lesson, lang, prompts, state)
         window = controller.window
         qtbot.waitExposed(window)

@@ -20,8 +20,15 @@ def open_window(qtbot, config: ModelConfig = SMALL, text: str = "I love AI", tar
 def open_lesson_window(qtbot, name: str, text: str | None = None, target: str | None = None) -> MainWindow:
     """A shipped lesson's window, optionally with other sentences (no controller: no autosave, no prompts)."""
     lesson = open_lesson(name)
-    return show_window(qtbot, AppState(lesson.config, lesson.text if text is None else text,
-                                       lesson.target if target is None else target, model=lesson.build_model()))
+    return show_window(
+        qtbot,
+        AppState(
+            lesson.config,
+            lesson.text if text is None else text,
+            lesson.target if target is None else target,
+            model=lesson.build_model(),
+        ),
+    )
 
 
 def show_window(qtbot, state: AppState) -> MainWindow:

@@ -58,14 +58,20 @@ def walk(lesson: str, seed: int, actions: int, verbose: bool) -> bool:
     try:
         walker.run(actions, progress)
     except WalkFailure as failure:
-        print(f"{lesson} seed {seed}: FAILED after {len(walker.history)} actions "
-              f"({time.monotonic() - started:.0f} s)\n{failure}", flush=True)
+        print(
+            f"{lesson} seed {seed}: FAILED after {len(walker.history)} actions "
+            f"({time.monotonic() - started:.0f} s)\n{failure}",
+            flush=True,
+        )
         return False
     finally:
         walker.controller.prompts.unsaved_answer = "discard"
         walker.window.close()
-    print(f"{lesson} seed {seed}: {actions} actions, no exception, no crash, undo-all equal to the start "
-          f"({time.monotonic() - started:.0f} s)", flush=True)
+    print(
+        f"{lesson} seed {seed}: {actions} actions, no exception, no crash, undo-all equal to the start "
+        f"({time.monotonic() - started:.0f} s)",
+        flush=True,
+    )
     return True
 
 

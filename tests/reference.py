@@ -57,8 +57,15 @@ def _copy_common(layer, cfg: ModelConfig, P: dict, b: str, n_norms: int):
 
 def encoder_layer(cfg: ModelConfig, P: dict, b: str, attn: str) -> nn.TransformerEncoderLayer:
     layer = nn.TransformerEncoderLayer(
-        cfg.d_model, cfg.n_heads, cfg.d_ff, dropout=0.0, activation=cfg.activation,
-        layer_norm_eps=cfg.ln_eps, batch_first=True, norm_first=cfg.norm == "pre", dtype=P[f"{b}.ffn.W1"].dtype,
+        cfg.d_model,
+        cfg.n_heads,
+        cfg.d_ff,
+        dropout=0.0,
+        activation=cfg.activation,
+        layer_norm_eps=cfg.ln_eps,
+        batch_first=True,
+        norm_first=cfg.norm == "pre",
+        dtype=P[f"{b}.ffn.W1"].dtype,
     )
     _copy_mha(layer.self_attn, P, f"{b}.{attn}")
     return _copy_common(layer, cfg, P, b, 2)
@@ -66,8 +73,15 @@ def encoder_layer(cfg: ModelConfig, P: dict, b: str, attn: str) -> nn.Transforme
 
 def decoder_layer(cfg: ModelConfig, P: dict, b: str) -> nn.TransformerDecoderLayer:
     layer = nn.TransformerDecoderLayer(
-        cfg.d_model, cfg.n_heads, cfg.d_ff, dropout=0.0, activation=cfg.activation,
-        layer_norm_eps=cfg.ln_eps, batch_first=True, norm_first=cfg.norm == "pre", dtype=P[f"{b}.ffn.W1"].dtype,
+        cfg.d_model,
+        cfg.n_heads,
+        cfg.d_ff,
+        dropout=0.0,
+        activation=cfg.activation,
+        layer_norm_eps=cfg.ln_eps,
+        batch_first=True,
+        norm_first=cfg.norm == "pre",
+        dtype=P[f"{b}.ffn.W1"].dtype,
     )
     _copy_mha(layer.self_attn, P, f"{b}.self_attn")
     _copy_mha(layer.multihead_attn, P, f"{b}.cross_attn")
@@ -119,10 +133,17 @@ def random_config(rng: random.Random) -> ModelConfig:
     h = rng.choice([1, 2, 4])
     d = h * rng.choice([2, 4, 6])
     return ModelConfig(
-        architecture=arch, d_model=d, n_heads=h, d_ff=rng.choice([4, 8, 16, 3 * d]),
-        n_layers=rng.choice([1, 1, 2, 3]), norm=rng.choice(["post", "pre"]),
-        activation=rng.choice(["relu", "gelu"]), positional=rng.choice(["sinusoidal", "learned", "none"]),
-        max_len=32, ln_eps=rng.choice([1e-5, 1e-6, 1e-3]), seed=rng.randrange(1000),
+        architecture=arch,
+        d_model=d,
+        n_heads=h,
+        d_ff=rng.choice([4, 8, 16, 3 * d]),
+        n_layers=rng.choice([1, 1, 2, 3]),
+        norm=rng.choice(["post", "pre"]),
+        activation=rng.choice(["relu", "gelu"]),
+        positional=rng.choice(["sinusoidal", "learned", "none"]),
+        max_len=32,
+        ln_eps=rng.choice([1e-5, 1e-6, 1e-3]),
+        seed=rng.randrange(1000),
     )
 
 

@@ -129,14 +129,24 @@ def test_a_cycle_is_found():
 
 def test_plots_import_nothing_above_them():
     """Nothing of the state, the views or the window: a figure draws the trace and the options it is given."""
-    wrong = {(name, target) for name, targets in graph().items() if name.startswith("gui.plots")
-             for target in targets if target.startswith("gui.") and not target.startswith(("gui.plots", "gui.text"))}
+    wrong = {
+        (name, target)
+        for name, targets in graph().items()
+        if name.startswith("gui.plots")
+        for target in targets
+        if target.startswith("gui.") and not target.startswith(("gui.plots", "gui.text"))
+    }
     assert wrong == set()
 
 
 def test_the_engine_imports_no_qt_and_no_gui():
-    wrong = {(name, imported) for name, path in modules().items() if name.startswith("engine")
-             for imported in imported_names(name, path) if imported.split(".")[0] in (*QT, "gui")}
+    wrong = {
+        (name, imported)
+        for name, path in modules().items()
+        if name.startswith("engine")
+        for imported in imported_names(name, path)
+        if imported.split(".")[0] in (*QT, "gui")
+    }
     assert wrong == set()
 
 

@@ -22,11 +22,17 @@ H = 1e-4  # central-difference step in float64: truncation error ~H⁴, rounding
 def random_loss_config(rng: random.Random, switches=True) -> ModelConfig:
     h = rng.choice([1, 2])
     return ModelConfig(
-        architecture=rng.choice(["decoder", "encoder-decoder"]), d_model=h * rng.choice([2, 4]), n_heads=h,
-        d_ff=rng.choice([4, 6]), n_layers=rng.choice([1, 2]), norm=rng.choice(["post", "pre"]),
+        architecture=rng.choice(["decoder", "encoder-decoder"]),
+        d_model=h * rng.choice([2, 4]),
+        n_heads=h,
+        d_ff=rng.choice([4, 6]),
+        n_layers=rng.choice([1, 2]),
+        norm=rng.choice(["post", "pre"]),
         activation=rng.choice(["relu", "gelu", "gelu_tanh", "swiglu"]),
-        positional=rng.choice(["sinusoidal", "learned", "rope", "none"]), max_len=16,
-        switches=tuple(s for s in SWITCHES if switches and rng.random() < 0.3), seed=rng.randrange(1000),
+        positional=rng.choice(["sinusoidal", "learned", "rope", "none"]),
+        max_len=16,
+        switches=tuple(s for s in SWITCHES if switches and rng.random() < 0.3),
+        seed=rng.randrange(1000),
     )
 
 
@@ -60,6 +66,7 @@ def central(f, t: torch.Tensor, cell, floor: float = 1e-2) -> float:
 
     def diff(h):
         return f(bumped(t, cell, h)) - f(bumped(t, cell, -h))
+
     return (8 * diff(step) - diff(2 * step)) / (12 * step)
 
 
@@ -101,8 +108,10 @@ def test_names_shapes_and_order():
     grads = backward(trace)
     stages = [n for n in trace.stage_names if not n.endswith(".tokens")]
     assert list(grads)[:3] == ["dec.labels", "loss.per_position", "loss"]
-    assert [k[5:] for k in grads if k.startswith("grad.") and k[5:] not in trace.params] == \
-        ["loss", "loss.per_position"] + stages[::-1]
+    assert [k[5:] for k in grads if k.startswith("grad.") and k[5:] not in trace.params] == [
+        "loss",
+        "loss.per_position",
+    ] + stages[::-1]
     assert [k[5:] for k in grads if k[5:] in trace.params] == list(trace.params)
     for name in stages:
         assert grads[f"grad.{name}"].shape == trace.values[name].shape
@@ -113,8 +122,15 @@ def test_names_shapes_and_order():
 
 
 def test_switches_give_identity_rules():
-    cfg = ModelConfig(architecture="decoder", d_model=4, n_heads=1, d_ff=4, n_layers=1, max_len=8,
-                      switches=("no_scale", "no_residual", "no_layernorm"))
+    cfg = ModelConfig(
+        architecture="decoder",
+        d_model=4,
+        n_heads=1,
+        d_ff=4,
+        n_layers=1,
+        max_len=8,
+        switches=("no_scale", "no_residual", "no_layernorm"),
+    )
     rules = {s.of: s.rule for s in backward_stages(Model.create(cfg).trace("a b"))}
     assert rules["dec.0.self_attn.scaled"] == rules["dec.0.add1"] == rules["dec.0.norm1.out"] == "identity"
 

@@ -42,8 +42,15 @@ def make_bert_folder(folder):
     (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     tok = transformers.BertTokenizerFast(vocab={t: i for i, t in enumerate(vocab)}, do_lower_case=True)
     cfg = transformers.BertConfig(
-        vocab_size=len(vocab), hidden_size=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=24,
-        max_position_embeddings=32, type_vocab_size=2, layer_norm_eps=1e-12, attn_implementation="eager",
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=24,
+        max_position_embeddings=32,
+        type_vocab_size=2,
+        layer_norm_eps=1e-12,
+        attn_implementation="eager",
     )
     model = transformers.BertModel(cfg).eval()
     randomize(model, 1)
@@ -57,12 +64,21 @@ def make_gpt2_folder(folder):
     from tokenizers import ByteLevelBPETokenizer
 
     bpe = ByteLevelBPETokenizer()
-    bpe.train_from_iterator(SENTENCES * 3 + ["the cat ate the fish"], vocab_size=300, min_frequency=1,
-                            special_tokens=["<|endoftext|>"], show_progress=False)
+    bpe.train_from_iterator(
+        SENTENCES * 3 + ["the cat ate the fish"],
+        vocab_size=300,
+        min_frequency=1,
+        special_tokens=["<|endoftext|>"],
+        show_progress=False,
+    )
     bpe.save_model(str(folder))  # vocab.json + merges.txt
     tok = transformers.GPT2TokenizerFast(vocab=str(folder / "vocab.json"), merges=str(folder / "merges.txt"))
     cfg = transformers.GPT2Config(
-        vocab_size=bpe.get_vocab_size(), n_embd=16, n_layer=2, n_head=4, n_positions=64,
+        vocab_size=bpe.get_vocab_size(),
+        n_embd=16,
+        n_layer=2,
+        n_head=4,
+        n_positions=64,
         attn_implementation="eager",
     )
     model = transformers.GPT2LMHeadModel(cfg).eval()
@@ -168,14 +184,17 @@ def copy_folder(src, dst, skip=()):
     return dst
 
 
-@pytest.mark.parametrize("damage, message", [
-    (lambda d: (d / "config.json").unlink(), "no config.json"),
-    (lambda d: (d / "config.json").write_text("{", encoding="utf-8"), "not valid JSON"),
-    (lambda d: (d / "config.json").write_text(json.dumps({"model_type": "t5"}), encoding="utf-8"), "not supported"),
-    (lambda d: (d / "model.safetensors").write_bytes(b"not weights"), "not a readable safetensors"),
-    (lambda d: (d / "model.safetensors").rename(d / "pytorch_model.bin"), "never opens"),
-    (lambda d: [(d / n).unlink() for n in ("tokenizer.json", "vocab.txt")], "no tokenizer"),
-])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda d: (d / "config.json").unlink(), "no config.json"),
+        (lambda d: (d / "config.json").write_text("{", encoding="utf-8"), "not valid JSON"),
+        (lambda d: (d / "config.json").write_text(json.dumps({"model_type": "t5"}), encoding="utf-8"), "not supported"),
+        (lambda d: (d / "model.safetensors").write_bytes(b"not weights"), "not a readable safetensors"),
+        (lambda d: (d / "model.safetensors").rename(d / "pytorch_model.bin"), "never opens"),
+        (lambda d: [(d / n).unlink() for n in ("tokenizer.json", "vocab.txt")], "no tokenizer"),
+    ],
+)
 def test_broken_folders_are_refused_clearly(bert_folder, tmp_path, damage, message):
     damage(copy_folder(bert_folder, tmp_path))
     with pytest.raises(EngineError, match=message):

@@ -12,8 +12,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*args, cwd=None):
-    return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 def write_config(tmp_path, **cfg):
@@ -26,8 +27,18 @@ def write_config(tmp_path, **cfg):
 def test_trace_writes_every_stage_and_meta(tmp_path, arch):
     config = write_config(tmp_path, architecture=arch, d_model=8, n_heads=2, n_layers=2)
     target = ["--target", "我 爱 AI"] if arch == "encoder-decoder" else []
-    result = run("trace", "--config", config, "--text", "I love AI", *target, "--out", str(tmp_path / "t.npz"),
-                 "--save-weights", str(tmp_path / "w.safetensors"))
+    result = run(
+        "trace",
+        "--config",
+        config,
+        "--text",
+        "I love AI",
+        *target,
+        "--out",
+        str(tmp_path / "t.npz"),
+        "--save-weights",
+        str(tmp_path / "w.safetensors"),
+    )
     assert result.returncode == 0, result.stderr
     data = np.load(tmp_path / "t.npz", allow_pickle=False)
     meta = json.loads(str(data["meta"]))
@@ -40,8 +51,18 @@ def test_trace_writes_every_stage_and_meta(tmp_path, arch):
         assert np.allclose(data["probs"].sum(-1), 1, atol=1e-6)
 
     # The saved weights reproduce the same trace exactly.
-    again = run("trace", "--config", config, "--weights", str(tmp_path / "w.safetensors"), "--text", "I love AI",
-                *target, "--out", str(tmp_path / "u.npz"))
+    again = run(
+        "trace",
+        "--config",
+        config,
+        "--weights",
+        str(tmp_path / "w.safetensors"),
+        "--text",
+        "I love AI",
+        *target,
+        "--out",
+        str(tmp_path / "u.npz"),
+    )
     assert again.returncode == 0, again.stderr
     other = np.load(tmp_path / "u.npz", allow_pickle=False)
     for name in meta["stages"]:
@@ -61,19 +82,46 @@ def test_stages_lists_names_in_order_with_shapes(tmp_path):
     assert "dec.0.cross_attn.weights" in concrete.stdout and "[2, 3, 3]" in concrete.stdout
 
 
-@pytest.mark.parametrize("case", ["bad-json", "bad-field", "missing-config", "empty-text", "bad-weights",
-                                  "target-for-encoder", "lesson-and-config", "weights-without-config"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "bad-json",
+        "bad-field",
+        "missing-config",
+        "empty-text",
+        "bad-weights",
+        "target-for-encoder",
+        "lesson-and-config",
+        "weights-without-config",
+    ],
+)
 def test_bad_input_ends_with_one_clear_line(tmp_path, case):
     good = write_config(tmp_path, d_model=4, n_heads=2)
     out = str(tmp_path / "t.npz")
     args = {
         "bad-json": lambda: ["trace", "--config", str(tmp_path / "x.json"), "--text", "a", "--out", out],
-        "bad-field": lambda: ["trace", "--config", write_config(tmp_path, d_model=6, n_heads=4), "--text", "a",
-                              "--out", out],
+        "bad-field": lambda: [
+            "trace",
+            "--config",
+            write_config(tmp_path, d_model=6, n_heads=4),
+            "--text",
+            "a",
+            "--out",
+            out,
+        ],
         "missing-config": lambda: ["stages", "--config", str(tmp_path / "none.json")],
         "empty-text": lambda: ["trace", "--config", good, "--text", "  ", "--out", out],
-        "bad-weights": lambda: ["trace", "--config", good, "--weights", str(tmp_path / "x.json"), "--text", "a",
-                                "--out", out],
+        "bad-weights": lambda: [
+            "trace",
+            "--config",
+            good,
+            "--weights",
+            str(tmp_path / "x.json"),
+            "--text",
+            "a",
+            "--out",
+            out,
+        ],
         "target-for-encoder": lambda: ["trace", "--config", good, "--text", "a", "--target", "b", "--out", out],
         "lesson-and-config": lambda: ["stages", "--lesson", "two-heads", "--config", good],
         "weights-without-config": lambda: ["cost", "--model", "toy", "--weights", str(tmp_path / "x.json")],
@@ -145,17 +193,24 @@ def test_stages_of_minilm():
 
 
 VERBS_WITH_A_MODEL = {  # each verb's other options; OUT/ becomes the test's folder
-    "trace": ["--out", "OUT/t.npz"], "stages": [], "cost": [], "export": ["--stage", "x0", "--out", "OUT/x.csv"],
-    "deck": ["--out", "OUT/d.pdf"], "translate": ["I love AI"],
+    "trace": ["--out", "OUT/t.npz"],
+    "stages": [],
+    "cost": [],
+    "export": ["--stage", "x0", "--out", "OUT/x.csv"],
+    "deck": ["--out", "OUT/d.pdf"],
+    "translate": ["I love AI"],
 }
 
 
 @pytest.mark.parametrize("verb", list(VERBS_WITH_A_MODEL))
-@pytest.mark.parametrize(("options", "message"), [
-    (["--lesson", "two-heads", "--model", "toy"], "argument --model: not allowed with argument --lesson"),
-    (["--config", "c.json", "--lesson", "two-heads"], "argument --lesson: not allowed with argument --config"),
-    (["--weights", "w.safetensors"], "--weights needs --config"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--lesson", "two-heads", "--model", "toy"], "argument --model: not allowed with argument --lesson"),
+        (["--config", "c.json", "--lesson", "two-heads"], "argument --lesson: not allowed with argument --config"),
+        (["--weights", "w.safetensors"], "--weights needs --config"),
+    ],
+)
 def test_every_verb_refuses_a_bad_choice_of_model_in_one_line(tmp_path, capsys, verb, options, message):
     import main
 
@@ -176,11 +231,13 @@ def test_translate_takes_the_model_options(capsys):
 
 
 def test_engine_verbs_import_no_qt(tmp_path):
-    code = ("import sys, main\n"
-            f"for argv in (['stages', '--model', 'toy'], ['cost', '--json'], ['trace', '--out', {str(tmp_path)!r} + "
-            "'/t.npz'], ['translate', 'I love AI']):\n"
-            "    assert main.main(argv) == 0, argv\n"
-            "print([m for m in sys.modules if m.startswith(('PySide6', 'shiboken6', 'pyqtgraph'))])")
+    code = (
+        "import sys, main\n"
+        f"for argv in (['stages', '--model', 'toy'], ['cost', '--json'], ['trace', '--out', {str(tmp_path)!r} + "
+        "'/t.npz'], ['translate', 'I love AI']):\n"
+        "    assert main.main(argv) == 0, argv\n"
+        "print([m for m in sys.modules if m.startswith(('PySide6', 'shiboken6', 'pyqtgraph'))])"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"

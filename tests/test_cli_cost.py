@@ -16,8 +16,9 @@ from tests.test_cli import run, write_config
 def test_trace_tiled_writes_tile_stages_equal_to_z(tmp_path):
     config = write_config(tmp_path, architecture="encoder-decoder", d_model=8, n_heads=2, d_ff=8)
     out = tmp_path / "t.npz"
-    result = run("trace", "--config", config, "--text", "a b c d e", "--target", "x y z", "--tiled", "2,3",
-                 "--out", str(out))
+    result = run(
+        "trace", "--config", config, "--text", "a b c d e", "--target", "x y z", "--tiled", "2,3", "--out", str(out)
+    )
     assert result.returncode == 0, result.stderr
     data = np.load(out, allow_pickle=False)
     stages = json.loads(str(data["meta"]))["stages"]

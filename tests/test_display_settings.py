@@ -35,8 +35,14 @@ def open_every_dock(window) -> None:
 
 def figures(window) -> dict:
     docks = window.teaching
-    return {"stage view": window.stage_view.plot, "heads": docks.heads.plot, "what if": docks.whatif.plots["no_mask"],
-            "KV cache": docks.kv_cache.plot, "generate": docks.generation.plot, "cost": docks.cost.plot}
+    return {
+        "stage view": window.stage_view.plot,
+        "heads": docks.heads.plot,
+        "what if": docks.whatif.plots["no_mask"],
+        "KV cache": docks.kv_cache.plot,
+        "generate": docks.generation.plot,
+        "cost": docks.cost.plot,
+    }
 
 
 def shown(view, kind) -> list:
@@ -56,8 +62,11 @@ def in_legend(item) -> bool:
 
 def text_sizes(view) -> set[int]:
     """The point sizes the figure's captions and labels are written in."""
-    return {int(size) for item in shown(view, QGraphicsTextItem)
-            for size in re.findall(r"font-size:\s*(\d+)pt", item.toHtml())}
+    return {
+        int(size)
+        for item in shown(view, QGraphicsTextItem)
+        for size in re.findall(r"font-size:\s*(\d+)pt", item.toHtml())
+    }
 
 
 def colour_maps(view) -> set[str]:
@@ -66,8 +75,11 @@ def colour_maps(view) -> set[str]:
 
 def outlined_rows(view) -> set[int]:
     """The rows a heatmap outlines as the selected one (a frame one cell high across the whole matrix)."""
-    return {round(item.rect().y()) for item in shown(view, QGraphicsRectItem)
-            if item.pen().width() == 3 and item.rect().height() == 1 and item.rect().width() > 1}
+    return {
+        round(item.rect().y())
+        for item in shown(view, QGraphicsRectItem)
+        if item.pen().width() == 3 and item.rect().height() == 1 and item.rect().width() > 1
+    }
 
 
 def sizes_at(scale: float) -> set[int]:

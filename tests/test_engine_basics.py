@@ -12,16 +12,19 @@ from engine import EngineError, Model, ModelConfig, tokenize
 from engine.formats.weights import load_weights, save_weights
 
 
-@pytest.mark.parametrize("changes, words", [
-    ({"d_model": 6, "n_heads": 4}, ["d_model", "n_heads", "1, 2, 3, 6"]),
-    ({"d_ff": -1}, ["d_ff", "1 to"]),
-    ({"architecture": "rnn"}, ["architecture", "encoder-decoder"]),
-    ({"activation": "tanh"}, ["activation", "relu"]),
-    ({"colour": "red"}, ["colour", "valid fields"]),
-    ({"d_model": 5, "n_heads": 1}, ["sinusoidal", "even"]),
-    ({"n_layers": 1.5}, ["n_layers", "whole number"]),
-    ({"enc_vocab": ["a", "a"]}, ["enc_vocab", "twice"]),
-])
+@pytest.mark.parametrize(
+    "changes, words",
+    [
+        ({"d_model": 6, "n_heads": 4}, ["d_model", "n_heads", "1, 2, 3, 6"]),
+        ({"d_ff": -1}, ["d_ff", "1 to"]),
+        ({"architecture": "rnn"}, ["architecture", "encoder-decoder"]),
+        ({"activation": "tanh"}, ["activation", "relu"]),
+        ({"colour": "red"}, ["colour", "valid fields"]),
+        ({"d_model": 5, "n_heads": 1}, ["sinusoidal", "even"]),
+        ({"n_layers": 1.5}, ["n_layers", "whole number"]),
+        ({"enc_vocab": ["a", "a"]}, ["enc_vocab", "twice"]),
+    ],
+)
 def test_invalid_config_names_field_and_fix(changes, words):
     with pytest.raises(EngineError) as err:
         ModelConfig.from_dict(changes)
@@ -34,16 +37,19 @@ def test_config_round_trips_through_json():
     assert ModelConfig.from_dict(json.loads(cfg.to_json())) == cfg
 
 
-@pytest.mark.parametrize("text, tokens", [
-    ("我 爱 大 模型", ["我", "爱", "大", "模型"]),
-    ("猫 吃了 鱼", ["猫", "吃了", "鱼"]),
-    ("我爱大模型", ["我", "爱", "大", "模", "型"]),
-    ("I love AI.", ["I", "love", "AI", "."]),
-    ("Hello, world!", ["Hello", ",", "world", "!"]),
-    ("<start> 我 爱 <end>", ["<start>", "我", "爱", "<end>"]),
-    ("<start>我爱AI。", ["<start>", "我", "爱", "AI", "。"]),
-    ("  ", []),
-])
+@pytest.mark.parametrize(
+    "text, tokens",
+    [
+        ("我 爱 大 模型", ["我", "爱", "大", "模型"]),
+        ("猫 吃了 鱼", ["猫", "吃了", "鱼"]),
+        ("我爱大模型", ["我", "爱", "大", "模", "型"]),
+        ("I love AI.", ["I", "love", "AI", "."]),
+        ("Hello, world!", ["Hello", ",", "world", "!"]),
+        ("<start> 我 爱 <end>", ["<start>", "我", "爱", "<end>"]),
+        ("<start>我爱AI。", ["<start>", "我", "爱", "AI", "。"]),
+        ("  ", []),
+    ],
+)
 def test_tokenizer_rules(text, tokens):
     assert tokenize(text) == tokens
 

@@ -28,8 +28,10 @@ config_dicts = st.fixed_dictionaries(
 
 texts = st.one_of(
     st.text(max_size=60),
-    st.lists(st.sampled_from(["I", "love", "AI", "我", "爱", "模型", "<start>", "<end>", ",", "。", " ", "猫吃鱼"]),
-             max_size=50).map("".join),
+    st.lists(
+        st.sampled_from(["I", "love", "AI", "我", "爱", "模型", "<start>", "<end>", ",", "。", " ", "猫吃鱼"]),
+        max_size=50,
+    ).map("".join),
 )
 
 

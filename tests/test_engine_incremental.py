@@ -10,8 +10,17 @@ from tests.reference import randomize
 
 CONFIGS = [
     ModelConfig(architecture="encoder", d_model=8, n_heads=2, d_ff=12, n_layers=2),
-    ModelConfig(architecture="decoder", d_model=8, n_heads=2, d_ff=12, n_layers=2, norm="pre",
-                activation="gelu", positional="learned", max_len=16),
+    ModelConfig(
+        architecture="decoder",
+        d_model=8,
+        n_heads=2,
+        d_ff=12,
+        n_layers=2,
+        norm="pre",
+        activation="gelu",
+        positional="learned",
+        max_len=16,
+    ),
     ModelConfig(architecture="encoder-decoder", d_model=8, n_heads=4, d_ff=12, n_layers=2, positional="none"),
 ]
 
@@ -85,8 +94,14 @@ def test_clearing_an_override_restores_the_computed_value():
 def test_an_edit_of_the_last_layer_touches_no_earlier_stage():
     model, trace = fresh(CONFIGS[0])
     recomputed = trace.set_cell("enc.1.ffn.W2", (0, 0), 1.0)
-    assert recomputed == ["enc.1.ffn.down", "enc.1.add2", "enc.1.norm2.mean", "enc.1.norm2.var",
-                          "enc.1.norm2.hat", "enc.1.norm2.out"]
+    assert recomputed == [
+        "enc.1.ffn.down",
+        "enc.1.add2",
+        "enc.1.norm2.mean",
+        "enc.1.norm2.var",
+        "enc.1.norm2.hat",
+        "enc.1.norm2.out",
+    ]
 
 
 @pytest.mark.parametrize("bad", ["abc", "nan", float("nan"), float("inf"), "-inf", 2e6, "", None, True])
@@ -104,7 +119,6 @@ def test_bad_values_are_refused_and_change_nothing(bad):
 
 def test_bad_cells_and_names_are_refused():
     model, trace = fresh(CONFIGS[0])
-    for name, index in [("enc.0.attn.W_Q", (8, 0)), ("enc.0.attn.W_Q", (0,)), ("nope", (0, 0)),
-                        ("enc.tokens", (0,))]:
+    for name, index in [("enc.0.attn.W_Q", (8, 0)), ("enc.0.attn.W_Q", (0,)), ("nope", (0, 0)), ("enc.tokens", (0,))]:
         with pytest.raises(EngineError):
             trace.set_cell(name, index, 1.0)

@@ -64,12 +64,17 @@ def check_all_stages(cfg: ModelConfig, trace) -> set[str]:
             xq, xkv = V[trace.stage(f"{p}.q").inputs[0]], V[trace.stage(f"{p}.k").inputs[0]]
             is_causal = p.startswith("dec") and p.endswith("self_attn")
             mask = causal(xq.shape[0]) if is_causal else None
-            out, w = mha(cfg, P, p)(xq[None], xkv[None], xkv[None], attn_mask=mask,
-                                    need_weights=True, average_attn_weights=False)
+            out, w = mha(cfg, P, p)(
+                xq[None], xkv[None], xkv[None], attn_mask=mask, need_weights=True, average_attn_weights=False
+            )
             ok(f"{p}.out", out[0])
             ok(f"{p}.weights", w[0])
-            heads = {m: F.linear(x, P[f"{p}.W_{m.upper()}"].T, P[f"{p}.b_{m.upper()}"])
-                     .view(x.shape[0], h, dk).transpose(0, 1) for m, x in (("q", xq), ("k", xkv), ("v", xkv))}
+            heads = {
+                m: F.linear(x, P[f"{p}.W_{m.upper()}"].T, P[f"{p}.b_{m.upper()}"])
+                .view(x.shape[0], h, dk)
+                .transpose(0, 1)
+                for m, x in (("q", xq), ("k", xkv), ("v", xkv))
+            }
             for m in "qkv":
                 ok(f"{p}.{m}", heads[m])
             raw = torch.einsum("hqd,hkd->hqk", heads["q"], heads["k"])
@@ -159,8 +164,9 @@ def test_every_stage_matches_reference(index):
 
 
 def test_random_configs_cover_every_option():
-    seen = {(c.architecture, c.norm) for c in CONFIGS} | {c.activation for c in CONFIGS} | {
-        c.positional for c in CONFIGS}
+    seen = (
+        {(c.architecture, c.norm) for c in CONFIGS} | {c.activation for c in CONFIGS} | {c.positional for c in CONFIGS}
+    )
     for arch in ("encoder", "decoder", "encoder-decoder"):
         assert (arch, "pre") in seen and (arch, "post") in seen
     assert {"relu", "gelu", "sinusoidal", "learned", "none"} <= seen

@@ -37,11 +37,13 @@ def test_why_scale_softmax_26_18_30_22():
 def test_sinusoidal_pe_d4_positions_0_1_2():
     model = Model.create(ModelConfig(d_model=4, n_heads=1, positional="sinusoidal"))
     pe = model.trace("x y z")["enc.pos"]
-    expected = torch.tensor([
-        [0.0, 1.0, 0.0, 1.0],
-        [math.sin(1), math.cos(1), math.sin(0.01), math.cos(0.01)],
-        [math.sin(2), math.cos(2), math.sin(0.02), math.cos(0.02)],
-    ])
+    expected = torch.tensor(
+        [
+            [0.0, 1.0, 0.0, 1.0],
+            [math.sin(1), math.cos(1), math.sin(0.01), math.cos(0.01)],
+            [math.sin(2), math.cos(2), math.sin(0.02), math.cos(0.02)],
+        ]
+    )
     assert torch.allclose(pe, expected, atol=1e-6)
     assert [round(v, 3) for v in pe[1].tolist()] == [0.841, 0.540, 0.010, 1.000]
 

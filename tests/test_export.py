@@ -19,8 +19,11 @@ from gui.text.operations import stage_text, stage_title
 ARCHS = {
     "encoder": (ModelConfig(d_model=4, n_heads=2, decimals=1), "I love AI", None),
     "decoder": (ModelConfig(architecture="decoder", d_model=4, n_heads=2, decimals=1), "我 爱 AI", None),
-    "encoder-decoder": (ModelConfig(architecture="encoder-decoder", d_model=4, n_heads=2, decimals=1),
-                        "I love AI", "我 爱 AI"),
+    "encoder-decoder": (
+        ModelConfig(architecture="encoder-decoder", d_model=4, n_heads=2, decimals=1),
+        "I love AI",
+        "我 爱 AI",
+    ),
 }
 STAGES = {  # a few stages per architecture, covering the different plot layouts
     "encoder": ["enc.pos", "enc.0.attn.weights", "enc.0.norm1.hat"],
@@ -59,7 +62,7 @@ def pdf_pages(data: bytes) -> list[bytes]:
             length = re.search(rb"/Length\s+(\d+)(\s+0\s+R)?", content)  # binary data may end in \r or \n
             length = int(objects[int(length[1])].strip()) if length[2] else int(length[1])
             start = re.search(rb"stream\r?\n", content).end()
-            stream = content[start:start + length]
+            stream = content[start : start + length]
             pages.append(zlib.decompress(stream) if b"FlateDecode" in content else stream)
     return pages
 

@@ -21,11 +21,57 @@ from gui.text.i18n import set_language
 from tests.test_export_cli import english_afterwards  # noqa: F401 (autouse: English again after each test)
 
 FORMULA_NAMES = {
-    "softmax", "Softmax", "LayerNorm", "ReLU", "GELU", "SiLU", "SwiGLU", "sigmoid", "tanh", "RoPE", "FFN", "KV",
-    "PE", "LN", "post-LN", "pre-LN", "Transformer", "logit", "Logit", "logits", "Logits", "ids", "id", "token",
-    "tokens", "vocab", "sin", "cos", "log", "exp", "max", "mean", "var", "hat", "scores", "scaled", "masked",
-    "weights", "concat", "Concat", "Attention", "CrossAttention", "Sublayer", "embed", "pos", "up", "act", "down",
-    "out", "labels", "probs",
+    "softmax",
+    "Softmax",
+    "LayerNorm",
+    "ReLU",
+    "GELU",
+    "SiLU",
+    "SwiGLU",
+    "sigmoid",
+    "tanh",
+    "RoPE",
+    "FFN",
+    "KV",
+    "PE",
+    "LN",
+    "post-LN",
+    "pre-LN",
+    "Transformer",
+    "logit",
+    "Logit",
+    "logits",
+    "Logits",
+    "ids",
+    "id",
+    "token",
+    "tokens",
+    "vocab",
+    "sin",
+    "cos",
+    "log",
+    "exp",
+    "max",
+    "mean",
+    "var",
+    "hat",
+    "scores",
+    "scaled",
+    "masked",
+    "weights",
+    "concat",
+    "Concat",
+    "Attention",
+    "CrossAttention",
+    "Sublayer",
+    "embed",
+    "pos",
+    "up",
+    "act",
+    "down",
+    "out",
+    "labels",
+    "probs",
 }
 SPECIAL_TOKENS = ("<start>", "<end>", "<unk>", "<pad>")
 WORD = re.compile(r"[A-Za-z0-9_'’\-]+")
@@ -46,7 +92,13 @@ def test_the_rule_catches_english_and_lets_symbols_and_tokens_through():
     assert english_left("注意力分数 Q·Kᵀ · 头 0 — 编码器 · d_model 4 · post-LN · ReLU", tokens) == []
     assert english_left("masked = 缩放后的分数 · x_norm · W1 · I love AI · 主要关注 “cat”", tokens) == []
     assert english_left("masked = scaled, with −∞ above the diagonal", tokens) == [
-        "with", "above", "the", "diagonal", "scaled, with", "above the"]
+        "with",
+        "above",
+        "the",
+        "diagonal",
+        "scaled, with",
+        "above the",
+    ]
     assert english_left("encoder · d_model 4", tokens) == ["encoder"]
 
 
@@ -58,12 +110,37 @@ def tokens_of(**source) -> set[str]:
     return {t for tokens in open_source(**source).trace().tokens.values() for t in tokens}
 
 
-@pytest.mark.parametrize("stage", ["dec.0.self_attn.scores", "dec.0.self_attn.masked", "dec.0.self_attn.weights",
-                                   "dec.0.norm1.out", "dec.0.ffn.act", "probs"])
+@pytest.mark.parametrize(
+    "stage",
+    [
+        "dec.0.self_attn.scores",
+        "dec.0.self_attn.masked",
+        "dec.0.self_attn.weights",
+        "dec.0.norm1.out",
+        "dec.0.ffn.act",
+        "probs",
+    ],
+)
 def test_exported_figures_are_chinese(qapp, tmp_path, stage):
     out = tmp_path / "f.svg"
-    assert main.main(["export", "--lesson", "masked-decoder", "--lang", "zh", "--format", "svg", "--stage", stage,
-                      "--out", str(out)]) == 0
+    assert (
+        main.main(
+            [
+                "export",
+                "--lesson",
+                "masked-decoder",
+                "--lang",
+                "zh",
+                "--format",
+                "svg",
+                "--stage",
+                stage,
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     text = svg_text(out)
     assert "解码器" in text and stage not in text  # the human place of the stage, never its id
     assert english_left(text, tokens_of(lesson="masked-decoder")) == []
@@ -71,14 +148,14 @@ def test_exported_figures_are_chinese(qapp, tmp_path, stage):
 
 def test_a_chinese_deck_is_chinese(qapp, tmp_path):
     out = tmp_path / "d.pptx"
-    assert main.main(["deck", "--lesson", "masked-decoder", "--lang", "zh", "--format", "pptx", "--out",
-                      str(out)]) == 0
+    assert main.main(["deck", "--lesson", "masked-decoder", "--lang", "zh", "--format", "pptx", "--out", str(out)]) == 0
     tokens = tokens_of(lesson="masked-decoder")
     deck = Presentation(str(out))
     for slide in list(deck.slides)[1:]:  # (the first is the map: a picture, test_map_export checks its words)
         shown = [shape.text_frame.text for shape in slide.shapes if shape.has_text_frame]
-        shown += [cell.text for shape in slide.shapes if shape.has_table for row in shape.table.rows
-                  for cell in row.cells]
+        shown += [
+            cell.text for shape in slide.shapes if shape.has_table for row in shape.table.rows for cell in row.cells
+        ]
         shown.append(slide.notes_slide.notes_text_frame.text)
         title = slide.shapes.title.text_frame.text
         assert "dec." not in title and ("解码器" in title or "输出" in title), title

@@ -114,8 +114,11 @@ def test_window_exports_the_current_matrix_and_a_right_clicked_table(qtbot, answ
 
     # Right-click on the W_Q table at the Q stage: its menu exports W_Q.
     state.go_to("enc.0.attn.q")
-    table = next(t for t in window.findChildren(MatrixTable)
-                 if t.isVisible() and t.matrix().slice is not None and t.matrix().slice.name == "enc.0.attn.W_Q")
+    table = next(
+        t
+        for t in window.findChildren(MatrixTable)
+        if t.isVisible() and t.matrix().slice is not None and t.matrix().slice.name == "enc.0.attn.W_Q"
+    )
     answers["path"] = str(tmp_path / "wq.tex")
     table.context_menu().actions()[0].trigger()
     assert "\\begin{bmatrix}" in (tmp_path / "wq.tex").read_text(encoding="utf-8")

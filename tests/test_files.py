@@ -90,9 +90,12 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_nothing(tmp_path, monkeypa
 
 
 def test_folders_special_files_and_missing_folders_are_refused(tmp_path):
-    cases = {tmp_path: "it is a folder", Path("/dev/null"): "not a regular file",
-             Path("/proc/version"): "cannot create a file in /proc",
-             tmp_path / "no" / "a.bin": "the folder .* does not exist"}
+    cases = {
+        tmp_path: "it is a folder",
+        Path("/dev/null"): "not a regular file",
+        Path("/proc/version"): "cannot create a file in /proc",
+        tmp_path / "no" / "a.bin": "the folder .* does not exist",
+    }
     for path, why in cases.items():
         with pytest.raises(EngineError, match=why):
             files.write_atomic(path, b"x")
@@ -128,9 +131,16 @@ def test_new_files_follow_the_umask_and_replaced_files_keep_their_mode(tmp_path)
 def test_temporary_files_of_killed_writers_are_removed_on_the_next_save(tmp_path):
     path = tmp_path / "class.stepformer"
     killed = subprocess.run(  # killed in the middle of a save, as by kill -9: its temporary file stays
-        [sys.executable, "-c", "import os, signal, sys\nfrom engine.formats import files\n"
-         "os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)\nfiles.write_atomic(sys.argv[1], b'x' * 4096)",
-         str(path)], cwd=ROOT, timeout=120)
+        [
+            sys.executable,
+            "-c",
+            "import os, signal, sys\nfrom engine.formats import files\n"
+            "os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)\nfiles.write_atomic(sys.argv[1], b'x' * 4096)",
+            str(path),
+        ],
+        cwd=ROOT,
+        timeout=120,
+    )
     assert killed.returncode == -signal.SIGKILL
     (left,) = files.temp_files(path)
     assert left[0].stat().st_size == 4096
@@ -171,8 +181,10 @@ def test_deck_on_a_full_disk_says_so_and_exits_1(qapp, tmp_path, capsys, full_di
     assert os.listdir(tmp_path) == []
 
 
-@pytest.mark.parametrize("verb", [["deck", "--format", "pdf"], ["deck", "--format", "pptx"],
-                                  ["export", "--stage", "enc.x0", "--format", "svg"]])
+@pytest.mark.parametrize(
+    "verb",
+    [["deck", "--format", "pdf"], ["deck", "--format", "pptx"], ["export", "--stage", "enc.x0", "--format", "svg"]],
+)
 def test_a_system_file_or_a_folder_is_refused_before_drawing(qapp, tmp_path, capsys, verb):
     for out, why in (("/proc/version", "cannot create a file in /proc"), (str(tmp_path), "it is a folder")):
         assert_refused(*run(capsys, *verb, "--out", out), why)
@@ -182,8 +194,10 @@ def test_save_weights_to_a_missing_read_only_or_full_place_is_one_line(tmp_path,
     config = tmp_path / "c.json"
     config.write_text(TINY.to_json(), encoding="utf-8")
     trace = ["trace", "--config", str(config), "--text", "I love AI", "--out", str(tmp_path / "t.npz")]
-    for place, why in ((tmp_path / "no" / "w.safetensors", "does not exist"),
-                       ("/proc/w.safetensors", "cannot create a file in /proc")):
+    for place, why in (
+        (tmp_path / "no" / "w.safetensors", "does not exist"),
+        ("/proc/w.safetensors", "cannot create a file in /proc"),
+    ):
         assert_refused(*run(capsys, *trace, "--save-weights", str(place)), why)
     monkeypatch.setattr(files, "open", lambda path, mode: HalfFile(path, mode, quietly=False), raising=False)
     assert_refused(*run(capsys, *trace, "--save-weights", str(tmp_path / "w.safetensors")), "No space left")

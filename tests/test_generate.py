@@ -37,8 +37,10 @@ def model_for(arch, variant, float64=True, **extra):
 def test_cache_gives_the_same_tokens_and_probabilities(arch, variant, greedy):
     model = model_for(arch, variant, float64=greedy)  # float32 weights when sampling
     kw = dict(steps=6, temperature=0.8, top_k=None if greedy else 5, greedy=greedy, seed=7)
-    cached, full = generate(model, *PROMPTS[arch], use_cache=True, **kw), generate(model, *PROMPTS[arch], **kw,
-                                                                                      use_cache=False)
+    cached, full = (
+        generate(model, *PROMPTS[arch], use_cache=True, **kw),
+        generate(model, *PROMPTS[arch], **kw, use_cache=False),
+    )
     assert cached.generated == full.generated and cached.stopped == full.stopped and cached.tokens == full.tokens
     for a, b in zip(cached.steps, full.steps):
         torch.testing.assert_close(a.probs, b.probs, atol=1e-6, rtol=0)
@@ -138,8 +140,15 @@ def test_next_token_distribution_temperature_and_top_k():
     torch.testing.assert_close(next_token_distribution(trace, 1.0, top_k=1000), probs)
 
 
-@pytest.mark.parametrize("bad, match", [(dict(temperature=0), "temperature"), (dict(temperature=float("nan")),
-                                        "temperature"), (dict(top_k=0), "top_k"), (dict(top_k=2.5), "top_k")])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (dict(temperature=0), "temperature"),
+        (dict(temperature=float("nan")), "temperature"),
+        (dict(top_k=0), "top_k"),
+        (dict(top_k=2.5), "top_k"),
+    ],
+)
 def test_bad_sampling_settings_are_refused(bad, match):
     with pytest.raises(EngineError, match=match):
         distribution(torch.zeros(5), **bad)
@@ -178,16 +187,25 @@ def test_generation_refusals():
         generate(blind, *PROMPTS["decoder"], steps=2)
     assert len(generate(blind, *PROMPTS["decoder"], steps=2, use_cache=False).steps) == 2
     words = list(blind.vocabs["dec"].tokens)
-    for bad, match in ((dict(steps=0), "steps"), (dict(temperature=-1), "temperature"), (dict(top_k=0), "top_k"),
-                       (dict(seed=-2), "seed")):
+    for bad, match in (
+        (dict(steps=0), "steps"),
+        (dict(temperature=-1), "temperature"),
+        (dict(top_k=0), "top_k"),
+        (dict(seed=-2), "seed"),
+    ):
         with pytest.raises(EngineError, match=match):
             generate(blind, "<start> 新 的 词", use_cache=False, **bad)
         assert blind.vocabs["dec"].tokens == words  # refused before the vocabulary learns the new words
 
 
 def test_fixed_vocabulary_candidates_are_the_vocabulary():
-    cfg = ModelConfig(architecture="encoder-decoder", d_model=8, n_heads=2, enc_vocab=("I", "love", "AI"),
-                      dec_vocab=("我", "爱", "人工智能"))
+    cfg = ModelConfig(
+        architecture="encoder-decoder",
+        d_model=8,
+        n_heads=2,
+        enc_vocab=("I", "love", "AI"),
+        dec_vocab=("我", "爱", "人工智能"),
+    )
     model = Model.create(cfg)
     result = generate(model, "I love AI", "", steps=4, greedy=False, seed=3)
     assert all(s.probs.shape == (6,) for s in result.steps)  # <unk> <start> <end> + three words

@@ -37,8 +37,18 @@ def test_config_and_weights_files(qtbot, tmp_path):
     model.trace("hello world", "hallo welt")
     model.params["enc.0.attn.W_Q"][0, 0] = 9.0
     save_weights(model, tmp_path / "w.safetensors")
-    args = parse_args(["--config", str(tmp_path / "c.json"), "--weights", str(tmp_path / "w.safetensors"),
-                       "--text", "hello world", "--target", "hallo welt"])
+    args = parse_args(
+        [
+            "--config",
+            str(tmp_path / "c.json"),
+            "--weights",
+            str(tmp_path / "w.safetensors"),
+            "--text",
+            "hello world",
+            "--target",
+            "hallo welt",
+        ]
+    )
     state = build_state(args)
     assert state.config.d_model == 6 and float(state.trace["enc.0.attn.W_Q"][0, 0]) == 9.0
     assert state.trace.tokens["dec"] == ["<start>", "hallo", "welt"]

@@ -36,10 +36,14 @@ def test_a_decoder_steps_to_the_loss_and_back_through_every_backward_stage(qtbot
         assert view.explanation.text()
     leaves = {leaf.data(Qt.UserRole + 1): leaf for leaf in window.stage_list.leaves}
     assert leaves["grad.dec.0.self_attn.weights"].text() == "∂L/∂ " + stage_title(
-        state.trace, "dec.0.self_attn.weights", "en")
+        state.trace, "dec.0.self_attn.weights", "en"
+    )
     group = leaves["grad.dec.0.self_attn.weights"].parent()
     assert [group.text(), group.parent().parent().text(), group.parent().parent().parent().text()] == [
-        "Masked self-attention", "Decoder", "Backward pass"]
+        "Masked self-attention",
+        "Decoder",
+        "Backward pass",
+    ]
 
 
 def test_a_backward_stage_shows_engine_gradients_beside_the_weights(qtbot):
@@ -80,8 +84,10 @@ def test_an_encoder_decoder_steps_back_to_the_encoder(qtbot):
         assert view.title.text() == op_title(text_key(state.trace, name))
     state.go_to("grad.dec.0.cross_attn.weights")
     head = state.head
-    assert torch.equal(panel_for(window, name="grad.dec.0.cross_attn.weights").model.shown,
-                       grads["grad.dec.0.cross_attn.weights"][head])
+    assert torch.equal(
+        panel_for(window, name="grad.dec.0.cross_attn.weights").model.shown,
+        grads["grad.dec.0.cross_attn.weights"][head],
+    )
 
 
 def test_an_encoder_has_no_loss(qtbot):
@@ -137,8 +143,9 @@ def test_the_training_step_view_shows_before_gradient_and_after_until_undone(qtb
     assert view.step is None and view.weight.count() == 0 and not view.figure.isVisible()
     assert all(torch.equal(state.trace.params[name], w) for name, w in before.items())
     state.undo_stack.redo()
-    assert view.step is not None and torch.equal(state.trace.params["dec.0.ffn.W1"],
-                                                 expected.params["dec.0.ffn.W1"].after)
+    assert view.step is not None and torch.equal(
+        state.trace.params["dec.0.ffn.W1"], expected.params["dec.0.ffn.W1"].after
+    )
 
 
 def test_an_encoder_takes_no_training_step(qtbot):
@@ -149,8 +156,9 @@ def test_an_encoder_takes_no_training_step(qtbot):
 
 def test_the_figure_of_a_backward_stage_exports(qtbot, tmp_path):
     window = open_lesson_window(qtbot, "masked-decoder")
-    path = export_figure(window.state.view, "grad.dec.0.self_attn.weights", PlotOptions(), tmp_path / "g.png",
-                         width=400)
+    path = export_figure(
+        window.state.view, "grad.dec.0.self_attn.weights", PlotOptions(), tmp_path / "g.png", width=400
+    )
     assert path.stat().st_size > 0
     grad = export_matrix(window.state.view, "grad.unembed.b_U", tmp_path / "g.csv", decimals=6)
     assert grad.read_text().count("\n") == 2  # the header and one row: b_U's gradient

@@ -79,6 +79,7 @@ def test_the_cost_lesson_opens_the_dock_and_any_lesson_may(qtbot, start_window):
 
 def test_the_cost_figure_exports(qtbot, start_window, tmp_path):
     window = start_window("cost-of-context", "zh").window
-    path = export_figure(window.state.trace, "dec.0.self_attn.k", PlotOptions(lang="zh"), tmp_path / "cost.png",
-                         draw=draw_cost)
+    path = export_figure(
+        window.state.trace, "dec.0.self_attn.k", PlotOptions(lang="zh"), tmp_path / "cost.png", draw=draw_cost
+    )
     assert path.stat().st_size > 10_000

@@ -57,8 +57,10 @@ def test_generation_and_kv_cache_docks_fit_beside_the_stage_view_at_1280x720(qtb
     views.kv_action.trigger()
     window.state.go_to("probs")
     assert window.size().toTuple() == (1280, 720)
-    for dock, widgets in ((views.kv_dock, (views.kv_cache.plot, views.kv_cache.summary)),
-                          (views.generation_dock, (views.generation.plot,))):
+    for dock, widgets in (
+        (views.kv_dock, (views.kv_cache.plot, views.kv_cache.summary)),
+        (views.generation_dock, (views.generation.plot,)),
+    ):
         dock.raise_()
         qtbot.waitUntil(dock.widget().isVisible)
         qtbot.waitUntil(lambda: views.kv_cache.rows() == len(window.state.trace.tokens["dec"]))

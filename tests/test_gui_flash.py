@@ -38,7 +38,7 @@ def test_flash_attention_lesson_steps_through_every_tile(qtbot, start_window, la
     names = window.state.stage_names
     p = "dec.0.self_attn"
     tiles = [n for n in names if n.startswith(f"{p}.tiled.")]
-    assert names[names.index(f"{p}.z") + 1: names.index(f"{p}.z") + 1 + len(tiles)] == tiles
+    assert names[names.index(f"{p}.z") + 1 : names.index(f"{p}.z") + 1 + len(tiles)] == tiles
     drawn = step_to_the_end(qtbot, window, lang)
     assert drawn[f"{p}.tiled.r0c0.scores"] == [TilePanel, TileMapPanel]
     assert drawn[f"{p}.tiled.r0c1.skipped"] == [TilePanel, TileMapPanel]

@@ -12,8 +12,15 @@ from gui.text.stage_texts import TEXTS_FILE, op_text, op_title
 CONFIGS = [
     ModelConfig(decimals=1),
     ModelConfig(architecture="encoder-decoder", norm="pre", positional="learned", activation="gelu"),
-    ModelConfig(architecture="decoder", d_model=8, positional="rope", activation="swiglu", type_vocab=2,
-                embed_norm=True, switches=("no_scale", "no_residual", "no_layernorm")),
+    ModelConfig(
+        architecture="decoder",
+        d_model=8,
+        positional="rope",
+        activation="swiglu",
+        type_vocab=2,
+        embed_norm=True,
+        switches=("no_scale", "no_residual", "no_layernorm"),
+    ),
 ]
 
 

@@ -114,8 +114,10 @@ def test_sampling_uses_seed_plus_step_like_the_engine(qtbot):
         got.append(state.trace.tokens["dec"][-1])
     assert got == expected.generated
     shown = panel.choice_panel.bars.items[0].opts["height"]
-    torch.testing.assert_close(torch.tensor(sorted(shown, reverse=True), dtype=torch.float32),
-                               torch.sort(expected.steps[len(got) - 1].probs, descending=True).values[:len(shown)])
+    torch.testing.assert_close(
+        torch.tensor(sorted(shown, reverse=True), dtype=torch.float32),
+        torch.sort(expected.steps[len(got) - 1].probs, descending=True).values[: len(shown)],
+    )
 
 
 def test_generation_explains_when_it_cannot_run(qtbot):
@@ -148,8 +150,11 @@ def test_the_head_grid_shows_every_head(qtbot):
     state.go_to("enc.0.norm1.out")  # after the attention: the latest weights stay in view
     qtbot.waitUntil(lambda: views.heads.figure is not None)
     assert views.heads.shown == "enc.0.attn.weights"
-    for stage, kind in (("enc.0.attn.q", "SplitPanel"), ("enc.0.attn.concat", "ConcatPanel"),
-                        ("enc.0.attn.out", "OutputPartsPanel")):
+    for stage, kind in (
+        ("enc.0.attn.q", "SplitPanel"),
+        ("enc.0.attn.concat", "ConcatPanel"),
+        ("enc.0.attn.out", "OutputPartsPanel"),
+    ):
         state.go_to(stage)
         qtbot.waitUntil(lambda s=stage: views.heads.shown == s)
         assert type(views.heads.figure.panels[0]).__name__ == kind and len(views.heads.tiles()) == 4

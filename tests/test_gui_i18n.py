@@ -49,11 +49,61 @@ VENV_BIN = Path(sys.executable).parent
 # models, file formats and keys, each language's own name in the Language menu and "Language" in its title
 # (so that it can be found whatever language is shown).
 NOTATION = {
-    "softmax", "Softmax", "LayerNorm", "ReLU", "GELU", "SwiGLU", "RoPE", "BERT", "GPT", "LLaMA", "Transformer",
-    "MiniLM", "Hugging", "Face", "Stepformer", "Pre", "Post", "LN", "PE", "tanh", "ids", "vocab", "tokens",
-    "scores", "scaled", "masked", "logits", "probs", "Concat", "Attention", "Sublayer", "inf", "train", "KV",
-    "PNG", "SVG", "PDF", "CSV", "LaTeX", "bmatrix", "PowerPoint", "Ctrl", "Shift", "Space", "Home", "End", "Page",
-    "Up", "Down", "PgUp", "PgDown", "English", "Language", "log", "diag",
+    "softmax",
+    "Softmax",
+    "LayerNorm",
+    "ReLU",
+    "GELU",
+    "SwiGLU",
+    "RoPE",
+    "BERT",
+    "GPT",
+    "LLaMA",
+    "Transformer",
+    "MiniLM",
+    "Hugging",
+    "Face",
+    "Stepformer",
+    "Pre",
+    "Post",
+    "LN",
+    "PE",
+    "tanh",
+    "ids",
+    "vocab",
+    "tokens",
+    "scores",
+    "scaled",
+    "masked",
+    "logits",
+    "probs",
+    "Concat",
+    "Attention",
+    "Sublayer",
+    "inf",
+    "train",
+    "KV",
+    "PNG",
+    "SVG",
+    "PDF",
+    "CSV",
+    "LaTeX",
+    "bmatrix",
+    "PowerPoint",
+    "Ctrl",
+    "Shift",
+    "Space",
+    "Home",
+    "End",
+    "Page",
+    "Up",
+    "Down",
+    "PgUp",
+    "PgDown",
+    "English",
+    "Language",
+    "log",
+    "diag",
 }
 
 
@@ -71,8 +121,12 @@ def data_words() -> set[str]:
     words = set(re.findall(r"[A-Za-z]{2,}", "I love AI"))
     for info in shipped_lessons():
         lesson = open_lesson(info.name)
-        words |= set(re.findall(r"[A-Za-z]{2,}", " ".join([lesson.text, lesson.target]
-                                                          + [t for v in lesson.vocabularies.values() for t in v])))
+        words |= set(
+            re.findall(
+                r"[A-Za-z]{2,}",
+                " ".join([lesson.text, lesson.target] + [t for v in lesson.vocabularies.values() for t in v]),
+            )
+        )
     return words
 
 
@@ -163,8 +217,11 @@ def test_the_catalogue_translates_every_string_of_the_window(tmp_path):
     fresh = tmp_path / TS.name
     shutil.copy(TS, fresh)
     sources = sorted(str(p) for p in (ROOT / "gui").rglob("*.py"))
-    subprocess.run([str(VENV_BIN / "pyside6-lupdate"), *sources, "-locations", "none", "-no-obsolete",
-                    "-ts", str(fresh)], check=True, capture_output=True)
+    subprocess.run(
+        [str(VENV_BIN / "pyside6-lupdate"), *sources, "-locations", "none", "-no-obsolete", "-ts", str(fresh)],
+        check=True,
+        capture_output=True,
+    )
     catalogue = i18n.catalogue("zh")
     assert catalogue is not None
     missing, stale = [], []
@@ -177,7 +234,8 @@ def test_the_catalogue_translates_every_string_of_the_window(tmp_path):
             elif catalogue.translate(name, source) != translation.text:
                 stale.append(f"{name}: {source!r}")
     assert not missing, "untranslated (run `make i18n`, translate in .venv/bin/pyside6-linguist):\n" + "\n".join(
-        missing)
+        missing
+    )
     assert not stale, "the .qm is older than the .ts (run `make i18n`):\n" + "\n".join(stale)
 
 
@@ -212,8 +270,11 @@ def test_the_chinese_window_shows_no_untranslated_string(qtbot, start_window, mo
         window.stepper.play_action.trigger()  # "Pause"
         problems |= untranslated(widget_strings(window), data)
         window.stepper.stop()
-    for dialog in (SettingsDialog(controller.state, window), controller.show_start_page(),
-                   window.model_picker.show_dialog()):
+    for dialog in (
+        SettingsDialog(controller.state, window),
+        controller.show_start_page(),
+        window.model_picker.show_dialog(),
+    ):
         problems |= untranslated(widget_strings(dialog), data)
         dialog.reject()
     for action in window.menus["help"].actions():
@@ -224,7 +285,8 @@ def test_the_chinese_window_shows_no_untranslated_string(qtbot, start_window, mo
     real.unsaved(window, "class.stepformer")
     problems |= untranslated(shown_boxes, data)
     assert not problems, "untranslated in Chinese mode:\n" + "\n".join(
-        f"{t!r}: {w}" for t, w in sorted(problems.items()))
+        f"{t!r}: {w}" for t, w in sorted(problems.items())
+    )
 
 
 def test_the_language_switches_live_and_is_remembered(qtbot, start_window):

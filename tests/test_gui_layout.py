@@ -21,10 +21,16 @@ from tests.figure_checks import figure_problems, token_axes_missing
 from tests.gui_lessons import own_folders, start_controller  # noqa: F401 (a fixture)
 
 SCREENS = {(1280, 720): 1.0, (1920, 1080): 1.2}  # the tables' font scale a screen that size gives
-CASES = [(lesson, (1280, 720), lang) for lesson in ("the-cat-sat", "masked-decoder", "cross-attention")
-         for lang in ("en", "zh")]
-CASES += [("the-cat-sat", (1920, 1080), "zh"), ("masked-decoder", (1920, 1080), "en"),
-          ("cross-attention", (1920, 1080), "zh")]
+CASES = [
+    (lesson, (1280, 720), lang)
+    for lesson in ("the-cat-sat", "masked-decoder", "cross-attention")
+    for lang in ("en", "zh")
+]
+CASES += [
+    ("the-cat-sat", (1920, 1080), "zh"),
+    ("masked-decoder", (1920, 1080), "en"),
+    ("cross-attention", (1920, 1080), "zh"),
+]
 MIN_PLOT = 24  # px: a plot area smaller than this is blank to the class
 WHOLE = 16  # tables up to 16 × 16 show whole
 
@@ -106,4 +112,4 @@ def test_every_stage_is_readable_and_whole(qtbot, own_folders, monkeypatch, less
             found.append("the plot area is cut by the window")
         failures += [f"{state.current_stage}: {problem}" for problem in found]
     window.close()
-    assert not failures, "\n".join(failures[:int(os.environ.get("LAYOUT_FAILURES", 40))])
+    assert not failures, "\n".join(failures[: int(os.environ.get("LAYOUT_FAILURES", 40))])

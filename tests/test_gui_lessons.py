@@ -279,8 +279,14 @@ def test_hostile_lesson_files_are_refused_and_change_nothing(qtbot, start_window
     edit_in_table(window, "enc.0.attn.W_Q", 0, 0, "5")
     prompts.unsaved_answer = "discard"
     trace, title, before = state.trace, window.windowTitle(), state.to_lesson("en")
-    why = {"not a zip": "not a readable zip", "empty": "not a readable zip", "a pickle inside": "ever unpickled",
-           "climbs out": "outside the archive", "missing weights": "lacks weights", "wrong shapes": "has shape"}
+    why = {
+        "not a zip": "not a readable zip",
+        "empty": "not a readable zip",
+        "a pickle inside": "ever unpickled",
+        "climbs out": "outside the archive",
+        "missing weights": "lacks weights",
+        "wrong shapes": "has shape",
+    }
     for label, path in hostile_files(tmp_path).items():
         assert not controller.open_file(path), label
         assert prompts.errors[-1].startswith(f"{path.name} was not opened; nothing was changed."), label

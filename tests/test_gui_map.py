@@ -220,15 +220,21 @@ def test_what_if_switches_change_what_the_map_draws(qtbot, own_folders, switch):
     assert state.set_switch(switch, True)
     qtbot.waitUntil(lambda: view.figure is not None and view.figure.drawing is not None)
     switched_edges, switched_off = drawn_marks(view)
-    parts = {"no_residual": {"add"}, "no_layernorm": {"norm"}, "no_mask": {"self_attn"}, "no_pe": {"embedding"},
-             "no_scale": {"self_attn", "cross_attn"}}[switch]
+    parts = {
+        "no_residual": {"add"},
+        "no_layernorm": {"norm"},
+        "no_mask": {"self_attn"},
+        "no_pe": {"embedding"},
+        "no_scale": {"self_attn", "cross_attn"},
+    }[switch]
     assert {key.part for key in switched_off} == parts
     if switch == "no_residual":  # every residual arrow drawn removed, none left
         residuals = [e for e in edges if e[0] == "residual"]
         assert [e[:3] for e in switched_edges if e[3]] == [e[:3] for e in residuals]
     elif switch == "no_pe":  # the positional encoding's arrow into each embedding, removed
-        assert [e for e in switched_edges if e[3]] == [("positions", *e[1:3], True) for e in edges
-                                                       if e[0] == "positions"]
+        assert [e for e in switched_edges if e[3]] == [
+            ("positions", *e[1:3], True) for e in edges if e[0] == "positions"
+        ]
     else:
         assert switched_edges == edges
     if switch == "no_mask":
@@ -268,8 +274,11 @@ def test_the_k_v_label_crosses_no_block_frame(qapp, lang):
     trace = gui_lessons.state_for("cross-attention").trace
     drawing = MapDrawing(None, architecture(trace.config, trace.stages), trace.tokens, lang, None)
     kv = [t for t in drawing.texts if t.toPlainText() in ("K, V", "K、V")]
-    frames = [i.sceneBoundingRect() for i in drawing.root.childItems()
-              if type(i) is QGraphicsRectItem and i.pen().color().name() == "#9a9a9a"]
+    frames = [
+        i.sceneBoundingRect()
+        for i in drawing.root.childItems()
+        if type(i) is QGraphicsRectItem and i.pen().color().name() == "#9a9a9a"
+    ]
     assert len(kv) == 1 and frames
     label = kv[0].sceneBoundingRect()
     for frame in frames:

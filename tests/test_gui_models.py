@@ -150,15 +150,23 @@ def test_minilm_entry_without_the_package_says_how_to_get_it(qtbot, start_window
 
 def broken_folders(tmp_path) -> dict[str, tuple]:
     """Folders that must be refused, with words the message must contain."""
-    bert = {"model_type": "bert", "hidden_size": 8, "num_attention_heads": 2, "intermediate_size": 16,
-            "num_hidden_layers": 1, "max_position_embeddings": 16}
+    bert = {
+        "model_type": "bert",
+        "hidden_size": 8,
+        "num_attention_heads": 2,
+        "intermediate_size": 16,
+        "num_hidden_layers": 1,
+        "max_position_embeddings": 16,
+    }
     cases = {  # name: (files, words the message must contain)
         "empty": ({}, "no config.json"),
         "not_json": ({"config.json": "{oops"}, "not valid JSON"),
         "llama": ({"config.json": json.dumps({"model_type": "llama"})}, "not supported"),
         "pickle_only": ({"config.json": json.dumps(bert), "pytorch_model.bin": "x"}, "pickle"),
-        "bad_weights": ({"config.json": json.dumps(bert), "model.safetensors": "not a tensor file"},
-                        "not a readable safetensors"),
+        "bad_weights": (
+            {"config.json": json.dumps(bert), "model.safetensors": "not a tensor file"},
+            "not a readable safetensors",
+        ),
     }
     folders = {}
     for name, (files, words) in cases.items():

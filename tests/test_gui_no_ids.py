@@ -69,8 +69,10 @@ def _item_texts(model, parent=None) -> list[str]:
 
 def _header_texts(view: QTableView) -> list[str]:
     model, texts = view.model(), []
-    for orientation, count, header in ((Qt.Horizontal, model.columnCount(), view.horizontalHeader()),
-                                       (Qt.Vertical, model.rowCount(), view.verticalHeader())):
+    for orientation, count, header in (
+        (Qt.Horizontal, model.columnCount(), view.horizontalHeader()),
+        (Qt.Vertical, model.rowCount(), view.verticalHeader()),
+    ):
         if header.isVisible():
             texts += [str(model.headerData(i, orientation, Qt.DisplayRole) or "") for i in range(min(count, 200))]
     return texts
@@ -162,8 +164,9 @@ def settle(qtbot, window) -> None:
     lazy = [views.heads, views.whatif, views.kv_cache, views.cost, window.stage_view]
     for _ in range(3):
         QApplication.processEvents()
-    qtbot.waitUntil(lambda: not any(v.timer.isActive() for v in lazy[:-1])
-                    and not window.stage_view.plot_timer.isActive())
+    qtbot.waitUntil(
+        lambda: not any(v.timer.isActive() for v in lazy[:-1]) and not window.stage_view.plot_timer.isActive()
+    )
 
 
 def open_every_dock(qtbot, controller, switch: str) -> None:

@@ -109,8 +109,11 @@ def cut_tables(window) -> list[str]:
     viewport = box.viewport()
     room = QRect(viewport.mapTo(window, viewport.rect().topLeft()), viewport.size())
     content = view.matrices.size()
-    if (not window.rect().contains(room) or room.width() < min(content.width(), USABLE[0])
-            or room.height() < min(content.height(), USABLE[1])):
+    if (
+        not window.rect().contains(room)
+        or room.width() < min(content.width(), USABLE[0])
+        or room.height() < min(content.height(), USABLE[1])
+    ):
         return [f"matrices area {room} for {content.toTuple()} in a {window.size().toTuple()} window"]
     cut = []
     for panel in view.panels():
@@ -120,17 +123,27 @@ def cut_tables(window) -> list[str]:
         scrolls = table.horizontalScrollBar().maximum() > 0 or table.verticalScrollBar().maximum() > 0
         if whole and scrolls:
             cut.append(f"{name} scrolls inside itself ({content.toTuple()} in {table.size().toTuple()})")
-        clipped = [label for label in panel.model.row_labels if len(label) <= LABEL_CHARS
-                   and QFontMetrics(table.verticalHeader().font()).horizontalAdvance(label) + 6
-                   > table.verticalHeader().width()]
-        clipped += [label for label in panel.model.col_labels if len(label) <= LABEL_CHARS
-                    and QFontMetrics(table.horizontalHeader().font()).horizontalAdvance(label) + 6
-                    > table.horizontalHeader().defaultSectionSize()]
+        clipped = [
+            label
+            for label in panel.model.row_labels
+            if len(label) <= LABEL_CHARS
+            and QFontMetrics(table.verticalHeader().font()).horizontalAdvance(label) + 6
+            > table.verticalHeader().width()
+        ]
+        clipped += [
+            label
+            for label in panel.model.col_labels
+            if len(label) <= LABEL_CHARS
+            and QFontMetrics(table.horizontalHeader().font()).horizontalAdvance(label) + 6
+            > table.horizontalHeader().defaultSectionSize()
+        ]
         if clipped:
             cut.append(f"{name}: labels clipped: {clipped}")
         corner = table.mapTo(view.matrices, table.rect().bottomRight())
-        if (corner.x() > viewport.width() + box.horizontalScrollBar().maximum()
-                or corner.y() > viewport.height() + box.verticalScrollBar().maximum()):
+        if (
+            corner.x() > viewport.width() + box.horizontalScrollBar().maximum()
+            or corner.y() > viewport.height() + box.verticalScrollBar().maximum()
+        ):
             cut.append(f"{name} lies beyond what the matrices area scrolls to")
     return cut
 
@@ -147,8 +160,11 @@ def test_at_1920x1080_every_stage_is_readable_from_the_back_row(qtbot, start_win
     ids = [i for i in {*state.stage_names, *state.trace.params} if "." in i]  # ("logits" is a word too)
     for name in state.stage_names:
         go(qtbot, window, name)
-        small = [(type(w).__name__, getattr(w, "text", lambda: "")(), pixels(w)) for w in text_widgets(window)
-                 if pixels(w) < TEXT_PX]
+        small = [
+            (type(w).__name__, getattr(w, "text", lambda: "")(), pixels(w))
+            for w in text_widgets(window)
+            if pixels(w) < TEXT_PX
+        ]
         assert not small, (name, small)
         assert pixels(window.stage_view.formula) >= FORMULA_PX, name
         assert window.stage_view.plot_options().font_scale == state.display.type_scale > 2
@@ -210,8 +226,15 @@ def test_clicker_keys_step_and_escape_leaves(qtbot, start_window):
     qtbot.waitUntil(window.isActiveWindow)
     focus = window.stage_view
     state.set_cursor(3)
-    for key, cursor in ((Qt.Key_PageDown, 4), (Qt.Key_Right, 5), (Qt.Key_Space, 6), (Qt.Key_PageUp, 5),
-                        (Qt.Key_Left, 4), (Qt.Key_End, len(state.stage_names) - 1), (Qt.Key_Home, 0)):
+    for key, cursor in (
+        (Qt.Key_PageDown, 4),
+        (Qt.Key_Right, 5),
+        (Qt.Key_Space, 6),
+        (Qt.Key_PageUp, 5),
+        (Qt.Key_Left, 4),
+        (Qt.Key_End, len(state.stage_names) - 1),
+        (Qt.Key_Home, 0),
+    ):
         qtbot.keyClick(focus, key)
         assert state.cursor == cursor, key
     qtbot.keyClick(focus, Qt.Key_H, Qt.ControlModifier)  # the menus' shortcuts work with the menus hidden
@@ -234,10 +257,17 @@ def test_leaving_presentation_mode_gives_back_the_desk_exactly(qtbot, start_wind
     font = QApplication.font()
 
     def desk(w):
-        return (w.geometry(), w.windowState(), w.splitter.sizes(), w.menuBar().isVisible(),
-                [bar.isVisible() for bar in w.findChildren(QToolBar)], w.stage_list.isVisible(),
-                sorted(d.objectName() for d in w.findChildren(pg.QtWidgets.QDockWidget) if d.isVisible()),
-                w.stage_view.title.isVisible(), w.stepper.isVisible())
+        return (
+            w.geometry(),
+            w.windowState(),
+            w.splitter.sizes(),
+            w.menuBar().isVisible(),
+            [bar.isVisible() for bar in w.findChildren(QToolBar)],
+            w.stage_list.isVisible(),
+            sorted(d.objectName() for d in w.findChildren(pg.QtWidgets.QDockWidget) if d.isVisible()),
+            w.stage_view.title.isVisible(),
+            w.stepper.isVisible(),
+        )
 
     before = desk(window)
     shown = presenting(qtbot, controller)

@@ -102,8 +102,12 @@ def test_ctrl_plus_and_minus_scale_text_and_numbers(qtbot, start_window):
     def sizes():
         window = controller.window
         table = panel_for(window, "enc.0.attn.W_Q").table
-        return (table.font().pointSizeF(), window.stage_view.title.font().pointSizeF(),
-                window.state.display.plot_options().font_scale, table.horizontalHeader().defaultSectionSize())
+        return (
+            table.font().pointSizeF(),
+            window.stage_view.title.font().pointSizeF(),
+            window.state.display.plot_options().font_scale,
+            table.horizontalHeader().defaultSectionSize(),
+        )
 
     before = sizes()
     table = focus_table(qtbot, controller.window, "enc.0.attn.W_Q")

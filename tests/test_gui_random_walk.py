@@ -21,8 +21,7 @@ def test_a_random_walk_on_a_lesson_raises_nothing_and_undoes_to_the_start(qtbot,
     Walker(controller, random.Random(11), lesson_words(controller.state)).run(ACTIONS)
 
 
-def test_a_random_walk_on_a_gpt2_checkpoint_raises_nothing_and_undoes_to_the_start(qtbot, start_window,
-                                                                                 tmp_path):
+def test_a_random_walk_on_a_gpt2_checkpoint_raises_nothing_and_undoes_to_the_start(qtbot, start_window, tmp_path):
     test_checkpoints = pytest.importorskip("tests.test_checkpoints")
     controller = start_window("two-heads")
     assert controller.window.model_picker.open_folder(test_checkpoints.make_gpt2_folder(tmp_path))
@@ -71,8 +70,7 @@ def test_a_failing_rebuild_leaves_the_stage_view_as_it_was(qtbot, start_window, 
     assert shown(view) == before
 
 
-def test_a_refused_target_changes_nothing_and_the_source_words_work_after_reset_weights(qtbot, start_window,
-                                                                                          tmp_path):
+def test_a_refused_target_changes_nothing_and_the_source_words_work_after_reset_weights(qtbot, start_window, tmp_path):
     """A too long target used to leave the source's new words in the vocabulary and W_E (not in the lesson's
     own weights): after Reset weights the same word raised IndexError, and Save refused from then on."""
     controller = start_window("cross-attention")

@@ -90,8 +90,14 @@ class OfferPrompts(FakePrompts):
 
 def start_instance(kind: str, folder: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "STEPFORMER_SETTINGS_DIR": str(folder / f"settings-{kind}")}
-    return subprocess.Popen([sys.executable, "-c", INSTANCE, kind], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", INSTANCE, kind],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def autosaves() -> list[Path]:

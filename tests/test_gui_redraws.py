@@ -110,8 +110,12 @@ def test_hidden_docks_build_no_plots(qtbot):
     hidden = [dock for dock in window.findChildren(QDockWidget) if not dock.isVisible()]
     assert len(hidden) >= 5 and window.training_step_dock not in hidden
     for dock in hidden:
-        plots = [item for view in dock.findChildren(pg.GraphicsView) for item in view.scene().items()
-                 if isinstance(item, pg.PlotItem)]
+        plots = [
+            item
+            for view in dock.findChildren(pg.GraphicsView)
+            for item in view.scene().items()
+            if isinstance(item, pg.PlotItem)
+        ]
         assert plots == [], dock.objectName()
     shown = window.training_step_dock.findChildren(pg.GraphicsView)
     assert any(isinstance(item, pg.PlotItem) for view in shown for item in view.scene().items())

@@ -40,7 +40,7 @@ def assert_shows(window, i: int) -> None:
     assert [p.model.slice.name for p in view.inputs if p.model.slice] == list(stage.inputs if stage else [])
     leaves = window.stage_list.leaves
     assert leaves[i].font().bold() and not leaves[i].font().italic()
-    assert all(leaf.font().italic() for leaf in leaves[i + 1:])  # "not computed yet"
+    assert all(leaf.font().italic() for leaf in leaves[i + 1 :])  # "not computed yet"
     assert not any(leaf.font().italic() for leaf in leaves[:i])
 
 

@@ -103,8 +103,9 @@ def test_without_positions_the_reordered_sentence_gives_the_same_rows(qtbot):
 
 
 def test_edits_after_a_switch_undo_in_order_to_the_exact_trace(qtbot):
-    window = window_for(qtbot, config=ModelConfig(architecture="decoder", d_model=4, n_heads=2, decimals=1),
-                        text="我 爱 大 模型")
+    window = window_for(
+        qtbot, config=ModelConfig(architecture="decoder", d_model=4, n_heads=2, decimals=1), text="我 爱 大 模型"
+    )
     state, views = window.state, window.teaching
     before = snapshot(state)
     views.switches.actions["no_mask"].trigger()
@@ -126,8 +127,10 @@ def test_a_model_without_a_decoder_has_no_mask_switch(qtbot):
 
 def test_exports_name_the_switches_that_are_on():
     trace = Model.create(ModelConfig(d_model=4, n_heads=2, switches=("no_scale", "no_residual"))).trace("I love AI")
-    for lang, words in (("en", "what if: No scaling (÷√d_k), No residual connections"),
-                        ("zh", "假如：去掉缩放（÷√d_k）、去掉残差连接")):
+    for lang, words in (
+        ("en", "what if: No scaling (÷√d_k), No residual connections"),
+        ("zh", "假如：去掉缩放（÷√d_k）、去掉残差连接"),
+    ):
         opts = PlotOptions(slide=True, lang=lang)
         assert words in figure_title(trace, "enc.0.attn.weights", opts)
         assert words in slide_for(trace, "enc.0.attn.weights", opts).title

@@ -76,22 +76,26 @@ def test_attention_on_the_future_is_zero_under_the_mask_and_summed_without_it():
     assert not future_weight(masked["dec.0.self_attn.weights"]).any()
     open_ = traced("decoder", text="我 爱 大 模型", switches=("no_mask",))
     w = open_["dec.0.self_attn.weights"]
-    expected = torch.tensor([[sum(float(w[h, i, j]) for j in range(i + 1, 5)) for i in range(5)] for h in range(4)],
-                            dtype=w.dtype)
+    expected = torch.tensor(
+        [[sum(float(w[h, i, j]) for j in range(i + 1, 5)) for i in range(5)] for h in range(4)], dtype=w.dtype
+    )
     torch.testing.assert_close(future_weight(w), expected, atol=ATOL, rtol=0)
     assert expected[:, 0].min() > 0.1
 
 
 def test_token_spread_and_the_depth_curves():
     trace = traced()
-    expected = [float(torch.tensor(trace[n].tolist()).std(dim=0, unbiased=False).mean())
-                for n in block_outputs(trace.config, "enc")]
+    expected = [
+        float(torch.tensor(trace[n].tolist()).std(dim=0, unbiased=False).mean())
+        for n in block_outputs(trace.config, "enc")
+    ]
     assert token_spread(trace) == pytest.approx(expected, abs=ATOL)
     cfg = ModelConfig(d_model=8, n_heads=2, d_ff=16)
     curves = spread_by_depth(cfg, "狗 咬 人 很 疼", n_layers=6, samples=2)
     normal = [Model.create(cfg.replace(n_layers=6, seed=s)).trace("狗 咬 人 很 疼") for s in (0, 1)]
     assert curves["normal"]["tokens"] == pytest.approx(
-        [sum(v) / 2 for v in zip(*(token_spread(t) for t in normal))], abs=ATOL)
+        [sum(v) / 2 for v in zip(*(token_spread(t) for t in normal))], abs=ATOL
+    )
     assert curves["no_residual"]["tokens"][-1] < 0.01 * curves["no_residual"]["tokens"][0]  # tokens become alike
     assert curves["no_layernorm"]["values"][-1] > 2 * curves["normal"]["values"][-1]  # values grow
 

@@ -63,6 +63,7 @@ def config_file(tmp_path) -> str:
 
 # ---- item 6: memory and time are estimated before anything is built -----------------------------------------
 
+
 def test_settings_that_need_gigabytes_are_refused_with_the_figure():
     start = time.perf_counter()
     with pytest.raises(EngineError, match=r"would need 18\.0 GiB of memory \(limit 2\.0 GiB\)"):
@@ -73,10 +74,18 @@ def test_settings_that_need_gigabytes_are_refused_with_the_figure():
 def test_the_estimate_bounds_the_real_trace_closely():
     for cfg, text, target in [
         (ModelConfig(**SMALL), "I love AI", None),
-        (ModelConfig(architecture="encoder-decoder", positional="rope", activation="swiglu", norm="pre", **SMALL),
-         "a b c d e f", "x y"),
-        (ModelConfig(architecture="decoder", d_model=64, n_heads=4, d_ff=128, n_layers=2, type_vocab=2,
-                     embed_norm=True), "w " * 40, None),
+        (
+            ModelConfig(architecture="encoder-decoder", positional="rope", activation="swiglu", norm="pre", **SMALL),
+            "a b c d e f",
+            "x y",
+        ),
+        (
+            ModelConfig(
+                architecture="decoder", d_model=64, n_heads=4, d_ff=128, n_layers=2, type_vocab=2, embed_norm=True
+            ),
+            "w " * 40,
+            None,
+        ),
     ]:
         model = Model.create(cfg)
         trace = model.trace(text, target)
@@ -92,11 +101,21 @@ def test_what_the_classroom_needs_fits():
         model.trace(*trained.recipe(name).example)
     large = ModelConfig(d_model=384, n_heads=12, d_ff=1536, n_layers=6)  # the picker's "large", on 64 tokens
     check_trace(large, {"enc": 64}, {"enc": 67})
-    minilm = ModelConfig(d_model=384, n_heads=12, d_ff=1536, n_layers=6, max_len=512, activation="gelu",
-                         positional="learned", type_vocab=2, embed_norm=True)
+    minilm = ModelConfig(
+        d_model=384,
+        n_heads=12,
+        d_ff=1536,
+        n_layers=6,
+        max_len=512,
+        activation="gelu",
+        positional="learned",
+        type_vocab=2,
+        embed_norm=True,
+    )
     check_trace(minilm, {"enc": 512}, {"enc": 30522})  # all-MiniLM-L6-v2 at its longest sentence
-    classroom = Model.create(ModelConfig(d_model=8, n_heads=2, d_ff=16, n_layers=2, decimals=1, max_len=300,
-                                         architecture="encoder-decoder"))
+    classroom = Model.create(
+        ModelConfig(d_model=8, n_heads=2, d_ff=16, n_layers=2, decimals=1, max_len=300, architecture="encoder-decoder")
+    )
     words = " ".join(f"w{i}" for i in range(299))
     assert classroom.trace(words, words)["dec.1.cross_attn.weights"].shape == (2, 300, 299)
 
@@ -106,9 +125,18 @@ def bomb_lesson(tmp_path) -> str:
     cfg = ModelConfig(d_model=64, n_heads=64, d_ff=64, n_layers=24, max_len=4096)
     vocabs = {"enc": Vocab(["w"], free=True)}
     texts = {"en": "", "zh": ""}
-    lesson = {"format": "stepformer.lesson", "version": 1, "title": texts, "description": texts,
-              "config": cfg.to_dict(), "vocabularies": {"enc": vocabs["enc"].tokens},
-              "text": " ".join(["w"] * 4096), "target": "", "stage": None, "lang": "en"}
+    lesson = {
+        "format": "stepformer.lesson",
+        "version": 1,
+        "title": texts,
+        "description": texts,
+        "config": cfg.to_dict(),
+        "vocabularies": {"enc": vocabs["enc"].tokens},
+        "text": " ".join(["w"] * 4096),
+        "target": "",
+        "stage": None,
+        "lang": "en",
+    }
     weights = tensors_to_bytes(init_params(cfg, vocabs))
     members = {"lesson.json": json.dumps(lesson).encode(), "weights.safetensors": weights}
     return write(tmp_path / "bomb.stepformer", lessonfile.archive_bytes(members))
@@ -116,6 +144,7 @@ def bomb_lesson(tmp_path) -> str:
 
 def refuse_tracing(monkeypatch):
     """Any trace built from here on fails the test: a refusal must come before the allocation."""
+
     def never(*args, **kwargs):
         raise AssertionError("a trace was built")
 
@@ -134,16 +163,26 @@ def test_the_cli_refuses_a_huge_config_and_a_huge_sentence(tmp_path, capsys):
     huge = write(tmp_path / "huge.json", json.dumps(HUGE_SETTINGS))
     one_line(capsys, "stages", "--config", huge, match="18.0 GiB")
     wide = write(tmp_path / "wide.json", json.dumps(dict(d_model=64, n_heads=64, d_ff=64, n_layers=24, max_len=4096)))
-    one_line(capsys, "trace", "--config", wide, "--text", "w " * 4000, "--out", str(tmp_path / "t.npz"),
-             match="GiB of memory")
+    one_line(
+        capsys,
+        "trace",
+        "--config",
+        wide,
+        "--text",
+        "w " * 4000,
+        "--out",
+        str(tmp_path / "t.npz"),
+        match="GiB of memory",
+    )
     assert not (tmp_path / "t.npz").exists()
 
 
 def test_generation_checks_the_longest_sentence_it_may_reach(monkeypatch):
     from engine.generate import generate
 
-    model = Model.create(ModelConfig(architecture="decoder", d_model=64, n_heads=64, d_ff=64, n_layers=24,
-                                     max_len=4096))
+    model = Model.create(
+        ModelConfig(architecture="decoder", d_model=64, n_heads=64, d_ff=64, n_layers=24, max_len=4096)
+    )
     monkeypatch.setattr("engine.generate.KVCache", lambda *a: pytest.fail("a cache was built"))
     with pytest.raises(EngineError, match="GiB of memory"):
         generate(model, "w", steps=4000)
@@ -214,12 +253,16 @@ def test_the_settings_dialog_drops_what_another_architecture_does_not_use(qtbot)
 
 # ---- item 8: one line, never a traceback ------------------------------------------------------------------
 
-@pytest.mark.parametrize(("content", "match"), [
-    (b'{"d_model": 4, "n_heads": 2, "x": "\xff"}', "not UTF-8 text"),
-    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-    ('{"d_model": ' + "9" * 5000 + "}", "cannot be read"),
-    (b"{}" + b" " * (2**20), "at most 1048576 are read"),
-])
+
+@pytest.mark.parametrize(
+    ("content", "match"),
+    [
+        (b'{"d_model": 4, "n_heads": 2, "x": "\xff"}', "not UTF-8 text"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"d_model": ' + "9" * 5000 + "}", "cannot be read"),
+        (b"{}" + b" " * (2**20), "at most 1048576 are read"),
+    ],
+)
 def test_bad_config_files_give_one_line(tmp_path, capsys, content, match):
     one_line(capsys, "stages", "--config", write(tmp_path / "c.json", content), match=match)
 
@@ -240,10 +283,28 @@ def test_a_non_utf8_corpus_gives_one_line(tmp_path, capsys):
 
 def test_invalid_utf8_in_the_sentence_gives_one_line(tmp_path, capsys, config_file):
     bad = b"I love \xff".decode("utf-8", "surrogateescape")  # what Python makes of such bytes in argv
-    one_line(capsys, "trace", "--config", config_file, "--text", bad, "--out", str(tmp_path / "t.npz"),
-             match="is not valid text")
-    one_line(capsys, "export", "--text", bad, "--stage", "enc.embed", "--out", str(tmp_path / "e.csv"),
-             match="is not valid text")
+    one_line(
+        capsys,
+        "trace",
+        "--config",
+        config_file,
+        "--text",
+        bad,
+        "--out",
+        str(tmp_path / "t.npz"),
+        match="is not valid text",
+    )
+    one_line(
+        capsys,
+        "export",
+        "--text",
+        bad,
+        "--stage",
+        "enc.embed",
+        "--out",
+        str(tmp_path / "e.csv"),
+        match="is not valid text",
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json"]
 
 
@@ -281,12 +342,23 @@ def test_float8_weights_open_as_their_float32_values(tmp_path, capsys, config_fi
     save_file(tensors, tmp_path / "w8.safetensors", metadata=meta)
     loaded = load_weights(model.config, tmp_path / "w8.safetensors")
     assert all(torch.equal(loaded.params[k], tensors[k].float()) for k in tensors)
-    code, out, err = cli(capsys, "trace", "--config", config_file, "--weights", str(tmp_path / "w8.safetensors"),
-                         "--text", "I love AI", "--out", str(tmp_path / "t.npz"))
+    code, out, err = cli(
+        capsys,
+        "trace",
+        "--config",
+        config_file,
+        "--weights",
+        str(tmp_path / "w8.safetensors"),
+        "--text",
+        "I love AI",
+        "--out",
+        str(tmp_path / "t.npz"),
+    )
     assert code == 0 and err == "" and "wrote" in out
 
 
 # ---- checkpoints (items 6, 8 and 11) ------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def gpt2_source(tmp_path_factory):
@@ -322,16 +394,18 @@ def test_unscaled_gpt2_attention_is_honoured(gpt2):
     torch.testing.assert_close(model.trace(sentence)["logits"], expected, atol=1e-4, rtol=1e-4)
 
 
-@pytest.mark.parametrize(("changes", "match"), [
-    ({"scale_attn_by_inverse_layer_idx": True}, "scale_attn_by_inverse_layer_idx: GPT-2 with attention scaled"),
-    ({"add_cross_attention": True}, "add_cross_attention: GPT-2 with cross-attention"),
-    ({"scale_attn_weights": "no"}, "scale_attn_weights must be true or false"),
-    ({"activation_function": "silu"}, "activation 'silu' is not supported"),
-    ({"vocab_size": 1_000_000}, "has 1000000 tokens; Stepformer shows at most 65536"),
-    ({"n_embd": 4096, "n_layer": 24, "n_inner": 16384, "n_head": 8}, "would need 18.0 GiB"),
-])
-def test_gpt2_fields_that_are_not_honoured_are_refused_before_the_weights_are_read(gpt2, monkeypatch, changes,
-                                                                                   match):
+@pytest.mark.parametrize(
+    ("changes", "match"),
+    [
+        ({"scale_attn_by_inverse_layer_idx": True}, "scale_attn_by_inverse_layer_idx: GPT-2 with attention scaled"),
+        ({"add_cross_attention": True}, "add_cross_attention: GPT-2 with cross-attention"),
+        ({"scale_attn_weights": "no"}, "scale_attn_weights must be true or false"),
+        ({"activation_function": "silu"}, "activation 'silu' is not supported"),
+        ({"vocab_size": 1_000_000}, "has 1000000 tokens; Stepformer shows at most 65536"),
+        ({"n_embd": 4096, "n_layer": 24, "n_inner": 16384, "n_head": 8}, "would need 18.0 GiB"),
+    ],
+)
+def test_gpt2_fields_that_are_not_honoured_are_refused_before_the_weights_are_read(gpt2, monkeypatch, changes, match):
     edit_config(gpt2, **changes)
     monkeypatch.setattr("engine.formats.checkpoints.load_file", lambda *a: pytest.fail("the weights were read"))
     with pytest.raises(EngineError, match=match):
@@ -340,10 +414,12 @@ def test_gpt2_fields_that_are_not_honoured_are_refused_before_the_weights_are_re
 
 def test_bert_fields_that_change_the_math_are_refused(tmp_path):
     folder = make_bert_folder(tmp_path)
-    for changes, match in (({"is_decoder": True}, "is_decoder: BERT with a causal mask"),
-                           ({"add_cross_attention": True}, "BERT with cross-attention"),
-                           ({"position_embedding_type": "relative_key"}, "only absolute"),
-                           ({"hidden_act": "silu"}, "not supported")):
+    for changes, match in (
+        ({"is_decoder": True}, "is_decoder: BERT with a causal mask"),
+        ({"add_cross_attention": True}, "BERT with cross-attention"),
+        ({"position_embedding_type": "relative_key"}, "only absolute"),
+        ({"hidden_act": "silu"}, "not supported"),
+    ):
         original = (folder / "config.json").read_text()
         edit_config(folder, **changes)
         with pytest.raises(EngineError, match=match):
@@ -398,6 +474,7 @@ def test_an_empty_tokenizer_vocabulary_is_refused_on_opening(gpt2):
 
 # ---- item 11: nothing silently ignored or replaced --------------------------------------------------------
 
+
 def test_a_weights_file_listing_the_special_tokens_last_is_refused(tmp_path, capsys, config_file):
     model = from_config(config_file).model
     model.trace("I love AI")
@@ -407,23 +484,57 @@ def test_a_weights_file_listing_the_special_tokens_last_is_refused(tmp_path, cap
     save_file(dict(model.params), tmp_path / "w.safetensors", metadata=meta)
     with pytest.raises(EngineError, match="the enc vocabulary must start with <unk>, <start>, <end>"):
         load_weights(model.config, tmp_path / "w.safetensors")
-    one_line(capsys, "trace", "--config", config_file, "--weights", str(tmp_path / "w.safetensors"), "--text", "I",
-             "--out", str(tmp_path / "t.npz"), match="must start with")
+    one_line(
+        capsys,
+        "trace",
+        "--config",
+        config_file,
+        "--weights",
+        str(tmp_path / "w.safetensors"),
+        "--text",
+        "I",
+        "--out",
+        str(tmp_path / "t.npz"),
+        match="must start with",
+    )
 
 
 def test_an_empty_sentence_is_refused_not_replaced(tmp_path, capsys):
-    one_line(capsys, "export", "--text", "", "--stage", "enc.embed", "--out", str(tmp_path / "e.csv"),
-             match="the sentence is empty")
-    one_line(capsys, "export", "--lesson", "i-love-ai", "--text", "", "--stage", "enc.embed",
-             "--out", str(tmp_path / "e.csv"), match="the sentence is empty")
+    one_line(
+        capsys,
+        "export",
+        "--text",
+        "",
+        "--stage",
+        "enc.embed",
+        "--out",
+        str(tmp_path / "e.csv"),
+        match="the sentence is empty",
+    )
+    one_line(
+        capsys,
+        "export",
+        "--lesson",
+        "i-love-ai",
+        "--text",
+        "",
+        "--stage",
+        "enc.embed",
+        "--out",
+        str(tmp_path / "e.csv"),
+        match="the sentence is empty",
+    )
     assert not (tmp_path / "e.csv").exists()
 
 
-@pytest.mark.parametrize(("changes", "match"), [
-    (dict(dec_vocab=["a"]), "dec_vocab is the decoder's vocabulary, but an encoder has no decoder"),
-    (dict(switches=["no_mask"]), "no_mask turns off the decoder's causal mask, but an encoder has no mask"),
-    (dict(architecture="decoder", enc_vocab=["a"]), "enc_vocab is the encoder's vocabulary"),
-])
+@pytest.mark.parametrize(
+    ("changes", "match"),
+    [
+        (dict(dec_vocab=["a"]), "dec_vocab is the decoder's vocabulary, but an encoder has no decoder"),
+        (dict(switches=["no_mask"]), "no_mask turns off the decoder's causal mask, but an encoder has no mask"),
+        (dict(architecture="decoder", enc_vocab=["a"]), "enc_vocab is the encoder's vocabulary"),
+    ],
+)
 def test_fields_an_architecture_would_ignore_are_refused(tmp_path, capsys, changes, match):
     with pytest.raises(EngineError, match=match):
         ModelConfig.from_dict({**SMALL, **changes})
@@ -432,8 +543,17 @@ def test_fields_an_architecture_would_ignore_are_refused(tmp_path, capsys, chang
 
 @pytest.mark.parametrize("value", ["inf", "1e-300", "nan", "0", "1000"])
 def test_temperatures_outside_the_shared_range_are_refused(tmp_path, capsys, value):
-    one_line(capsys, "export", "--stage", "enc.embed", "--temperature", value, "--out", str(tmp_path / "e.csv"),
-             match="--temperature")
+    one_line(
+        capsys,
+        "export",
+        "--stage",
+        "enc.embed",
+        "--temperature",
+        value,
+        "--out",
+        str(tmp_path / "e.csv"),
+        match="--temperature",
+    )
     assert not (tmp_path / "e.csv").exists()
 
 
@@ -447,6 +567,7 @@ def test_the_window_uses_the_same_temperature_range(qtbot):
 
 
 # ---- the window: a refusal or an unexpected error never leaves the busy cursor on ---------------------------
+
 
 def test_the_busy_cursor_is_restored_whatever_opening_a_model_raises(qtbot, start_window, gpt2):
     from PySide6.QtWidgets import QApplication

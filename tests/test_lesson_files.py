@@ -29,7 +29,13 @@ DESCRIPTION = {"en": "Edited in class.", "zh": "课堂上修改过。"}
 def assert_same_lesson(a: Lesson, b: Lesson) -> None:
     assert a.config == b.config and a.switches == b.switches
     assert (a.text, a.target, a.stage, a.lang, a.title, a.description) == (
-        b.text, b.target, b.stage, b.lang, b.title, b.description)
+        b.text,
+        b.target,
+        b.stage,
+        b.lang,
+        b.title,
+        b.description,
+    )
     ta, tb = a.trace(), b.trace()
     assert {s: v.tokens for s, v in ta.model.vocabs.items()} == {s: v.tokens for s, v in tb.model.vocabs.items()}
     assert ta.params.keys() == tb.params.keys()
@@ -44,18 +50,26 @@ def assert_same_lesson(a: Lesson, b: Lesson) -> None:
 
 def edited_lesson() -> Lesson:
     """An encoder-decoder lesson with weight edits, a pinned stage, switches, a stage and Chinese."""
-    cfg = ModelConfig(architecture="encoder-decoder", d_model=4, n_heads=2, d_ff=8, decimals=2,
-                      switches=("no_scale",))
+    cfg = ModelConfig(architecture="encoder-decoder", d_model=4, n_heads=2, d_ff=8, decimals=2, switches=("no_scale",))
     model = Model.create(cfg)
     trace = model.trace("I love AI", "我 爱 你")
     trace.set_cell("enc.0.attn.W_Q", (1, 2), 0.75)
     trace.set_cell("unembed.W_U", (3, 1), -2.5)
     trace.set_cell("dec.0.cross_attn.weights", (1, 2, 0), 0.9)
-    return Lesson.from_model(model, "I love AI", "我 爱 你", stage="dec.0.cross_attn.z", lang="zh",
-                             title=TITLE, description=DESCRIPTION, overrides=trace.overrides)
+    return Lesson.from_model(
+        model,
+        "I love AI",
+        "我 爱 你",
+        stage="dec.0.cross_attn.z",
+        lang="zh",
+        title=TITLE,
+        description=DESCRIPTION,
+        overrides=trace.overrides,
+    )
 
 
 # ---- round trips ---------------------------------------------------------------------------------
+
 
 def test_edited_lesson_round_trips_exactly(tmp_path):
     lesson = edited_lesson()
@@ -112,13 +126,15 @@ def test_any_model_with_any_edits_round_trips(tmp_path, seed):
         cell = tuple(rng.randrange(n) for n in trace.params[name].shape)
         trace.set_cell(name, cell, round(rng.uniform(-3, 3), 3))
     stage = rng.choice(trace.stage_names)
-    lesson = Lesson.from_model(model, text, target, stage=stage, lang=rng.choice(["en", "zh"]),
-                               title=TITLE, description=DESCRIPTION)
+    lesson = Lesson.from_model(
+        model, text, target, stage=stage, lang=rng.choice(["en", "zh"]), title=TITLE, description=DESCRIPTION
+    )
     save_lesson(lesson, tmp_path / "r.stepformer")
     assert_same_lesson(lesson, open_lesson(tmp_path / "r.stepformer"))
 
 
 # ---- atomic saves --------------------------------------------------------------------------------
+
 
 def test_a_failed_save_leaves_the_old_file_whole(tmp_path, monkeypatch):
     path = tmp_path / "class.stepformer"
@@ -146,6 +162,7 @@ def test_an_invalid_lesson_is_not_saved(tmp_path):
 
 
 # ---- hostile and broken files --------------------------------------------------------------------
+
 
 @pytest.fixture
 def good(tmp_path) -> dict[str, bytes]:
@@ -195,12 +212,15 @@ def test_the_good_file_opens(tmp_path, good):
     assert_same_lesson(open_lesson(tmp_path / "ok.stepformer"), edited_lesson())
 
 
-@pytest.mark.parametrize(("data", "match"), [
-    (b"", "not a readable zip archive"),
-    (b"hello, I am not a zip", "not a readable zip archive"),
-    (b"PK\x03\x04" + b"\0" * 40, "not a readable zip archive"),
-    (pickle.dumps({"enc.0.attn.W_Q": [1, 2]}), "not a readable zip archive"),
-])
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        (b"", "not a readable zip archive"),
+        (b"hello, I am not a zip", "not a readable zip archive"),
+        (b"PK\x03\x04" + b"\0" * 40, "not a readable zip archive"),
+        (pickle.dumps({"enc.0.attn.W_Q": [1, 2]}), "not a readable zip archive"),
+    ],
+)
 def test_not_a_zip(tmp_path, data, match):
     refused(tmp_path, data, match)
 
@@ -236,8 +256,19 @@ def test_a_pickle_in_place_of_the_weights_is_refused(tmp_path, good):
     refused(tmp_path, zip_of({**good, "lesson.json": evil}), "lesson.json is not (UTF-8 text|valid JSON)")
 
 
-@pytest.mark.parametrize("name", ["../lesson.json", "../../etc/passwd", "a/../../x", "/etc/passwd", "/lesson.json",
-                                  "C:\\Windows\\x", "..\\..\\x", "\\\\server\\share\\x"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "../lesson.json",
+        "../../etc/passwd",
+        "a/../../x",
+        "/etc/passwd",
+        "/lesson.json",
+        "C:\\Windows\\x",
+        "..\\..\\x",
+        "\\\\server\\share\\x",
+    ],
+)
 def test_paths_that_climb_out_are_refused(tmp_path, good, name):
     members = {**good, name: b"{}"}
     buffer = io.BytesIO()
@@ -263,6 +294,7 @@ def test_encrypted_and_odd_compression_are_refused(tmp_path, good):
 
 
 # ---- zip bombs -----------------------------------------------------------------------------------
+
 
 def patch_central(data: bytes, name: str, offset: int, fmt: str, value: int) -> bytes:
     """Rewrite one field of member `name`'s central directory record (what zipfile trusts)."""
@@ -305,27 +337,31 @@ def test_too_many_members_are_refused(tmp_path, good):
 
 # ---- broken contents -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("changes", "match"), [
-    ({"format": "something.else"}, "not a Stepformer lesson"),
-    ({"version": 99}, "format version 99; this Stepformer reads 1"),
-    ({"extra": 1}, "unknown field 'extra'"),
-    ({"config": {"d_model": 5, "n_heads": 2}}, "d_model = 5 is not divisible by n_heads = 2"),
-    ({"config": "big"}, "expected a JSON object"),
-    ({"lang": "fr"}, "language 'fr'"),
-    ({"title": "no languages"}, "title must give a text for each language"),
-    ({"description": {"en": "only English"}}, "description must give a text for each language"),
-    ({"stage": "enc.9.attn.q"}, "current stage 'enc.9.attn.q' is not a stage"),
-    ({"stage": 3}, "stage must be a stage name or null"),
-    ({"text": ""}, "the sentence is empty"),
-    ({"text": 42}, "sentences must be text"),
-    ({"vocabularies": {"enc": ["<unk>"]}}, "vocabularies must list the tokens of each stack: enc, dec"),
-    ({"vocabularies": {"enc": 1, "dec": []}}, "the enc vocabulary must be a list of token strings"),
-    ({"views": ["cost", "charts"]}, "unknown view 'charts' in views; a lesson can open heads, whatif, generation"),
-    ({"views": "cost"}, "views must be a list of view names"),
-    ({"views": ["cost", "cost"]}, "views names a view twice"),
-    ({"views": ["lab"], "lab": "nope"}, "unknown experiment 'nope' in lab; choose one of gradient-highway, "),
-    ({"lab": "teacher-forcing"}, 'lab chooses an experiment, so views must open the lab: add "lab" to views'),
-])
+
+@pytest.mark.parametrize(
+    ("changes", "match"),
+    [
+        ({"format": "something.else"}, "not a Stepformer lesson"),
+        ({"version": 99}, "format version 99; this Stepformer reads 1"),
+        ({"extra": 1}, "unknown field 'extra'"),
+        ({"config": {"d_model": 5, "n_heads": 2}}, "d_model = 5 is not divisible by n_heads = 2"),
+        ({"config": "big"}, "expected a JSON object"),
+        ({"lang": "fr"}, "language 'fr'"),
+        ({"title": "no languages"}, "title must give a text for each language"),
+        ({"description": {"en": "only English"}}, "description must give a text for each language"),
+        ({"stage": "enc.9.attn.q"}, "current stage 'enc.9.attn.q' is not a stage"),
+        ({"stage": 3}, "stage must be a stage name or null"),
+        ({"text": ""}, "the sentence is empty"),
+        ({"text": 42}, "sentences must be text"),
+        ({"vocabularies": {"enc": ["<unk>"]}}, "vocabularies must list the tokens of each stack: enc, dec"),
+        ({"vocabularies": {"enc": 1, "dec": []}}, "the enc vocabulary must be a list of token strings"),
+        ({"views": ["cost", "charts"]}, "unknown view 'charts' in views; a lesson can open heads, whatif, generation"),
+        ({"views": "cost"}, "views must be a list of view names"),
+        ({"views": ["cost", "cost"]}, "views names a view twice"),
+        ({"views": ["lab"], "lab": "nope"}, "unknown experiment 'nope' in lab; choose one of gradient-highway, "),
+        ({"lab": "teacher-forcing"}, 'lab chooses an experiment, so views must open the lab: add "lab" to views'),
+    ],
+)
 def test_bad_lesson_json(tmp_path, good, changes, match):
     refused(tmp_path, with_json(good, **changes), match)
 
@@ -350,14 +386,17 @@ def test_vocabularies_must_match_the_weights(tmp_path, good):
     refused(tmp_path, with_json(good, vocabularies=twice), "lists the token .* twice")
 
 
-@pytest.mark.parametrize(("name", "tensor", "match"), [
-    ("enc.0.attn.W_Q", torch.zeros(4, 3), r"enc.0.attn.W_Q has shape \[4, 3\]; expected \[4, 4\]"),
-    ("enc.0.attn.W_Q", torch.zeros(4, 4, dtype=torch.int32), "enc.0.attn.W_Q has dtype torch.int32"),
-    ("enc.0.attn.W_Q", torch.zeros(4, 4, dtype=torch.bool), "dtype torch.bool"),
-    ("enc.0.attn.W_Q", torch.full((4, 4), float("nan")), "NaN or infinity"),
-    ("enc.0.attn.W_Q", torch.full((4, 4), 1e30), "beyond"),
-    ("enc.0.attn.W_Z", torch.zeros(4, 4), "has enc.0.attn.W_Z, which this config does not use"),
-])
+@pytest.mark.parametrize(
+    ("name", "tensor", "match"),
+    [
+        ("enc.0.attn.W_Q", torch.zeros(4, 3), r"enc.0.attn.W_Q has shape \[4, 3\]; expected \[4, 4\]"),
+        ("enc.0.attn.W_Q", torch.zeros(4, 4, dtype=torch.int32), "enc.0.attn.W_Q has dtype torch.int32"),
+        ("enc.0.attn.W_Q", torch.zeros(4, 4, dtype=torch.bool), "dtype torch.bool"),
+        ("enc.0.attn.W_Q", torch.full((4, 4), float("nan")), "NaN or infinity"),
+        ("enc.0.attn.W_Q", torch.full((4, 4), 1e30), "beyond"),
+        ("enc.0.attn.W_Z", torch.zeros(4, 4), "has enc.0.attn.W_Z, which this config does not use"),
+    ],
+)
 def test_wrong_weights(tmp_path, good, name, tensor, match):
     refused(tmp_path, with_tensor(good, name, tensor), match)
 
@@ -366,15 +405,21 @@ def test_missing_weight(tmp_path, good):
     tensors = torch_load(good["weights.safetensors"])
     del tensors["dec.0.ffn.W2"]
     refused(tmp_path, zip_of({**good, "weights.safetensors": tensors_to_bytes(tensors)}), "lacks dec.0.ffn.W2")
-    refused(tmp_path, zip_of({**good, "weights.safetensors": good["weights.safetensors"][:100]}),
-            "not a readable safetensors")
+    refused(
+        tmp_path,
+        zip_of({**good, "weights.safetensors": good["weights.safetensors"][:100]}),
+        "not a readable safetensors",
+    )
 
 
-@pytest.mark.parametrize(("overrides", "match"), [
-    ({"enc.0.attn.W_Q": torch.zeros(4, 4)}, "'enc.0.attn.W_Q' is not a stage of this model"),
-    ({"dec.0.cross_attn.weights": torch.zeros(2, 3)}, r"has shape \[2, 3\]; expected \[2, 4, 3\]"),
-    ({"enc.0.attn.q": torch.zeros(2, 3, 2, dtype=torch.int64)}, "dtype torch.int64"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "match"),
+    [
+        ({"enc.0.attn.W_Q": torch.zeros(4, 4)}, "'enc.0.attn.W_Q' is not a stage of this model"),
+        ({"dec.0.cross_attn.weights": torch.zeros(2, 3)}, r"has shape \[2, 3\]; expected \[2, 4, 3\]"),
+        ({"enc.0.attn.q": torch.zeros(2, 3, 2, dtype=torch.int64)}, "dtype torch.int64"),
+    ],
+)
 def test_wrong_overrides(tmp_path, good, overrides, match):
     refused(tmp_path, zip_of({**good, "overrides.safetensors": tensors_to_bytes(overrides)}), match)
 

@@ -19,11 +19,18 @@ def test_shipped_lessons_name_what_they_open_on():
     assert open_lesson("masked-decoder").show["row"] == "last"
 
 
-@pytest.mark.parametrize("show, words", [
-    ({"head": 5}, "show.head"), ({"row": -1}, "show.row"), ({"row": "first"}, "show.row"),
-    ({"decimals": 9}, "show.decimals"), ({"decimals": 2.5}, "show.decimals"), ({"zoom": 2}, "show must be"),
-    ([1, 2], "show must be"),
-])
+@pytest.mark.parametrize(
+    "show, words",
+    [
+        ({"head": 5}, "show.head"),
+        ({"row": -1}, "show.row"),
+        ({"row": "first"}, "show.row"),
+        ({"decimals": 9}, "show.decimals"),
+        ({"decimals": 2.5}, "show.decimals"),
+        ({"zoom": 2}, "show must be"),
+        ([1, 2], "show must be"),
+    ],
+)
 def test_a_bad_show_is_refused_with_its_name(tmp_path, show, words):
     lesson = open_lesson("two-heads")
     save_lesson(lesson, tmp_path / "a.stepformer")
@@ -55,8 +62,13 @@ def test_why_scale_opens_on_its_row_with_three_decimals(qtbot, own_folders):  # 
     assert (state.row, state.display.decimals) == (2, 3)
     state.go_to("enc.0.attn.weights")
     tables = controller.window.findChildren(QTableView)
-    shown = {t.model().text(r, c) for t in tables if hasattr(t.model(), "text")
-             for r in range(t.model().rowCount()) for c in range(t.model().columnCount())}
+    shown = {
+        t.model().text(r, c)
+        for t in tables
+        if hasattr(t.model(), "text")
+        for r in range(t.model().rowCount())
+        for c in range(t.model().columnCount())
+    }
     assert "0.455" in shown  # 大's largest weight, as the lesson text says
     controller.state.undo_stack.setClean()
     controller.window.close()
@@ -68,8 +80,13 @@ def test_i_love_ai_shows_the_seed_numbers(qtbot, own_folders):  # noqa: F811
     qtbot.addWidget(controller.window)
     state.go_to("enc.0.attn.weights")
     tables = controller.window.findChildren(QTableView)
-    shown = {t.model().text(r, c) for t in tables if hasattr(t.model(), "text")
-             for r in range(t.model().rowCount()) for c in range(t.model().columnCount())}
+    shown = {
+        t.model().text(r, c)
+        for t in tables
+        if hasattr(t.model(), "text")
+        for r in range(t.model().rowCount())
+        for c in range(t.model().columnCount())
+    }
     assert {"0.452", "0.274"} <= shown
     controller.state.undo_stack.setClean()
     controller.window.close()

@@ -14,9 +14,22 @@ from engine.formats.lesson import LANGS, open_lesson, shipped_lessons
 from tests.functional_reference import reference_values
 
 NAMES = [
-    "i-love-ai", "two-heads", "layernorm", "why-scale", "positional-encoding", "masked-decoder",
-    "cross-attention", "what-does-it-refer-to", "the-cat-sat", "flash-attention", "cost-of-context",
-    "lab-gradient-highway", "lab-post-vs-pre-ln", "lab-no-layernorm", "lab-scale-saturation", "lab-teacher-forcing",
+    "i-love-ai",
+    "two-heads",
+    "layernorm",
+    "why-scale",
+    "positional-encoding",
+    "masked-decoder",
+    "cross-attention",
+    "what-does-it-refer-to",
+    "the-cat-sat",
+    "flash-attention",
+    "cost-of-context",
+    "lab-gradient-highway",
+    "lab-post-vs-pre-ln",
+    "lab-no-layernorm",
+    "lab-scale-saturation",
+    "lab-teacher-forcing",
 ]
 
 
@@ -71,7 +84,10 @@ def test_i_love_ai():
     assert t.config.d_k == 4 and t.config.n_heads == 1
     assert t["enc.0.attn.scaled"][0].tolist() == [[0.5, 0.5, 1.0], [0.5, 0.5, 0.5], [1.0, 0.5, 0.0]]
     assert rounded(t["enc.0.attn.weights"][0], 3) == [
-        [0.274, 0.274, 0.452], [0.333, 0.333, 0.333], [0.506, 0.307, 0.186]]
+        [0.274, 0.274, 0.452],
+        [0.333, 0.333, 0.333],
+        [0.506, 0.307, 0.186],
+    ]
     assert rounded(t["enc.0.attn.z"][0, 0], 3) == [0.726, 0.726, 0.274, 0.726]
     assert torch.equal(t["enc.0.attn.out"], t["enc.0.attn.concat"])  # W_O = identity
 
@@ -124,7 +140,10 @@ def test_sinusoidal_positions_0_to_2():
     t = trace_of("positional-encoding")
     assert t.tokens["enc"] == ["狗", "咬", "人"]
     assert rounded(t["enc.pos"], 3) == [
-        [0.0, 1.0, 0.0, 1.0], [0.841, 0.540, 0.010, 1.000], [0.909, -0.416, 0.020, 1.000]]
+        [0.0, 1.0, 0.0, 1.0],
+        [0.841, 0.540, 0.010, 1.000],
+        [0.909, -0.416, 0.020, 1.000],
+    ]
     expected = [[math.sin(p), math.cos(p), math.sin(p / 100), math.cos(p / 100)] for p in range(3)]
     torch.testing.assert_close(t["enc.pos"], torch.tensor(expected), atol=1e-6, rtol=0)
     torch.testing.assert_close(t["enc.x0"], t["enc.pos"] + torch.eye(3, 4))
@@ -178,11 +197,17 @@ def test_the_cat_sat_on_the_mat():
     assert t["enc.1.attn.weights"].shape == (2, 6, 6)
 
 
-@pytest.mark.parametrize(("name", "wrong", "right"), [
-    ("two-heads", ["0.405, 0.190, 0.405", "0.190, 0.810"], ["0.401, 0.198, 0.401", "0.198, 0.802"]),
-    ("what-does-it-refer-to", ["0.6, 0.05, 0.1, 0.08, 0.02, 0.15"],
-     ["0.977, 0.001, 0.002, 0.001, 0.001, 0.018", "0.783, 0.024, 0.039, 0.030, 0.018, 0.106"]),
-])
+@pytest.mark.parametrize(
+    ("name", "wrong", "right"),
+    [
+        ("two-heads", ["0.405, 0.190, 0.405", "0.190, 0.810"], ["0.401, 0.198, 0.401", "0.198, 0.802"]),
+        (
+            "what-does-it-refer-to",
+            ["0.6, 0.05, 0.1, 0.08, 0.02, 0.15"],
+            ["0.977, 0.001, 0.002, 0.001, 0.001, 0.018", "0.783, 0.024, 0.039, 0.030, 0.018, 0.106"],
+        ),
+    ],
+)
 def test_descriptions_name_the_seeds_wrong_numbers_and_the_right_ones(name, wrong, right):
     description = open_lesson(name).description
     for lang in LANGS:
@@ -206,13 +231,16 @@ def test_descriptions_quote_the_numbers_the_lessons_compute():
                 assert text in description[lang], (name, lang, text)
 
 
-@pytest.mark.parametrize(("params", "match"), [
-    ({"enc.0.attn.W_Q": [[1, 0], [0, 1]]}, r"enc.0.attn.W_Q has shape \[2, 2\]; expected \[4, 4\]"),
-    ({"enc.0.attn.W_Q": [[1, 0, 0, 0], [0, 1]]}, "enc.0.attn.W_Q must be a rectangular list of numbers"),
-    ({"enc.0.attn.W_Q": "eye"}, "must be a rectangular list of numbers"),
-    ({"enc.0.attn.W_X": [[0.0]]}, "has enc.0.attn.W_X, which this config does not use"),
-    ([1, 2], "params must map parameter names to lists of numbers"),
-])
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"enc.0.attn.W_Q": [[1, 0], [0, 1]]}, r"enc.0.attn.W_Q has shape \[2, 2\]; expected \[4, 4\]"),
+        ({"enc.0.attn.W_Q": [[1, 0, 0, 0], [0, 1]]}, "enc.0.attn.W_Q must be a rectangular list of numbers"),
+        ({"enc.0.attn.W_Q": "eye"}, "must be a rectangular list of numbers"),
+        ({"enc.0.attn.W_X": [[0.0]]}, "has enc.0.attn.W_X, which this config does not use"),
+        ([1, 2], "params must map parameter names to lists of numbers"),
+    ],
+)
 def test_shipped_lesson_files_are_checked_too(tmp_path, monkeypatch, params, match):
     data = json.loads((lesson_module.LESSONS_DIR / "01-i-love-ai.json").read_text(encoding="utf-8"))
     data["params"] = params

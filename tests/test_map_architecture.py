@@ -11,8 +11,9 @@ from engine.graph import Place, build_stages, stack_output
 
 CONFIGS = {
     "encoder": dict(architecture="encoder", n_layers=2),
-    "decoder pre-LN rope swiglu": dict(architecture="decoder", n_layers=2, norm="pre", positional="rope",
-                                       activation="swiglu"),
+    "decoder pre-LN rope swiglu": dict(
+        architecture="decoder", n_layers=2, norm="pre", positional="rope", activation="swiglu"
+    ),
     "encoder-decoder": dict(architecture="encoder-decoder", n_layers=2, positional="learned"),
     "bert-like": dict(architecture="encoder", embed_norm=True, type_vocab=2, activation="gelu"),
     "tiled": dict(architecture="decoder", tiled=[2, 2]),
@@ -70,8 +71,9 @@ def test_every_sublayer_has_its_residual_and_cross_attention_reads_the_encoder(n
         assert len(residual) == 1 and not residual[0].off, add
         assert flow[0].source.part in ("self_attn", "cross_attn", "ffn") and flow[0].source.sublayer == add.sublayer
         source = residual[0].source  # the stream before the sublayer: an earlier Add, LayerNorm or the embedding
-        assert source.part in (("add", "embedding", "embed_norm") if cfg.norm == "pre" else
-                               ("norm", "embedding", "embed_norm")), (add, source)
+        assert source.part in (
+            ("add", "embedding", "embed_norm") if cfg.norm == "pre" else ("norm", "embedding", "embed_norm")
+        ), (add, source)
     memory = [e for e in arch.edges if e.kind == "memory"]
     crosses = [b.place for b in arch.boxes if b.place.part == "cross_attn"]
     assert [e.target for e in memory] == crosses
@@ -87,8 +89,16 @@ def test_attention_opens_into_its_operations():
     steps = {op.op: op.level for op in attn.operations}
     assert steps["attn.q"] == steps["attn.k"] == steps["attn.v"] == 0
     assert steps["attn.q_rot"] == steps["attn.k_rot"] == 1
-    order = ["attn.q_rot", "attn.scores", "attn.scaled", "attn.masked", "attn.weights", "attn.z", "attn.concat",
-             "attn.out"]
+    order = [
+        "attn.q_rot",
+        "attn.scores",
+        "attn.scaled",
+        "attn.masked",
+        "attn.weights",
+        "attn.z",
+        "attn.concat",
+        "attn.out",
+    ]
     assert [steps[op] for op in order] == list(range(1, 9))
     assert "causal" in attn.notes and "rope" in attn.notes
     ffn = arch.box(Place("dec", 0, 2, "ffn"))
@@ -100,10 +110,16 @@ def test_attention_opens_into_its_operations():
     assert reads == {"attn.q": {"dec"}, "attn.k": {"enc"}, "attn.v": {"enc"}}
 
 
-@pytest.mark.parametrize("switch,parts", [
-    ("no_residual", {"add"}), ("no_layernorm", {"norm"}), ("no_mask", {"self_attn"}),
-    ("no_pe", {"embedding"}), ("no_scale", {"self_attn", "cross_attn"}),
-])
+@pytest.mark.parametrize(
+    "switch,parts",
+    [
+        ("no_residual", {"add"}),
+        ("no_layernorm", {"norm"}),
+        ("no_mask", {"self_attn"}),
+        ("no_pe", {"embedding"}),
+        ("no_scale", {"self_attn", "cross_attn"}),
+    ],
+)
 def test_what_if_switches_are_marked_where_they_act(switch, parts):
     base = dict(architecture="encoder-decoder", n_layers=1, positional="sinusoidal")
     before = architecture(c := ModelConfig.from_dict(base), build_stages(c))

@@ -7,14 +7,20 @@ from PySide6.QtCore import QRectF, Qt
 from engine import Model, ModelConfig
 from gui.plots import PlotOptions, draw_stage
 from gui.plots.style import WINDOW_CAPTION_COLUMNS, set_caption
-from gui.plots.text import _columns, wrap_caption
 from gui.plots.view import FittedLayoutWidget
+from gui.plots.wrap import _columns, wrap_caption
 
 LONG = "Top 5 next tokens after &lt;start&gt; (T = 1.5) in a sentence that goes on and on"
 
 
-@pytest.mark.parametrize("text", [LONG, "位置编码（位置 × 维度）与本句的激活前数值，共有很多个被关闭的单元",
-                                  "ReLU 作用于本句的数值：192 个中 101 个被关闭"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        LONG,
+        "位置编码（位置 × 维度）与本句的激活前数值，共有很多个被关闭的单元",
+        "ReLU 作用于本句的数值：192 个中 101 个被关闭",
+    ],
+)
 @pytest.mark.parametrize("columns", [14, 28])  # the longest word, &lt;start&gt;, is 13
 def test_wrapped_lines_are_short_and_keep_every_word(text, columns):
     lines = wrap_caption(text, columns).split("<br>")

@@ -56,9 +56,18 @@ def problems_of(view):
 
 
 # ---- 1. numbers that read as negative ------------------------------------------------------------------------
-@pytest.mark.parametrize(("value", "decimals", "text"), [
-    (-0.001, 2, "0.00"), (-0.004, 2, "0.00"), (-0.006, 2, "−0.01"), (-0.0004, 3, "0.000"), (0.4521, 3, "0.452"),
-    (-1.5, 1, "−1.5"), (-123.4, 2, "−123")])
+@pytest.mark.parametrize(
+    ("value", "decimals", "text"),
+    [
+        (-0.001, 2, "0.00"),
+        (-0.004, 2, "0.00"),
+        (-0.006, 2, "−0.01"),
+        (-0.0004, 3, "0.000"),
+        (0.4521, 3, "0.452"),
+        (-1.5, 1, "−1.5"),
+        (-123.4, 2, "−123"),
+    ],
+)
 def test_a_rounded_zero_never_prints_as_minus_zero(value, decimals, text):
     assert format_cell(value, decimals) == text
 
@@ -71,9 +80,14 @@ def test_the_tables_and_files_never_print_minus_zero_either(qapp):
     assert format_number(-0.001, 2, style="file") == "0.00"
 
 
-@pytest.mark.parametrize(("lesson", "stage", "lang"), [("the-cat-sat", "enc.0.attn.weights", "en"),
-                                                       ("masked-decoder", "dec.0.self_attn.weights", "zh"),
-                                                       ("i-love-ai", "enc.0.attn.scores", "zh")])
+@pytest.mark.parametrize(
+    ("lesson", "stage", "lang"),
+    [
+        ("the-cat-sat", "enc.0.attn.weights", "en"),
+        ("masked-decoder", "dec.0.self_attn.weights", "zh"),
+        ("i-love-ai", "enc.0.attn.scores", "zh"),
+    ],
+)
 @pytest.mark.parametrize("slide", [False, True])
 def test_no_tick_touches_a_number_and_no_text_overlaps_another(qapp, lessons, lesson, stage, lang, slide):
     """softmax weights of the-cat-sat at 1280×720 read "cat −0.54": the row's tick beside the first number."""
@@ -92,7 +106,8 @@ def test_no_tick_touches_a_number_and_no_text_overlaps_another(qapp, lessons, le
 def test_every_column_of_the_probabilities_is_named(qapp, lessons):
     """The probs heatmap named 1 of 7 columns (2 of 13 for MiniLM)."""
     wide = Model.create(ModelConfig(architecture="decoder", d_model=8, n_heads=2, decimals=1)).trace(
-        " ".join(f"w{i}" for i in range(10)))  # 13 words in the vocabulary
+        " ".join(f"w{i}" for i in range(10))
+    )  # 13 words in the vocabulary
     for trace in (lessons["masked-decoder"], wide):
         view = shown_figure(qapp, trace, "probs", PlotOptions(lang="zh"), size=(360, 300))
         heat = panels(view.figure, MatrixPanel)[0].heatmap
@@ -277,8 +292,15 @@ def plot_color(heat: Heatmap, value: float):
     return heat.bar.colorMap().map((value - lo) / (hi - lo), mode="byte")[:3]
 
 
-@pytest.mark.parametrize(("lesson", "stage"), [("the-cat-sat", "enc.0.attn.weights"), ("the-cat-sat", "enc.x0"),
-                                               ("the-cat-sat", "enc.0.norm1.var"), ("i-love-ai", "enc.0.attn.scores")])
+@pytest.mark.parametrize(
+    ("lesson", "stage"),
+    [
+        ("the-cat-sat", "enc.0.attn.weights"),
+        ("the-cat-sat", "enc.x0"),
+        ("the-cat-sat", "enc.0.norm1.var"),
+        ("i-love-ai", "enc.0.attn.scores"),
+    ],
+)
 @pytest.mark.parametrize("colormap_name", ["default", "cb-safe"])
 def test_a_table_and_its_plot_give_one_number_one_colour(qtbot, lesson, stage, colormap_name):
     """Tables used hand-blended ramps while plots used CET-D1/viridis: one number, two colours on one screen."""
@@ -299,8 +321,9 @@ def test_a_table_and_its_plot_give_one_number_one_colour(qtbot, lesson, stage, c
             assert max(abs(int(a) - int(b)) for a, b in zip((table.red(), table.green(), table.blue()), expected)) <= 6
     ink = model.ink(0, 0)
     assert ink.name() in ("#000000", "#ffffff")
-    torch.testing.assert_close(torch.tensor([model.scale.lo, model.scale.hi]),
-                               torch.tensor([heat.scale.lo, heat.scale.hi]), check_dtype=False)
+    torch.testing.assert_close(
+        torch.tensor([model.scale.lo, model.scale.hi]), torch.tensor([heat.scale.lo, heat.scale.hi]), check_dtype=False
+    )
 
 
 def test_bars_are_named_even_when_crowded(qapp):

@@ -17,13 +17,29 @@ from gui.plots.predicts import predicting_rows
 
 CONFIGS = {
     "encoder": ModelConfig(d_model=4, n_heads=2, decimals=1),
-    "variants": ModelConfig(architecture="decoder", d_model=4, n_heads=2, activation="swiglu", positional="rope",
-                            switches=("no_scale", "no_residual", "no_layernorm"), decimals=1),
-    "bert-like": ModelConfig(d_model=4, n_heads=2, activation="gelu_tanh", positional="learned", type_vocab=2,
-                             embed_norm=True, switches=("no_pe",), decimals=1),
+    "variants": ModelConfig(
+        architecture="decoder",
+        d_model=4,
+        n_heads=2,
+        activation="swiglu",
+        positional="rope",
+        switches=("no_scale", "no_residual", "no_layernorm"),
+        decimals=1,
+    ),
+    "bert-like": ModelConfig(
+        d_model=4,
+        n_heads=2,
+        activation="gelu_tanh",
+        positional="learned",
+        type_vocab=2,
+        embed_norm=True,
+        switches=("no_pe",),
+        decimals=1,
+    ),
     "decoder": ModelConfig(architecture="decoder", d_model=4, n_heads=2, norm="pre", activation="gelu", decimals=1),
-    "encoder-decoder": ModelConfig(architecture="encoder-decoder", d_model=4, n_heads=2, positional="learned",
-                                   decimals=1),
+    "encoder-decoder": ModelConfig(
+        architecture="encoder-decoder", d_model=4, n_heads=2, positional="learned", decimals=1
+    ),
 }
 
 
@@ -115,7 +131,7 @@ def test_scale_panel_bars_are_softmax_with_and_without_scaling(layout):
     figure = draw_stage(layout, trace, "enc.0.attn.scaled", PlotOptions(head=0, row=2))
     scale = panel(figure, ScalePanel)
     scores = trace["enc.0.attn.scores"][0, 2]
-    for bars, s in ((scale.unscaled, scores), (scale.scaled, scores / (2 ** 0.5))):
+    for bars, s in ((scale.unscaled, scores), (scale.scaled, scores / (2**0.5))):
         p = F.softmax(s.double(), -1).numpy()
         heights = [item.opts["height"] for item in bars.items]
         assert np.allclose(heights[0], p, atol=1e-6) and np.allclose(heights[1], p * (1 - p), atol=1e-6)

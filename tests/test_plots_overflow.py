@@ -24,8 +24,10 @@ def huge_weights_lesson():
     """The lesson with every weight at +1e6 or −1e6 (a fixed pattern of signs)."""
     lesson = open_lesson(LESSON)
     signs = torch.Generator().manual_seed(0)
-    lesson.params = {name: torch.where(torch.rand(t.shape, generator=signs) < 0.5, -1e6, 1e6).to(t.dtype)
-                     for name, t in lesson.build_model().params.items()}
+    lesson.params = {
+        name: torch.where(torch.rand(t.shape, generator=signs) < 0.5, -1e6, 1e6).to(t.dtype)
+        for name, t in lesson.build_model().params.items()
+    }
     return lesson
 
 
@@ -84,6 +86,20 @@ def test_deck_and_export_finish_on_an_overflowed_lesson(qapp, tmp_path, capsys):
     save_lesson(huge_weights_lesson(), path)
     assert main.main(["deck", "--lesson", str(path), "--format", "pdf", "--out", str(tmp_path / "d.pdf")]) == 0
     assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 1 + len(STAGES)  # the map, then each stage
-    assert main.main(["export", "--lesson", str(path), "--stage", "enc.0.norm1.var", "--format", "png",
-                      "--out", str(tmp_path / "v.png")]) == 0
+    assert (
+        main.main(
+            [
+                "export",
+                "--lesson",
+                str(path),
+                "--stage",
+                "enc.0.norm1.var",
+                "--format",
+                "png",
+                "--out",
+                str(tmp_path / "v.png"),
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "v.png").stat().st_size > 0

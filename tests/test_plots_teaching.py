@@ -69,8 +69,12 @@ def test_switched_off_counts_non_positive():
 
 def test_sinusoidal_curves_follow_the_formula_between_and_at_integer_positions():
     d = 6
-    reference = torch.tensor([[math.sin(p / 10000 ** (i / d)) if i % 2 == 0 else math.cos(p / 10000 ** ((i - 1) / d))
-                               for i in range(d)] for p in range(7)])
+    reference = torch.tensor(
+        [
+            [math.sin(p / 10000 ** (i / d)) if i % 2 == 0 else math.cos(p / 10000 ** ((i - 1) / d)) for i in range(d)]
+            for p in range(7)
+        ]
+    )
     assert torch.allclose(sinusoidal_positions(7, d), reference, atol=1e-6)
     at = sinusoidal_at(torch.tensor([0.5]), d)[0]
     assert abs(float(at[0]) - math.sin(0.5)) < 1e-6 and abs(float(at[3]) - math.cos(0.5 / 10000 ** (2 / d))) < 1e-6

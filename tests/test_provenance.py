@@ -11,13 +11,29 @@ from engine.provenance import ALL, sources
 
 CONFIGS = [
     ModelConfig(architecture="encoder", d_model=4, n_heads=2, d_ff=6, activation="gelu"),
-    ModelConfig(architecture="decoder", d_model=6, n_heads=3, d_ff=4, norm="pre", positional="learned",
-                activation="gelu"),
+    ModelConfig(
+        architecture="decoder", d_model=6, n_heads=3, d_ff=4, norm="pre", positional="learned", activation="gelu"
+    ),
     ModelConfig(architecture="encoder-decoder", d_model=4, n_heads=2, d_ff=4, activation="gelu"),
-    ModelConfig(architecture="decoder", d_model=8, n_heads=2, d_ff=6, positional="rope", activation="swiglu",
-                type_vocab=2, embed_norm=True),
-    ModelConfig(architecture="encoder", d_model=4, n_heads=2, d_ff=4, positional="rope", activation="gelu_tanh",
-                switches=("no_pe", "no_scale", "no_residual", "no_layernorm")),
+    ModelConfig(
+        architecture="decoder",
+        d_model=8,
+        n_heads=2,
+        d_ff=6,
+        positional="rope",
+        activation="swiglu",
+        type_vocab=2,
+        embed_norm=True,
+    ),
+    ModelConfig(
+        architecture="encoder",
+        d_model=4,
+        n_heads=2,
+        d_ff=4,
+        positional="rope",
+        activation="gelu_tanh",
+        switches=("no_pe", "no_scale", "no_residual", "no_layernorm"),
+    ),
 ]
 
 
@@ -78,14 +94,18 @@ def test_sources_match_autograd(cfg):
 
 def test_examples_from_the_lesson():
     trace = make_trace(CONFIGS[0])
-    assert sources(trace, "enc.0.attn.scores", (1, 2, 0)) == {
-        "enc.0.attn.q": (1, 2, ALL), "enc.0.attn.k": (1, 0, ALL)}
-    assert sources(trace, "enc.0.attn.z", (0, 1, 1)) == {
-        "enc.0.attn.weights": (0, 1, ALL), "enc.0.attn.v": (0, ALL, 1)}
+    assert sources(trace, "enc.0.attn.scores", (1, 2, 0)) == {"enc.0.attn.q": (1, 2, ALL), "enc.0.attn.k": (1, 0, ALL)}
+    assert sources(trace, "enc.0.attn.z", (0, 1, 1)) == {"enc.0.attn.weights": (0, 1, ALL), "enc.0.attn.v": (0, ALL, 1)}
     assert sources(trace, "enc.0.attn.q", (1, 0, 1)) == {
-        "enc.x0": (0, ALL), "enc.0.attn.W_Q": (ALL, 3), "enc.0.attn.b_Q": (3,)}
+        "enc.x0": (0, ALL),
+        "enc.0.attn.W_Q": (ALL, 3),
+        "enc.0.attn.b_Q": (3,),
+    }
     assert sources(trace, "enc.0.norm1.out", (2, 3)) == {
-        "enc.0.norm1.hat": (2, 3), "enc.0.norm1.gamma": (3,), "enc.0.norm1.beta": (3,)}
+        "enc.0.norm1.hat": (2, 3),
+        "enc.0.norm1.gamma": (3,),
+        "enc.0.norm1.beta": (3,),
+    }
     ids = trace["enc.tokens"]
     assert sources(trace, "enc.embed", (1, 2))["enc.embed.W_E"] == (int(ids[1]), 2)
 

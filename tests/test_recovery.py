@@ -160,8 +160,14 @@ KILLED_WHILE_COMPACTING = textwrap.dedent("""
 
 def test_a_kill_during_journal_writes_and_compactions_loses_no_reported_edit(data):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    child = subprocess.Popen([sys.executable, "-c", KILLED_WHILE_COMPACTING], cwd=ROOT, env=env,
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WHILE_COMPACTING],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         for i in range(25):
             assert child.stdout.readline().strip() == f"edit {i} saved"

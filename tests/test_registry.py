@@ -31,13 +31,18 @@ ARCHITECTURES = {
     "encoder": dict(architecture="encoder", n_layers=2),
     "decoder": dict(architecture="decoder"),
     "encoder-decoder": dict(architecture="encoder-decoder", n_layers=2),
-    "pre-LN, learned positions": dict(architecture="encoder-decoder", norm="pre", positional="learned",
-                                      activation="gelu"),
+    "pre-LN, learned positions": dict(
+        architecture="encoder-decoder", norm="pre", positional="learned", activation="gelu"
+    ),
     "BERT-like": dict(architecture="encoder", embed_norm=True, type_vocab=2, activation="gelu_tanh"),
     "SwiGLU + RoPE": dict(architecture="decoder", activation="swiglu", positional="rope", d_model=8),
     "tiled attention": dict(architecture="encoder-decoder", tiled=(2, 2)),
-    "what-if switches": dict(architecture="decoder", positional="rope", embed_norm=True,
-                             switches=("no_pe", "no_scale", "no_mask", "no_residual", "no_layernorm")),
+    "what-if switches": dict(
+        architecture="decoder",
+        positional="rope",
+        embed_norm=True,
+        switches=("no_pe", "no_scale", "no_mask", "no_residual", "no_layernorm"),
+    ),
     "no positions": dict(architecture="decoder", positional="none", n_heads=1),
 }
 
@@ -145,8 +150,10 @@ def _formula_symbols() -> dict[str, set[str]]:
 
 def _equations(text: str) -> list[tuple[str, list[str]]]:
     """Each "LHS = …" with the factors of the products on its right side (up to the end of the clause)."""
-    return [(lhs, [_letter(f) for f in LEFT_FACTOR.findall(rhs) + RIGHT_FACTOR.findall(rhs)])
-            for lhs, rhs in EQUATION.findall(text)]
+    return [
+        (lhs, [_letter(f) for f in LEFT_FACTOR.findall(rhs) + RIGHT_FACTOR.findall(rhs)])
+        for lhs, rhs in EQUATION.findall(text)
+    ]
 
 
 def test_texts_write_the_formulas_with_the_formulas_letters():

@@ -47,8 +47,14 @@ def test_every_stage_knows_its_place(kind):
     # within a block, the sublayer number of attention and FFN stages matches their add{k}/norm{k}
     for st in stages:
         if st.place.part in ("self_attn", "cross_attn", "ffn"):
-            add = next(a for a in stages if a.place.part == "add" and a.place.stack == st.place.stack
-                       and a.place.block == st.place.block and a.place.sublayer == st.place.sublayer)
+            add = next(
+                a
+                for a in stages
+                if a.place.part == "add"
+                and a.place.stack == st.place.stack
+                and a.place.block == st.place.block
+                and a.place.sublayer == st.place.sublayer
+            )
             assert add.name.endswith(f"add{st.place.sublayer}")
 
 

@@ -20,10 +20,21 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_first_window_shows_before_torch_is_imported(tmp_path):
-    env = {**os.environ, "STEPFORMER_STARTUP_REPORT": "1", "QT_QPA_PLATFORM": "offscreen",
-           "STEPFORMER_DATA_DIR": str(tmp_path / "data"), "STEPFORMER_SETTINGS_DIR": str(tmp_path / "settings")}
-    proc = subprocess.Popen([sys.executable, "main.py", "--lesson", "i-love-ai"], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    env = {
+        **os.environ,
+        "STEPFORMER_STARTUP_REPORT": "1",
+        "QT_QPA_PLATFORM": "offscreen",
+        "STEPFORMER_DATA_DIR": str(tmp_path / "data"),
+        "STEPFORMER_SETTINGS_DIR": str(tmp_path / "settings"),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "main.py", "--lesson", "i-love-ai"],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         lines = read_lines(proc, 2, timeout=90)
     finally:
@@ -71,10 +82,20 @@ def test_a_failure_while_opening_ends_the_app_instead_of_leaving_the_loading_win
 
 
 def test_a_bad_lesson_still_ends_with_one_line_and_exit_code_2(tmp_path):
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "STEPFORMER_DATA_DIR": str(tmp_path / "data"),
-           "STEPFORMER_SETTINGS_DIR": str(tmp_path / "settings")}
-    done = subprocess.run([sys.executable, "main.py", "--lesson", "no-such-lesson"], cwd=ROOT, env=env, text=True,
-                          capture_output=True, timeout=60)
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "STEPFORMER_DATA_DIR": str(tmp_path / "data"),
+        "STEPFORMER_SETTINGS_DIR": str(tmp_path / "settings"),
+    }
+    done = subprocess.run(
+        [sys.executable, "main.py", "--lesson", "no-such-lesson"],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     lines = [line for line in done.stderr.splitlines() if line.startswith("stepformer:")]
     assert len(lines) == 1 and "no-such-lesson" in lines[0]

@@ -9,8 +9,11 @@ from engine.graph import block_outputs
 from engine.whatif import layer_spread, max_weight_by_dk, mean_max_weight
 from tests.reference import randomize
 
-TEXT = {"encoder": ("猫 吃了 鱼 因为 它 饿了", None), "decoder": ("<start> 我 爱 大 模型", None),
-        "encoder-decoder": ("I love AI", "我 爱 大 模型")}
+TEXT = {
+    "encoder": ("猫 吃了 鱼 因为 它 饿了", None),
+    "decoder": ("<start> 我 爱 大 模型", None),
+    "encoder-decoder": ("I love AI", "我 爱 大 模型"),
+}
 
 
 def switched_stages(trace, switch: str) -> list[str]:
@@ -35,8 +38,13 @@ def switched_stages(trace, switch: str) -> list[str]:
     return names
 
 
-CASES = [(arch, norm, pos, switch)
-         for arch in TEXT for norm in ("post", "pre") for pos in ("learned", "rope") for switch in SWITCHES]
+CASES = [
+    (arch, norm, pos, switch)
+    for arch in TEXT
+    for norm in ("post", "pre")
+    for pos in ("learned", "rope")
+    for switch in SWITCHES
+]
 
 
 @pytest.mark.parametrize("arch, norm, positional, switch", CASES)
@@ -65,8 +73,16 @@ def test_each_switch_changes_exactly_its_stages(arch, norm, positional, switch):
 @pytest.mark.parametrize("arch", ["encoder", "encoder-decoder"])
 @pytest.mark.parametrize("norm, positional", [("post", "sinusoidal"), ("pre", "learned"), ("post", "rope")])
 def test_without_positions_reordering_words_only_reorders_the_outputs(arch, norm, positional):
-    cfg = ModelConfig(architecture=arch, norm=norm, positional=positional, d_model=8, n_heads=2, d_ff=16,
-                      n_layers=3, activation="gelu")
+    cfg = ModelConfig(
+        architecture=arch,
+        norm=norm,
+        positional=positional,
+        d_model=8,
+        n_heads=2,
+        d_ff=16,
+        n_layers=3,
+        activation="gelu",
+    )
     model = Model.create(cfg)
     target = "dog" if arch == "encoder-decoder" else None
     out = stack_output(cfg, "enc")
@@ -113,8 +129,13 @@ def test_layer_spread_is_the_std_of_the_residual_stream():
         cfg = ModelConfig(architecture="encoder-decoder", norm=norm, d_model=8, n_heads=2, n_layers=3)
         trace = Model.create(cfg).trace("I love AI", "我 爱")
         for stack in ("enc", "dec"):
-            last = "add3" if stack == "dec" and norm == "pre" else "norm3.out" if stack == "dec" else (
-                "add2" if norm == "pre" else "norm2.out")
+            last = (
+                "add3"
+                if stack == "dec" and norm == "pre"
+                else "norm3.out"
+                if stack == "dec"
+                else ("add2" if norm == "pre" else "norm2.out")
+            )
             names = [f"{stack}.x0"] + [f"{stack}.{i}.{last}" for i in range(3)]
             assert block_outputs(cfg, stack) == names
             expected = [float(torch.std(trace[n], unbiased=False)) for n in names]
@@ -156,8 +177,16 @@ def test_with_config_keeps_weights_and_vocab_and_toggles_back():
         assert torch.equal(back[name], original[name])
 
 
-@pytest.mark.parametrize("change", [dict(activation="swiglu"), dict(d_model=4), dict(positional="learned"),
-                                   dict(architecture="encoder-decoder"), dict(dec_vocab=("a", "b"))])
+@pytest.mark.parametrize(
+    "change",
+    [
+        dict(activation="swiglu"),
+        dict(d_model=4),
+        dict(positional="learned"),
+        dict(architecture="encoder-decoder"),
+        dict(dec_vocab=("a", "b")),
+    ],
+)
 def test_with_config_refuses_changes_that_need_other_weights(change):
     cfg = ModelConfig(architecture="decoder", d_model=8, n_heads=2)
     model = Model.create(cfg)

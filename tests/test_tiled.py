@@ -83,7 +83,16 @@ def test_causal_tiles_in_the_future_are_skipped_and_others_computed():
     encoder = _trace(dict(architecture="encoder"), (2, 2), 0, 6, 0)
     assert not [n for n in encoder.stage_names if n.endswith(".skipped")]
     assert [t.skipped for row in plan(3, 3, 1, 1, causal=True) for t in row] == [
-        False, True, True, False, False, True, False, False, False]
+        False,
+        True,
+        True,
+        False,
+        False,
+        True,
+        False,
+        False,
+        False,
+    ]
 
 
 def test_tile_stage_names_shapes_and_order():

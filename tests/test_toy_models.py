@@ -48,8 +48,12 @@ def test_shipped_language_model_reproduces_its_numbers():
 def test_readme_states_the_shipped_numbers():
     text = (trained.MODELS_DIR / "README.md").read_text(encoding="utf-8")
     toy, lm = trained.shipped_metrics("toy"), trained.shipped_metrics("lm")
-    for number in (f"{100 * toy['exact_match']:.1f} %", f"{100 * toy['alignment_rate']:.1f} %",
-                   f"{lm['perplexity']:.2f}", f"{lm['unigram_perplexity']:.2f}"):
+    for number in (
+        f"{100 * toy['exact_match']:.1f} %",
+        f"{100 * toy['alignment_rate']:.1f} %",
+        f"{lm['perplexity']:.2f}",
+        f"{lm['unigram_perplexity']:.2f}",
+    ):
         assert number in text
 
 

@@ -22,10 +22,27 @@ from engine.training.corpus import (
 from engine.training.train import Settings, batch_loss, batches, forward, make_example, train
 
 EN, ZH = translation_vocabs()
-TRANSLATOR = ModelConfig(architecture="encoder-decoder", d_model=8, n_heads=2, d_ff=16, n_layers=2,
-                         enc_vocab=tuple(EN), dec_vocab=tuple(ZH), max_len=24)
-LM = ModelConfig(architecture="decoder", d_model=8, n_heads=2, d_ff=16, n_layers=2, norm="pre",
-                 positional="learned", dec_vocab=tuple(lm_vocab()), max_len=24)
+TRANSLATOR = ModelConfig(
+    architecture="encoder-decoder",
+    d_model=8,
+    n_heads=2,
+    d_ff=16,
+    n_layers=2,
+    enc_vocab=tuple(EN),
+    dec_vocab=tuple(ZH),
+    max_len=24,
+)
+LM = ModelConfig(
+    architecture="decoder",
+    d_model=8,
+    n_heads=2,
+    d_ff=16,
+    n_layers=2,
+    norm="pre",
+    positional="learned",
+    dec_vocab=tuple(lm_vocab()),
+    max_len=24,
+)
 
 
 def translator_examples(model, pairs):
@@ -47,7 +64,8 @@ def test_training_forward_is_the_trace(cfg):
     for tr, i in zip(traces, ids):
         assert torch.equal(forward(stages, cfg.stacks, model.params, *i), tr["logits"])
     batched = vmap(lambda *x: forward(stages, cfg.stacks, model.params, *x))(
-        *[torch.stack([i[k] for i in ids]) for k in range(len(cfg.stacks))])
+        *[torch.stack([i[k] for i in ids]) for k in range(len(cfg.stacks))]
+    )
     for b, tr in enumerate(traces):
         torch.testing.assert_close(batched[b], tr["logits"], atol=1e-6, rtol=1e-6)
 

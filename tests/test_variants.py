@@ -35,21 +35,41 @@ def usable(architecture: str, switches: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def variant_configs():
-    configs = [ModelConfig(architecture=a, norm=n, d_model=8, n_heads=2, d_ff=12, n_layers=2,
-                           **{**v, "switches": usable(a, v.get("switches", ()))})
-               for a in ARCHS for n in ("post", "pre") for v in VARIANTS]
+    configs = [
+        ModelConfig(
+            architecture=a,
+            norm=n,
+            d_model=8,
+            n_heads=2,
+            d_ff=12,
+            n_layers=2,
+            **{**v, "switches": usable(a, v.get("switches", ()))},
+        )
+        for a in ARCHS
+        for n in ("post", "pre")
+        for v in VARIANTS
+    ]
     rng = random.Random(5)
     for _ in range(24):  # random mixtures of every option
         h, architecture = rng.choice([1, 2, 4]), rng.choice(ARCHS)
-        configs.append(ModelConfig(
-            architecture=architecture, d_model=h * rng.choice([2, 4, 6]), n_heads=h,
-            d_ff=rng.choice([3, 8, 16]), n_layers=rng.choice([1, 2, 3]), norm=rng.choice(["post", "pre"]),
-            activation=rng.choice(["relu", "gelu", "gelu_tanh", "swiglu"]),
-            type_vocab=rng.choice([0, 0, 2]), embed_norm=rng.random() < 0.3,
-            positional=rng.choice(["sinusoidal", "learned", "none", "rope"]), max_len=32,
-            ln_eps=rng.choice([1e-5, 1e-3]), seed=rng.randrange(1000),
-            switches=usable(architecture, tuple(s for s in SWITCHES if rng.random() < 0.3)),
-        ))
+        configs.append(
+            ModelConfig(
+                architecture=architecture,
+                d_model=h * rng.choice([2, 4, 6]),
+                n_heads=h,
+                d_ff=rng.choice([3, 8, 16]),
+                n_layers=rng.choice([1, 2, 3]),
+                norm=rng.choice(["post", "pre"]),
+                activation=rng.choice(["relu", "gelu", "gelu_tanh", "swiglu"]),
+                type_vocab=rng.choice([0, 0, 2]),
+                embed_norm=rng.random() < 0.3,
+                positional=rng.choice(["sinusoidal", "learned", "none", "rope"]),
+                max_len=32,
+                ln_eps=rng.choice([1e-5, 1e-3]),
+                seed=rng.randrange(1000),
+                switches=usable(architecture, tuple(s for s in SWITCHES if rng.random() < 0.3)),
+            )
+        )
     return configs
 
 
@@ -161,13 +181,16 @@ def test_switches_round_trip_through_json_in_one_order():
     assert trace.config.switches == ("no_pe", "no_mask") and trace.meta()["config"]["switches"] == ["no_pe", "no_mask"]
 
 
-@pytest.mark.parametrize("bad, words", [
-    (dict(positional="rope", d_model=6, n_heads=2), ["RoPE", "d_k", "3", "even"]),
-    (dict(switches=("no_pe", "no_softmax")), ["no_softmax", "no_scale"]),
-    (dict(switches=("no_pe", "no_pe")), ["twice"]),
-    (dict(switches="no_pe"), ["list"]),
-    (dict(activation="swish"), ["swiglu"]),
-])
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        (dict(positional="rope", d_model=6, n_heads=2), ["RoPE", "d_k", "3", "even"]),
+        (dict(switches=("no_pe", "no_softmax")), ["no_softmax", "no_scale"]),
+        (dict(switches=("no_pe", "no_pe")), ["twice"]),
+        (dict(switches="no_pe"), ["list"]),
+        (dict(activation="swish"), ["swiglu"]),
+    ],
+)
 def test_bad_variant_configs_are_refused_clearly(bad, words):
     with pytest.raises(EngineError) as err:
         ModelConfig(**bad)
@@ -175,9 +198,11 @@ def test_bad_variant_configs_are_refused_clearly(bad, words):
         assert w in str(err.value)
 
 
-EDITED = [ModelConfig(architecture="encoder", activation="swiglu", positional="rope", d_model=8, n_heads=2),
-          ModelConfig(architecture="decoder", positional="learned", switches=("no_pe", "no_layernorm"), norm="pre"),
-          ModelConfig(architecture="encoder-decoder", positional="rope", activation="swiglu", switches=SWITCHES)]
+EDITED = [
+    ModelConfig(architecture="encoder", activation="swiglu", positional="rope", d_model=8, n_heads=2),
+    ModelConfig(architecture="decoder", positional="learned", switches=("no_pe", "no_layernorm"), norm="pre"),
+    ModelConfig(architecture="encoder-decoder", positional="rope", activation="swiglu", switches=SWITCHES),
+]
 
 
 @pytest.mark.parametrize("cfg", EDITED, ids=lambda c: c.architecture)
@@ -190,6 +215,9 @@ def test_edits_in_variants_equal_a_full_recompute(cfg):
         incremental = dict(trace.values)
         trace.recompute_all()
         assert all(torch.equal(incremental[n], trace.values[n]) for n in incremental), name
-        switched_off = "no_layernorm" in cfg.switches and name.endswith(("gamma", "beta")) or (
-            "no_pe" in cfg.switches and name.endswith("W_pos"))
+        switched_off = (
+            "no_layernorm" in cfg.switches
+            and name.endswith(("gamma", "beta"))
+            or ("no_pe" in cfg.switches and name.endswith("W_pos"))
+        )
         assert (recomputed == []) == switched_off, name  # a switched-off part's weights feed nothing

@@ -24,8 +24,7 @@ SOURCES = ("pyproject.toml", "README.md", "main.py", "engine", "gui", "assets")
 
 
 def pip(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", *args], check=True,
-                   timeout=300)
+    subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", *args], check=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +48,12 @@ def installed(wheel, tmp_path_factory) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
     pip("--python", str(python), "install", "--no-deps", "--no-index", str(wheel))
-    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     outer = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
     (Path(site) / "outer_packages.pth").write_text("\n".join(outer) + "\n", encoding="utf-8")
     return venv / "bin"
@@ -59,16 +62,21 @@ def installed(wheel, tmp_path_factory) -> Path:
 def run(bin_dir: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env.update(QT_QPA_PLATFORM="offscreen", PYTHONIOENCODING="utf-8")
-    return subprocess.run([str(bin_dir / args[0]), *args[1:]], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [str(bin_dir / args[0]), *args[1:]], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_the_wheel_carries_every_module_and_asset_the_app_uses(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     modules = {p.relative_to(ROOT).as_posix() for d in ("engine", "gui") for p in (ROOT / d).rglob("*.py")}
     assert modules - names == set()  # a new package folder must be added to pyproject.toml's list
-    assets = {"stepformer_assets/stage_texts.json", "stepformer_assets/i18n/stepformer_zh_CN.qm",
-              "stepformer_assets/models/toy/weights.safetensors", "stepformer_assets/lessons/01-i-love-ai.json"}
+    assets = {
+        "stepformer_assets/stage_texts.json",
+        "stepformer_assets/i18n/stepformer_zh_CN.qm",
+        "stepformer_assets/models/toy/weights.safetensors",
+        "stepformer_assets/lessons/01-i-love-ai.json",
+    }
     assert assets <= names
 
 
@@ -82,8 +90,9 @@ def test_installed_stepformer_runs_deck_and_translate_from_elsewhere(installed, 
     assert done.stdout.strip() == "我 爱 人工智能"
 
     deck = tmp_path / "deck.pdf"
-    done = run(installed, tmp_path, "stepformer", "deck", "--lesson", "i-love-ai", "--format", "pdf",
-               "--out", deck.name)
+    done = run(
+        installed, tmp_path, "stepformer", "deck", "--lesson", "i-love-ai", "--format", "pdf", "--out", deck.name
+    )
     assert done.returncode == 0, done.stderr
     slides = int(re.search(r"(\d+) slides", done.stdout)[1])
     assert slides > 10 and len(pdf_pages(deck.read_bytes())) == slides

@@ -24,8 +24,27 @@ from PySide6.QtWidgets import QApplication
 from gui.lesson_controller import LessonController
 from gui.views.stage_list import NAME_ROLE
 
-CELL_VALUES = ["0.5", "-1.25", "3", "0", "−0.75", "1e3", "2.5e-3", "abc", "", "nan", "NaN", "inf", "-inf",
-               "1e300", "-2e6", "1,5", "0x10", " 7 ", "1e-320"]
+CELL_VALUES = [
+    "0.5",
+    "-1.25",
+    "3",
+    "0",
+    "−0.75",
+    "1e3",
+    "2.5e-3",
+    "abc",
+    "",
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "1e300",
+    "-2e6",
+    "1,5",
+    "0x10",
+    " 7 ",
+    "1e-320",
+]
 ODD_SENTENCES = ["", "   ", "🙂 🚀 AI", "I\tlove\x00AI\x1b", "我 爱 😀", "\u200b", "a\nb", "é ü ß"]
 
 
@@ -48,8 +67,11 @@ class Start:
 
     def differences(self, state) -> list[str]:
         now = Start.of(state)
-        out = [f"{what} {a!r} != {b!r}" for what, a, b in
-               (("text", self.text, now.text), ("target", self.target, now.target)) if a != b]
+        out = [
+            f"{what} {a!r} != {b!r}"
+            for what, a, b in (("text", self.text, now.text), ("target", self.target, now.target))
+            if a != b
+        ]
         for kind, mine, theirs in (("param", self.params, now.params), ("override", self.overrides, now.overrides)):
             if mine.keys() != theirs.keys():
                 out.append(f"{kind} names differ: {sorted(mine.keys() ^ theirs.keys())}")
@@ -69,10 +91,23 @@ class Walker:
     def __post_init__(self):
         self.start = Start.of(self.state)
         self.actions: list[tuple[int, Callable[[], str]]] = [
-            (12, self.step), (6, self.jump), (6, self.head), (10, self.edit_cell), (2, self.edit_bad_cell),
-            (4, self.sentence), (2, self.odd_sentence), (3, self.switch), (3, self.generate), (1, self.language),
-            (2, self.display), (3, self.dock), (6, self.undo), (3, self.redo), (1, self.reset_weights),
-            (1, self.difference), (1, self.undo_and_redo_everything),
+            (12, self.step),
+            (6, self.jump),
+            (6, self.head),
+            (10, self.edit_cell),
+            (2, self.edit_bad_cell),
+            (4, self.sentence),
+            (2, self.odd_sentence),
+            (3, self.switch),
+            (3, self.generate),
+            (1, self.language),
+            (2, self.display),
+            (3, self.dock),
+            (6, self.undo),
+            (3, self.redo),
+            (1, self.reset_weights),
+            (1, self.difference),
+            (1, self.undo_and_redo_everything),
         ]
 
     # ---- the window as it is now (a language or display change builds a new one) -------------------
@@ -125,8 +160,9 @@ class Walker:
             raise WalkFailure(self.report("an exception was raised while undoing everything"))
         differences = self.start.differences(self.state)
         if differences:
-            raise WalkFailure(self.report("undoing everything did not return to the start: "
-                                          + "; ".join(differences[:10])))
+            raise WalkFailure(
+                self.report("undoing everything did not return to the start: " + "; ".join(differences[:10]))
+            )
 
     def undo_and_redo_everything(self) -> str:
         """Undo all (the start, exactly), then redo as much (where the walk was, exactly)."""
@@ -137,8 +173,9 @@ class Walker:
             settle()
         differences = now.differences(self.state)
         if differences:
-            raise WalkFailure(self.report("redoing everything did not return to where the walk was: "
-                                          + "; ".join(differences[:10])))
+            raise WalkFailure(
+                self.report("redoing everything did not return to where the walk was: " + "; ".join(differences[:10]))
+            )
         return "undo everything, redo everything"
 
     def _new_start_if_history_cleared(self) -> None:
@@ -149,8 +186,9 @@ class Walker:
     # ---- actions: each returns what it did -----------------------------------------------------------
     def step(self) -> str:
         stepper = self.window.stepper
-        action = self.rng.choice([stepper.next_action] * 4 + [stepper.prev_action] * 3
-                                 + [stepper.first_action, stepper.last_action])
+        action = self.rng.choice(
+            [stepper.next_action] * 4 + [stepper.prev_action] * 3 + [stepper.first_action, stepper.last_action]
+        )
         action.trigger()
         return f"step: {action.text()}"
 
@@ -169,8 +207,11 @@ class Walker:
         return f"head {head}"
 
     def _editable_panels(self):
-        return [p for p in self.window.stage_view.panels() if p.model.editable and p.isVisible()
-                and p.model.rowCount() and p.model.columnCount()]
+        return [
+            p
+            for p in self.window.stage_view.panels()
+            if p.model.editable and p.isVisible() and p.model.rowCount() and p.model.columnCount()
+        ]
 
     def _type_into_cell(self, value: str) -> str:
         panels = self._editable_panels()
@@ -215,8 +256,9 @@ class Walker:
         if kind == 0:
             return self._enter_sentences(self._good_words(300))
         if kind == 1:
-            return self._enter_sentences(self._good_words(3) + " brandnew" + str(self.rng.randrange(99)),
-                                         self._good_words(300))  # a too long target, with a new source word
+            return self._enter_sentences(
+                self._good_words(3) + " brandnew" + str(self.rng.randrange(99)), self._good_words(300)
+            )  # a too long target, with a new source word
         return self._enter_sentences(self.rng.choice(ODD_SENTENCES), self.rng.choice(ODD_SENTENCES + [None]))
 
     def switch(self) -> str:
@@ -249,8 +291,9 @@ class Walker:
 
     def dock(self) -> str:
         teaching = self.window.teaching
-        action = self.rng.choice([teaching.heads_action, teaching.whatif_action, teaching.generation_panel_action,
-                                  teaching.kv_action])
+        action = self.rng.choice(
+            [teaching.heads_action, teaching.whatif_action, teaching.generation_panel_action, teaching.kv_action]
+        )
         action.trigger()
         return f"dock {action.text()} → {action.isChecked()}"
 

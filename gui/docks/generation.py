@@ -53,8 +53,9 @@ class GenerationPanel(QWidget):
 
         self.generate_action = QAction(self.tr("Generate next token"), self)
         self.generate_action.setShortcut(QKeySequence("Ctrl+G"))
-        self.generate_action.setToolTip(self.tr("Choose the next token from the output probabilities and "
-                                                "append it (Ctrl+G)"))
+        self.generate_action.setToolTip(
+            self.tr("Choose the next token from the output probabilities and append it (Ctrl+G)")
+        )
         self.generate_action.triggered.connect(self.generate)
         self.step_action = QAction(self.tr("Step through the new token"), self)
         self.step_action.setToolTip(self.tr("Go back to the decoder's input with the new token selected"))
@@ -191,8 +192,9 @@ class GenerationPanel(QWidget):
         """The distribution the newest token was chosen from; before any generation, what would be chosen."""
         self.generate_action.setEnabled("probs" in self.state.trace.values)
         self.step_action.setEnabled("dec.tokens" in self.state.stage_names)
-        self.seed_note.setText(self.tr("this draw uses seed {0}").format(self.draw_settings()[3])
-                               if self.sampled.isChecked() else "")
+        self.seed_note.setText(
+            self.tr("this draw uses seed {0}").format(self.draw_settings()[3]) if self.sampled.isChecked() else ""
+        )
         if not self.isVisible():  # a hidden panel computes and draws nothing until it is shown
             self.stale = True
             return
@@ -201,8 +203,10 @@ class GenerationPanel(QWidget):
         made = command.choice if command is not None else None
         problem = self.can_generate()
         if made is not None:
-            self.status.setText(self.tr("Generated “{0}”. Generate again, or step through the new token.")
-                                .format(made.token) + (f"\n{problem}" if problem else ""))
+            self.status.setText(
+                self.tr("Generated “{0}”. Generate again, or step through the new token.").format(made.token)
+                + (f"\n{problem}" if problem else "")
+            )
             self._draw(made)
             return
         if problem:

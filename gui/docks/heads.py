@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout
 
 from gui.plots import figure_build_key
-from gui.plots.extra_text import plain
+from gui.plots.captions import plain
 from gui.plots.heads import draw_heads, heads_stage
 from gui.plots.view import FigureCache, FittedLayoutWidget
 from gui.state.app_state import AppState
@@ -55,9 +55,11 @@ class HeadGridView(LazyView):
         self.pages.setCurrentWidget(self.plot)
         shown = self.shown
         options = self.settings.plot_options
-        self.figure = self.figures.show(figure_build_key(trace, shown),
-                                        lambda layout: draw_heads(layout, trace, shown, options()),
-                                        lambda figure: figure.refresh(trace, options()))
+        self.figure = self.figures.show(
+            figure_build_key(trace, shown),
+            lambda layout: draw_heads(layout, trace, shown, options()),
+            lambda figure: figure.refresh(trace, options()),
+        )
 
     def _settings_changed(self, names: frozenset[str]) -> None:
         if names & {"row", "colormap"}:  # new options, the same figure

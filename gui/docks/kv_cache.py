@@ -59,8 +59,9 @@ class KVCacheView(LazyView):
             self.attention.setCurrentIndex(names.index(current))
         if not names:
             self.plot.hide()
-            self.summary.setText(self.tr("A KV cache belongs to a decoder: choose a decoder or encoder-decoder "
-                                         "model in Settings."))
+            self.summary.setText(
+                self.tr("A KV cache belongs to a decoder: choose a decoder or encoder-decoder model in Settings.")
+            )
             return
         self.plot.show()
         opts = self.settings.plot_options()
@@ -79,7 +80,12 @@ class KVCacheView(LazyView):
             "{4:,} with the cache, {5:,} without."
         ).format(self.cache.rows, html.escape(token), cached, full, total_cached, total_full)
         if "no_mask" in trace.config.switches:
-            text += "<br><span style='color:#b35900'>" + self.tr(
-                "With no mask, earlier tokens see later ones: their cached K and V would go stale, so a "
-                "cache cannot be used.") + "</span>"
+            text += (
+                "<br><span style='color:#b35900'>"
+                + self.tr(
+                    "With no mask, earlier tokens see later ones: their cached K and V would go stale, so a "
+                    "cache cannot be used."
+                )
+                + "</span>"
+            )
         self.summary.setText(text)

@@ -107,8 +107,14 @@ class DockPlacement(QObject):
         the other side (the map, left of the stage list)."""
         window, stage_list = self.window, self.window.stage_list
         side = window.dockWidgetArea(dock)
-        others = [d.width() for d in window.findChildren(QDockWidget) if d.isVisible() and not d.isFloating()
-                  and window.dockWidgetArea(d) in SIDES and window.dockWidgetArea(d) != side]
+        others = [
+            d.width()
+            for d in window.findChildren(QDockWidget)
+            if d.isVisible()
+            and not d.isFloating()
+            and window.dockWidgetArea(d) in SIDES
+            and window.dockWidgetArea(d) != side
+        ]
         return window.width() - (stage_list.width() if stage_list.isVisible() else 0) - max(others, default=0) - EDGES
 
     def _beside(self) -> list[QDockWidget]:
@@ -131,8 +137,11 @@ class DockPlacement(QObject):
         if window.height() >= STACK_MIN_HEIGHT * self.scale:
             return
         tabbed = window.tabifiedDockWidgets(dock)
-        shown = [d for d in self._beside() if d is not dock and d not in tabbed
-                 and window.dockWidgetArea(d) == window.dockWidgetArea(dock)]
+        shown = [
+            d
+            for d in self._beside()
+            if d is not dock and d not in tabbed and window.dockWidgetArea(d) == window.dockWidgetArea(dock)
+        ]
         if shown:
             window.tabifyDockWidget(shown[0], dock)
             dock.raise_()

@@ -77,6 +77,7 @@ class LabRunner(QThread):
 
 class TrainingLab(QWidget):
     step_through = Signal(object)  # engine.sources.Opened: the model of the last step drawn
+
     def __init__(self, settings: DisplaySettings, parent=None):
         super().__init__(parent)
         self.settings = settings  # the language of the arms' names and the colours of the attention map
@@ -147,8 +148,12 @@ class TrainingLab(QWidget):
         column.addLayout(choice)
         column.addWidget(self.attention_caption)  # the map goes under it (_build_plots)
         self.step_through_button = QPushButton(self.tr("Step through this model"), panel)
-        self.step_through_button.setToolTip(self.tr("Open the model at the last step's weights in the window, "
-                                                    "at this layer's attention (pause or stop first)"))
+        self.step_through_button.setToolTip(
+            self.tr(
+                "Open the model at the last step's weights in the window, "
+                "at this layer's attention (pause or stop first)"
+            )
+        )
         self.step_through_button.clicked.connect(self._open_model)
         column.addWidget(self.step_through_button)
         panel.setEnabled(False)
@@ -182,17 +187,26 @@ class TrainingLab(QWidget):
         """Each experiment of engine/training/lab.py: its title and the tutorials' claim it tests, in the window's
         language."""
         return {
-            "gradient-highway": (self.tr("Gradient highway: with and without residual connections"),
-                                 self.tr("the residual connection carries the gradient to the first layers")),
-            "post-vs-pre-ln": (self.tr("Post-LN vs pre-LN, with and without warm-up"),
-                               self.tr("post-LN is unstable in deep stacks and needs warm-up; pre-LN trains stably")),
-            "no-layernorm": (self.tr("With and without LayerNorm"),
-                             self.tr("without LayerNorm the loss curve is a roller coaster")),
-            "scale-saturation": (self.tr("Softmax saturation: scaled by √d_k or not"),
-                                 self.tr("dividing by √d_k keeps the softmax out of saturation")),
-            "teacher-forcing": (self.tr("Teacher forcing: one masked pass vs step by step"),
-                                self.tr("one masked pass gives every position's prediction, as N incremental steps "
-                                        "would")),
+            "gradient-highway": (
+                self.tr("Gradient highway: with and without residual connections"),
+                self.tr("the residual connection carries the gradient to the first layers"),
+            ),
+            "post-vs-pre-ln": (
+                self.tr("Post-LN vs pre-LN, with and without warm-up"),
+                self.tr("post-LN is unstable in deep stacks and needs warm-up; pre-LN trains stably"),
+            ),
+            "no-layernorm": (
+                self.tr("With and without LayerNorm"),
+                self.tr("without LayerNorm the loss curve is a roller coaster"),
+            ),
+            "scale-saturation": (
+                self.tr("Softmax saturation: scaled by √d_k or not"),
+                self.tr("dividing by √d_k keeps the softmax out of saturation"),
+            ),
+            "teacher-forcing": (
+                self.tr("Teacher forcing: one masked pass vs step by step"),
+                self.tr("one masked pass gives every position's prediction, as N incremental steps would"),
+            ),
         }
 
     def choose(self, name: str) -> None:
@@ -286,8 +300,11 @@ class TrainingLab(QWidget):
             self.bar_plot.getAxis("bottom").setTicks([list(enumerate(self.layers))])
             if progress.step % WATCH_EVERY == 0 or progress.step == progress.steps - 1:
                 self._watch(progress)
-        self.status.setText(self.tr("{0}, seed {1}: step {2} of {3}").format(
-            label(progress.arm, self.settings.lang), progress.seed, progress.step + 1, progress.steps))
+        self.status.setText(
+            self.tr("{0}, seed {1}: step {2} of {3}").format(
+                label(progress.arm, self.settings.lang), progress.seed, progress.step + 1, progress.steps
+            )
+        )
 
     def _draw(self, key: tuple[str, int], xs: list, ys: list, symbol: str | None = None) -> None:
         arm = key[0]
@@ -297,8 +314,9 @@ class TrainingLab(QWidget):
             pen = pg.mkPen(color(self.arms.index(arm)), width=2)
             first = not any(k[0] == arm for k in self.items)
             name = label(arm, self.settings.lang) if first else None
-            self.items[key] = self.curve_plot.plot(name=name, pen=pen, symbol=symbol,
-                                                   symbolBrush=color(self.arms.index(arm)))
+            self.items[key] = self.curve_plot.plot(
+                name=name, pen=pen, symbol=symbol, symbolBrush=color(self.arms.index(arm))
+            )
         self.items[key].setData(xs, [float("nan") if y is None else y for y in ys])
 
     def _watch(self, progress) -> None:
@@ -328,8 +346,11 @@ class TrainingLab(QWidget):
         # wide enough for every token's label on the top axis (besides the left axis and the colour bar)
         self.attention_view.setMinimumWidth(len(tokens) * (text_width(self.attention.tick_font, tokens) + 8) + 150)
         self.attention.set(weights, tokens, tokens, self.settings.plot_options(), levels=(0.0, 1.0))
-        self.attention_caption.setText(self.tr("{0}, seed {1}, after step {2}").format(
-            label(progress.arm, self.settings.lang), progress.seed, progress.step + 1))
+        self.attention_caption.setText(
+            self.tr("{0}, seed {1}, after step {2}").format(
+                label(progress.arm, self.settings.lang), progress.seed, progress.step + 1
+            )
+        )
 
     def _finished(self, result: dict | None) -> None:
         self.runner.wait()

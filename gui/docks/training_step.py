@@ -121,11 +121,18 @@ class TrainingStepView(QWidget):
         self.weight.setEnabled(step is not None)
         self.figure.setVisible(step is not None)
         if step is None:
-            self.loss.setText(self.tr("Model ▸ Take one training step shows here each weight before the step, "
-                                      "its gradient ∂L/∂W and after it."))
+            self.loss.setText(
+                self.tr(
+                    "Model ▸ Take one training step shows here each weight before the step, "
+                    "its gradient ∂L/∂W and after it."
+                )
+            )
             return
-        self.loss.setText(self.tr("Training step: loss {0:.4f} → {1:.4f} (learning rate {2:g})").format(
-            step.loss_before, step.loss_after, step.lr))
+        self.loss.setText(
+            self.tr("Training step: loss {0:.4f} → {1:.4f} (learning rate {2:g})").format(
+                step.loss_before, step.loss_after, step.lr
+            )
+        )
         self._follow_stage()
         self._draw()
 
@@ -150,14 +157,16 @@ class TrainingStepView(QWidget):
         if not self.heatmaps:
             self.heatmaps = [Heatmap(self.figure.ci, opts, signed=True, row=0, col=col) for col in range(3)]
         update = self.step.params[name]
-        before, grad, after = (np.atleast_2d(t.detach().double().numpy())
-                               for t in (update.before, update.grad, update.after))
+        before, grad, after = (
+            np.atleast_2d(t.detach().double().numpy()) for t in (update.before, update.grad, update.after)
+        )
         top = float(max(np.abs(before).max(), np.abs(after).max())) or 1.0
         grad_top = float(np.abs(grad).max()) or 1.0
         captions = [self.tr("W before"), "∂L/∂W", self.tr("W after = W − {0:g}·∂L/∂W").format(self.step.lr)]
         rows, cols = [str(i) for i in range(before.shape[0])], [str(j) for j in range(before.shape[1])]
-        for heatmap, matrix, levels, caption in zip(self.heatmaps, (before, grad, after),
-                                                     ((-top, top), (-grad_top, grad_top), (-top, top)), captions):
+        for heatmap, matrix, levels, caption in zip(
+            self.heatmaps, (before, grad, after), ((-top, top), (-grad_top, grad_top), (-top, top)), captions
+        ):
             heatmap.set(matrix, rows, cols, opts, caption=caption, levels=levels)
 
 

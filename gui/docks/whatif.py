@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout
 from engine import EngineError
 from engine.config import SWITCHES
 from gui.plots import StageFigure
-from gui.plots.extra_text import plain
+from gui.plots.captions import plain
 from gui.plots.view import FittedLayoutWidget
 from gui.plots.whatif import draw_whatif, whatif_build_key
 from gui.state.app_state import AppState
@@ -64,8 +64,13 @@ class WhatIfView(LazyView):
         self.built: dict[str, tuple] = {}  # what each tab's figure was built for (see whatif_build_key)
         self.tabs = QTabWidget(self)
         self.plots: dict[str, FittedLayoutWidget] = {}
-        titles = {"no_pe": self.tr("No positions"), "no_scale": self.tr("No scaling"), "no_mask": self.tr("No mask"),
-                  "no_residual": self.tr("No residual"), "no_layernorm": self.tr("No LayerNorm")}
+        titles = {
+            "no_pe": self.tr("No positions"),
+            "no_scale": self.tr("No scaling"),
+            "no_mask": self.tr("No mask"),
+            "no_residual": self.tr("No residual"),
+            "no_layernorm": self.tr("No LayerNorm"),
+        }
         for key in SWITCHES:
             self.plots[key] = FittedLayoutWidget(self)
             self.tabs.addTab(self.plots[key], titles[key])
@@ -118,4 +123,3 @@ class WhatIfView(LazyView):
             return
         self.plots[key].settle()
         self.note.setText(self.figure.panels[0].note)
-

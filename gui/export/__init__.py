@@ -14,20 +14,37 @@ from .matrix import MATRIX_FORMATS, export_matrix, to_csv, to_latex
 
 DECK_FORMATS = ("pdf", "pptx")
 
-__all__ = ["DECK_FORMATS", "FORMATS", "MATRIX_FORMATS", "copy_figure", "export_deck", "export_figure",
-           "export_matrix", "to_csv", "to_latex"]
+__all__ = [
+    "DECK_FORMATS",
+    "FORMATS",
+    "MATRIX_FORMATS",
+    "copy_figure",
+    "export_deck",
+    "export_figure",
+    "export_matrix",
+    "to_csv",
+    "to_latex",
+]
 
 
-def export_deck(trace, opts, path: str | Path, fmt: str | None = None, progress: Progress | None = None,
-                stages: list[str] | None = None, inset: bool = True) -> int:
+def export_deck(
+    trace,
+    opts,
+    path: str | Path,
+    fmt: str | None = None,
+    progress: Progress | None = None,
+    stages: list[str] | None = None,
+    inset: bool = True,
+) -> int:
     """Write the lesson as a .pdf or .pptx deck: the map, then one page/slide per stage (of `stages`, default all),
     each with a small "you are here" map when `inset`; returns the count."""
     path = Path(path)
     check_target(path)
     fmt = (fmt or path.suffix.lstrip(".")).lower()
     if fmt not in DECK_FORMATS:
-        raise EngineError(f"cannot export slides as {fmt or 'a file without extension'!r}; "
-                          f"use one of {', '.join(DECK_FORMATS)}")
+        raise EngineError(
+            f"cannot export slides as {fmt or 'a file without extension'!r}; use one of {', '.join(DECK_FORMATS)}"
+        )
     if fmt == "pdf":
         return write_pdf_deck(trace, opts, path, progress, stages, inset)
     from .pptx import write_pptx_deck  # python-pptx loads only when a PPTX is asked for

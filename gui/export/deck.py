@@ -17,11 +17,11 @@ from PySide6.QtGui import QColor, QPainter
 
 from engine.formats.files import write_atomic
 from gui.plots import PlotOptions
+from gui.plots.captions import caption
 from gui.plots.heatmap import format_cell
 from gui.plots.map import draw_map
 from gui.plots.map_items import slide_font
 from gui.plots.matrix import is_per_head
-from gui.plots.text import caption
 from gui.text.formulas import formula, symbols
 from gui.text.operations import stage_text, stage_title, token_stack
 from gui.text.places import place
@@ -63,8 +63,11 @@ def cut(trace, name: str, symbol: str, head: int, decimals: int = 2) -> SlideMat
 
 def slide_for(trace, stage: str, opts: PlotOptions) -> Slide:
     in_symbols, out_symbol = symbols(trace, stage)
-    matrices = [cut(trace, name, sym, opts.head, opts.decimals) for name, sym in in_symbols.items()
-                if token_stack(trace, name) is None]
+    matrices = [
+        cut(trace, name, sym, opts.head, opts.decimals)
+        for name, sym in in_symbols.items()
+        if token_stack(trace, name) is None
+    ]
     matrices.append(cut(trace, stage, out_symbol, opts.head, opts.decimals))
     title = stage_title(trace, stage, opts.lang)  # the stage's id stays in file names and the command line
     if is_per_head(trace, stage):
@@ -117,8 +120,11 @@ def draw_matrix(painter: QPainter, m: SlideMatrix, x: float, y: float, width: fl
         top = y + (i + 1) * line
         painter.drawText(QRectF(x, top, label_w - 6, line), Qt.AlignmentFlag.AlignRight, m.rows[i][:10])
         for j in range(c):
-            painter.drawText(QRectF(x + label_w + j * cell_w, top, cell_w, line), Qt.AlignmentFlag.AlignRight,
-                             format_cell(m.values[i, j], m.decimals))
+            painter.drawText(
+                QRectF(x + label_w + j * cell_w, top, cell_w, line),
+                Qt.AlignmentFlag.AlignRight,
+                format_cell(m.values[i, j], m.decimals),
+            )
     return 26 + (r + 1) * line + 12
 
 
@@ -129,8 +135,14 @@ FIGURE_SIZE = (1060, 596)  # figures on slides are laid out at this size, so the
 INSET_H = 200  # the "you are here" map above the matrices
 
 
-def draw_page(painter: QPainter, slide: Slide, draw_figure: Callable[[QRectF], None], page: int, pages: int,
-              draw_inset: Callable[[QRectF], None] | None = None) -> None:
+def draw_page(
+    painter: QPainter,
+    slide: Slide,
+    draw_figure: Callable[[QRectF], None],
+    page: int,
+    pages: int,
+    draw_inset: Callable[[QRectF], None] | None = None,
+) -> None:
     painter.setPen(TEXT_COLOR)
     painter.setFont(slide_font(24, bold=True))
     painter.drawText(QRectF(MARGIN, 16, SCENE_W - 2 * MARGIN, 44), Qt.AlignmentFlag.AlignLeft, slide.title)
@@ -154,8 +166,14 @@ def draw_page(painter: QPainter, slide: Slide, draw_figure: Callable[[QRectF], N
     painter.drawText(QRectF(0, SCENE_H - 24, SCENE_W - MARGIN, 20), Qt.AlignmentFlag.AlignRight, f"{page} / {pages}")
 
 
-def write_pdf_deck(trace, opts: PlotOptions, path: Path, progress: Progress | None = None,
-                   stages: list[str] | None = None, inset: bool = True) -> int:
+def write_pdf_deck(
+    trace,
+    opts: PlotOptions,
+    path: Path,
+    progress: Progress | None = None,
+    stages: list[str] | None = None,
+    inset: bool = True,
+) -> int:
     """The map's page, then one page per stage (of `stages`, default all); returns the page count."""
     opts = replace(opts, slide=True, title=False)
     deck = slides(trace, opts, stages)
@@ -175,8 +193,7 @@ def write_pdf_deck(trace, opts: PlotOptions, path: Path, progress: Progress | No
                 writer.newPage()
                 on_map = (lambda box, s=slide.stage: small.paint(s, painter, box)) if inset else None
                 with offscreen_figure(trace, slide.stage, opts, FIGURE_SIZE) as view:
-                    draw_page(painter, slide, lambda box, v=view: paint(v, painter, box), k + 2, len(deck) + 1,
-                              on_map)
+                    draw_page(painter, slide, lambda box, v=view: paint(v, painter, box), k + 2, len(deck) + 1, on_map)
     finally:
         painter.end()
     write_atomic(path, bytes(buffer.data()))

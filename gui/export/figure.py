@@ -29,8 +29,9 @@ def format_of(path: str | Path, fmt: str | None = None) -> str:
     """The format asked for, else the file's extension; anything else is refused with the choices."""
     fmt = (fmt or Path(path).suffix.lstrip(".")).lower()
     if fmt not in FORMATS:
-        raise EngineError(f"cannot export a figure as {fmt or 'a file without extension'!r}; "
-                          f"use one of {', '.join(FORMATS)}")
+        raise EngineError(
+            f"cannot export a figure as {fmt or 'a file without extension'!r}; use one of {', '.join(FORMATS)}"
+        )
     return fmt
 
 
@@ -43,8 +44,15 @@ def slide_options(opts: PlotOptions) -> PlotOptions:
     return replace(opts, slide=True)
 
 
-def export_figure(trace, stage: str | None, opts: PlotOptions, path: str | Path, fmt: str | None = None,
-                  width: int = 1920, draw: Draw = draw_stage) -> Path:
+def export_figure(
+    trace,
+    stage: str | None,
+    opts: PlotOptions,
+    path: str | Path,
+    fmt: str | None = None,
+    width: int = 1920,
+    draw: Draw = draw_stage,
+) -> Path:
     """Write the stage's figure (or another figure `draw` makes at the stage) in the slide style; returns the path
     written. Stage None: a figure of the whole lesson that `draw` makes without a stage (the map)."""
     if stage is not None:

@@ -43,4 +43,3 @@ class Inset:
 def map_inset(trace, opts: PlotOptions) -> Iterator[Inset]:
     with offscreen_figure(trace, None, opts, INSET_SIZE, draw=draw_inset) as view:
         yield Inset(view)
-

@@ -29,6 +29,7 @@ def matrix_of(trace, name: str, head: int = 0) -> tuple[np.ndarray, list[str], l
 
 def to_latex(matrix: np.ndarray, decimals: int = 2) -> str:
     """\\begin{bmatrix} a & b \\\\ c & d \\end{bmatrix}; −∞ as -\\infty."""
+
     def cell(v: float) -> str:
         return format_number(v, decimals, style="file").replace("inf", "\\infty")
 
@@ -36,8 +37,7 @@ def to_latex(matrix: np.ndarray, decimals: int = 2) -> str:
     return "\\begin{bmatrix}\n" + " \\\\\n".join(rows) + "\n\\end{bmatrix}\n"
 
 
-def to_csv(matrix: np.ndarray, decimals: int = 2, rows: list[str] | None = None,
-           cols: list[str] | None = None) -> str:
+def to_csv(matrix: np.ndarray, decimals: int = 2, rows: list[str] | None = None, cols: list[str] | None = None) -> str:
     """A header of column labels, then one line per row starting with its label."""
     matrix = np.atleast_2d(matrix)
     rows = rows or [str(i) for i in range(matrix.shape[0])]
@@ -56,8 +56,7 @@ def check_decimals(decimals: int) -> int:
     return decimals
 
 
-def export_matrix(trace, name: str, path: str | Path, decimals: int = 2, head: int = 0,
-                  fmt: str | None = None) -> Path:
+def export_matrix(trace, name: str, path: str | Path, decimals: int = 2, head: int = 0, fmt: str | None = None) -> Path:
     """Write a stage's or parameter's matrix as .tex (bmatrix) or .csv."""
     path = Path(path)
     fmt = (fmt or path.suffix.lstrip(".")).lower()

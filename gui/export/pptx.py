@@ -103,8 +103,14 @@ def add_slide(prs, slide: Slide, image: bytes, inset: bytes | None = None) -> No
     set_text(page.notes_slide.notes_text_frame, slide.notes, 12)
 
 
-def write_pptx_deck(trace, opts: PlotOptions, path: Path, progress: Progress | None = None,
-                    stages: list[str] | None = None, inset: bool = True) -> int:
+def write_pptx_deck(
+    trace,
+    opts: PlotOptions,
+    path: Path,
+    progress: Progress | None = None,
+    stages: list[str] | None = None,
+    inset: bool = True,
+) -> int:
     """The map's 16:9 slide, then one per stage (of `stages`, default all); returns the slide count."""
     opts = replace(opts, slide=True, title=False)
     prs = Presentation()

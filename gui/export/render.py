@@ -21,8 +21,9 @@ def ensure_app() -> QApplication:
 
 
 @contextlib.contextmanager
-def offscreen_figure(trace, stage: str | None, opts: PlotOptions, size=(SCENE_W, SCENE_H),
-                     draw: Draw = draw_stage) -> Iterator[FittedLayoutWidget]:
+def offscreen_figure(
+    trace, stage: str | None, opts: PlotOptions, size=(SCENE_W, SCENE_H), draw: Draw = draw_stage
+) -> Iterator[FittedLayoutWidget]:
     """A laid-out figure widget that is never shown on screen (shrunk as a whole if it needs more room)."""
     app = ensure_app()
     view = FittedLayoutWidget()
@@ -44,8 +45,9 @@ def paint(view: FittedLayoutWidget, painter: QPainter, target: QRectF) -> None:
     view.scene().render(painter, target, view.sceneRect())  # the whole figure, however much it was shrunk
 
 
-def render_image(trace, stage: str | None, opts: PlotOptions, width: int = 1920, size=(SCENE_W, SCENE_H),
-                 draw: Draw = draw_stage) -> QImage:
+def render_image(
+    trace, stage: str | None, opts: PlotOptions, width: int = 1920, size=(SCENE_W, SCENE_H), draw: Draw = draw_stage
+) -> QImage:
     """The figure laid out on a canvas of `size`, scaled to an image `width` pixels wide."""
     with offscreen_figure(trace, stage, opts, size, draw) as view:
         return image_of(view, width)

@@ -13,11 +13,11 @@ from PySide6.QtWidgets import QGraphicsLineItem
 from engine import teaching
 
 from .bars import Bars, add_legend, value_range
+from .captions import caption
 from .heatmap import Heatmap, axis_labels, format_cell
 from .matrix import head_of, row_of
 from .predicts import row_labels
 from .style import HIDDEN_COLOR, PlotOptions, color, foreground, new_plot, set_caption
-from .text import caption
 
 
 def _input(trace, name: str, k: int = 0) -> str:
@@ -75,8 +75,9 @@ class MaskPanel:
         scaled = trace[_input(trace, self.name)][h, r]
         before = teaching.row_softmax(scaled)
         after = teaching.row_softmax(scaled, hidden=hidden[r])
-        self.bars.set(keys, [before.numpy(), after.numpy()], opts, caption("row", opts.lang, token=queries[r]),
-                      probability=True)
+        self.bars.set(
+            keys, [before.numpy(), after.numpy()], opts, caption("row", opts.lang, token=queries[r]), probability=True
+        )
 
 
 class RowBarsPanel:
@@ -91,8 +92,13 @@ class RowBarsPanel:
         r = row_of(len(queries), opts)
         weights = trace[self.name][head_of(trace, opts), r]
         total = format_cell(float(weights.sum()), opts.decimals)
-        self.bars.set(keys, [weights.numpy()], opts, caption("row_bars", opts.lang, token=queries[r], total=total),
-                      probability=True)
+        self.bars.set(
+            keys,
+            [weights.numpy()],
+            opts,
+            caption("row_bars", opts.lang, token=queries[r], total=total),
+            probability=True,
+        )
 
 
 class LinesPanel:
@@ -106,8 +112,9 @@ class LinesPanel:
 
     MAX_LINES = 1200
 
-    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
-                 all_heads: bool):
+    def __init__(
+        self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int, all_heads: bool
+    ):
         self.name, self.all_heads = name, all_heads
         self.plot = new_plot(layout, opts, row=row, col=col)
         self.plot.hideAxis("bottom")

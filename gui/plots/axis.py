@@ -111,8 +111,11 @@ class Axis(pg.AxisItem):
         """(along the axis, across it) of one label: turned on its side, or for Chinese stacked upright."""
         metrics = QFontMetricsF(font)
         if self.vertical or not rotated:
-            return (metrics.height(), metrics.horizontalAdvance(text)) if self.vertical else (
-                metrics.horizontalAdvance(text), metrics.height())
+            return (
+                (metrics.height(), metrics.horizontalAdvance(text))
+                if self.vertical
+                else (metrics.horizontalAdvance(text), metrics.height())
+            )
         if stacked(text):
             return max(metrics.horizontalAdvance(ch) for ch in text), len(text) * metrics.lineSpacing()
         return metrics.height(), metrics.horizontalAdvance(text)
@@ -164,7 +167,8 @@ class Axis(pg.AxisItem):
             self.replan()
         bounds = self.mapRectFromParent(self.geometry())
         edge = {"left": bounds.right(), "right": bounds.left(), "top": bounds.bottom(), "bottom": bounds.top()}[
-            self.orientation]
+            self.orientation
+        ]
         if self.vertical:
             line = (QPointF(edge, bounds.top()), QPointF(edge, bounds.bottom()))
         else:

@@ -39,8 +39,15 @@ def value_range(values: list[np.ndarray], probability: bool = False) -> tuple[fl
 class Bars:
     """Bars for one or more series over the same categories; set() updates heights in place."""
 
-    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int,
-                 series: list[tuple[str, QColor]], colspan: int = 1):
+    def __init__(
+        self,
+        layout: pg.GraphicsLayout,
+        opts: PlotOptions,
+        row: int,
+        col: int,
+        series: list[tuple[str, QColor]],
+        colspan: int = 1,
+    ):
         self.plot = new_plot(layout, opts, row=row, col=col, colspan=colspan)
         self.plot.showGrid(y=True, alpha=0.25)
         legend = add_legend(self.plot, opts) if len(series) > 1 else None
@@ -62,9 +69,18 @@ class Bars:
         self.plot.vb.setMinimumHeight(4 * QFontMetrics(self.value_font).height())
         self.plot.vb.sigResized.connect(self.fit)
 
-    def set(self, categories: list[str], values: list[np.ndarray], opts: PlotOptions, caption: str,
-            span: tuple[float, float] | None = None, show_values: bool = True, probability: bool = False,
-            highlight: int | None = None, highlight_color: QColor | None = None) -> None:
+    def set(
+        self,
+        categories: list[str],
+        values: list[np.ndarray],
+        opts: PlotOptions,
+        caption: str,
+        span: tuple[float, float] | None = None,
+        show_values: bool = True,
+        probability: bool = False,
+        highlight: int | None = None,
+        highlight_color: QColor | None = None,
+    ) -> None:
         """values: one array per series, each as long as `categories`. The value axis covers `span` (default:
         the data, from 0; probabilities up to 1 at most) and room for the value labels. `highlight`: the bar of
         the first series drawn in `highlight_color` (the chosen token)."""
@@ -73,8 +89,12 @@ class Bars:
         x0 = np.arange(n, dtype=float)
         for s, (item, heights) in enumerate(zip(self.items, values)):
             brushes = [highlight_color if i == highlight and s == 0 else self.colors[s] for i in range(n)]
-            item.setOpts(x=x0 - 0.4 + width * (s + 0.5), height=np.asarray(heights, dtype=float), width=width * 0.92,
-                         brushes=brushes)
+            item.setOpts(
+                x=x0 - 0.4 + width * (s + 0.5),
+                height=np.asarray(heights, dtype=float),
+                width=width * 0.92,
+                brushes=brushes,
+            )
         self.categories = list(categories)
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
         self.span = span or value_range(values, probability)

@@ -15,9 +15,9 @@ from PySide6.QtGui import QColor, QFontMetrics
 
 from engine import cost
 
+from .captions import caption
 from .figure import figure_title
 from .style import PlotOptions, color, font, foreground, html_size, markers, new_plot, set_caption
-from .text import caption
 
 MEASURED_N = (32, 64, 128, 256)  # small enough to time when the dock is first shown (well under a second)
 LAYER_COLOR = QColor("#9a9a9a")  # a whole layer's total
@@ -62,12 +62,25 @@ class SideBars:
         self.line = QFontMetrics(font(opts, "tick")).height()
         self.labels: list[str] = []
 
-    def set(self, names: list[str], values: list[float], colors: list[QColor], texts: list[str], text: str,
-            opts: PlotOptions) -> None:
+    def set(
+        self,
+        names: list[str],
+        values: list[float],
+        colors: list[QColor],
+        texts: list[str],
+        text: str,
+        opts: PlotOptions,
+    ) -> None:
         n = len(names)
         self.labels = [f"{name}: {value}" for name, value in zip(names, texts)]
-        self.item.setOpts(x0=np.zeros(n), y=np.arange(n, dtype=float), height=0.7, width=np.asarray(values, float),
-                          brushes=colors, pens=[pg.mkPen(c.darker(130)) for c in colors])
+        self.item.setOpts(
+            x0=np.zeros(n),
+            y=np.arange(n, dtype=float),
+            height=0.7,
+            width=np.asarray(values, float),
+            brushes=colors,
+            pens=[pg.mkPen(c.darker(130)) for c in colors],
+        )
         self.plot.getAxis("left").setTicks([list(enumerate(self.labels)), []])
         self.plot.setYRange(-0.6, n - 0.4, padding=0)
         self.plot.setXRange(0, max(max(values, default=0), 1) * 1.05, padding=0)
@@ -96,7 +109,7 @@ def stage_rows(costs: dict[str, dict[str, int]], stage: str) -> list[tuple[str, 
 def _row_label(name: str, kind: str, group: str, lang: str) -> str:
     if kind == "layer":
         return caption("layer_total", lang, layer=name)
-    return name[len(group) + 1:] if name.startswith(group + ".") else name
+    return name[len(group) + 1 :] if name.startswith(group + ".") else name
 
 
 class StageMacsPanel:
@@ -115,13 +128,26 @@ class StageMacsPanel:
         group = cost.layer_of(stage)
         heads = cost.per_head(trace, costs)
         this = costs[stage]
-        one_head = caption("per_head", opts.lang, macs=f"{heads[stage]['macs']:,}") \
-            if stage in heads and this["macs"] else ""
-        text = caption("stage_macs", opts.lang, layer=group, macs=f"{this['macs']:,}", per_head=one_head,
-                       size=cost.format_bytes(this["bytes"]))
+        one_head = (
+            caption("per_head", opts.lang, macs=f"{heads[stage]['macs']:,}") if stage in heads and this["macs"] else ""
+        )
+        text = caption(
+            "stage_macs",
+            opts.lang,
+            layer=group,
+            macs=f"{this['macs']:,}",
+            per_head=one_head,
+            size=cost.format_bytes(this["bytes"]),
+        )
         values = [float(m) for _, m, _ in self.rows]
-        self.bars.set([_row_label(n, k, group, opts.lang) for n, _, k in self.rows], values,
-                      [self.COLORS[k] for _, _, k in self.rows], [_count(m) for m in values], text, opts)
+        self.bars.set(
+            [_row_label(n, k, group, opts.lang) for n, _, k in self.rows],
+            values,
+            [self.COLORS[k] for _, _, k in self.rows],
+            [_count(m) for m in values],
+            text,
+            opts,
+        )
 
     def highlighted(self) -> str:
         """The stage whose row is in the current stage's colour."""
@@ -161,8 +187,9 @@ class TimePanel:
         _log_axes(self.plot, MEASURED_N, (0.001, 0.01, 0.1, 1, 10, 100), lambda y: f"{y:g}")
         _axis_labels(self.plot, opts, "tokens_n", "milliseconds")
         self.formula = self.plot.plot(pen=pg.mkPen(color(5), width=2, style=Qt.PenStyle.DashLine))
-        self.measured = self.plot.plot(**markers(opts), pen=pg.mkPen(color(1), width=2), symbol="o",
-                                       symbolBrush=color(1))
+        self.measured = self.plot.plot(
+            **markers(opts), pen=pg.mkPen(color(1), width=2), symbol="o", symbolBrush=color(1)
+        )
 
     def update(self, trace, stage: str, opts: PlotOptions) -> None:
         rows = measured(trace.config)
@@ -179,8 +206,16 @@ class MemoryPanel:
 
     PARTS = ("weights", "gradients", "adam_moments", "activations", "largest_stage", "kv_cache")
     TRAINING, INFERENCE = color(4), color(0)
-    COLORS = {"weights": LAYER_COLOR, "gradients": TRAINING, "adam_moments": TRAINING, "activations": TRAINING,
-              "largest_stage": INFERENCE, "kv_cache": INFERENCE, "inference": INFERENCE, "training": TRAINING}
+    COLORS = {
+        "weights": LAYER_COLOR,
+        "gradients": TRAINING,
+        "adam_moments": TRAINING,
+        "activations": TRAINING,
+        "largest_stage": INFERENCE,
+        "kv_cache": INFERENCE,
+        "inference": INFERENCE,
+        "training": TRAINING,
+    }
 
     def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int):
         self.bars = SideBars(layout, opts, row, col)
@@ -189,10 +224,21 @@ class MemoryPanel:
         mem = cost.memory(trace)
         keys = [*self.PARTS, "inference", "training"]
         values = [float(mem[k]) for k in keys]
-        text = caption("memory", opts.lang, ratio=f"{mem['adam_moments'] / mem['weights']:.1f}",
-                       adam=cost.format_bytes(mem["adam_moments"]), weights=cost.format_bytes(mem["weights"]))
-        self.bars.set([caption(k, opts.lang) for k in keys], values, [self.COLORS[k] for k in keys],
-                      [cost.format_bytes(v) for v in values], text, opts)
+        text = caption(
+            "memory",
+            opts.lang,
+            ratio=f"{mem['adam_moments'] / mem['weights']:.1f}",
+            adam=cost.format_bytes(mem["adam_moments"]),
+            weights=cost.format_bytes(mem["weights"]),
+        )
+        self.bars.set(
+            [caption(k, opts.lang) for k in keys],
+            values,
+            [self.COLORS[k] for k in keys],
+            [cost.format_bytes(v) for v in values],
+            text,
+            opts,
+        )
 
 
 class KVPanel:
@@ -201,8 +247,9 @@ class KVPanel:
     def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int):
         self.plot = new_plot(layout, opts, row=row, col=col)
         _axis_labels(self.plot, opts, "tokens_read", "bytes")
-        self.curve = self.plot.plot(**markers(opts), pen=pg.mkPen(color(2), width=2), symbol="o", symbolSize=7,
-                                    symbolBrush=color(2))
+        self.curve = self.plot.plot(
+            **markers(opts), pen=pg.mkPen(color(2), width=2), symbol="o", symbolSize=7, symbolBrush=color(2)
+        )
 
     def update(self, trace, stage: str, opts: PlotOptions) -> None:
         kv = cost.kv_cache(trace)
@@ -212,8 +259,13 @@ class KVPanel:
             return
         tokens = np.arange(1, kv["tokens"] + 1, dtype=float)
         self.curve.setData(tokens, tokens * kv["per_token_bytes"])
-        set_caption(self.plot, caption("kv_growth", opts.lang, per_token=kv["per_token_bytes"], layers=kv["layers"],
-                                       d=trace.config.d_model), opts)
+        set_caption(
+            self.plot,
+            caption(
+                "kv_growth", opts.lang, per_token=kv["per_token_bytes"], layers=kv["layers"], d=trace.config.d_model
+            ),
+            opts,
+        )
 
 
 class CostFigure:
@@ -237,8 +289,9 @@ class CostFigure:
         for panel in self.panels:
             panel.update(trace, stage, opts)
         if self.title is not None:
-            self.title.setText(figure_title(trace, stage, opts, caption("cost_title", opts.lang)),
-                               color=foreground(opts))
+            self.title.setText(
+                figure_title(trace, stage, opts, caption("cost_title", opts.lang)), color=foreground(opts)
+            )
 
 
 def draw_cost(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) -> CostFigure:

@@ -9,8 +9,8 @@ import torch
 from engine import ops, teaching
 
 from .bars import add_legend
+from .captions import caption
 from .style import PlotOptions, color, font, foreground, markers, new_plot, set_caption
-from .text import caption
 
 MAX_CURVES = 6
 MIN_SPAN = 12  # positions drawn at least, so the fastest wave shows about two periods
@@ -36,12 +36,21 @@ class PositionCurvesPanel:
         width = 3 if opts.slide else 2
         periods = teaching.wavelengths(trace.config.d_model).tolist()
         for k, dim in enumerate(shown_dims(trace.config.d_model)):
-            pen = pg.mkPen(color(k // 2), width=width, style=pg.QtCore.Qt.PenStyle.SolidLine if dim % 2 == 0
-                           else pg.QtCore.Qt.PenStyle.DashLine)
+            pen = pg.mkPen(
+                color(k // 2),
+                width=width,
+                style=pg.QtCore.Qt.PenStyle.SolidLine if dim % 2 == 0 else pg.QtCore.Qt.PenStyle.DashLine,
+            )
             wave = "sin" if dim % 2 == 0 else "cos"
             curve = self.plot.plot(pen=pen, name=f"{wave} {dim} ({caption('period', opts.lang)} {periods[dim]:.3g})")
-            dots = self.plot.plot(**markers(opts), pen=None, symbol="o", symbolSize=10 if opts.slide else 6,
-                                  symbolBrush=color(k // 2), symbolPen=None)
+            dots = self.plot.plot(
+                **markers(opts),
+                pen=None,
+                symbol="o",
+                symbolSize=10 if opts.slide else 6,
+                symbolBrush=color(k // 2),
+                symbolPen=None,
+            )
             self.curves.append((dim, curve))
             self.dots.append(dots)
         legend.setColumnCount(2)

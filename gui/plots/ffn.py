@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt
 from engine import teaching
 from gui.text.operations import beside
 
+from .captions import caption
 from .matrix import row_of
 from .style import PlotOptions, color, foreground, markers, new_plot, set_caption
-from .text import caption
 
 MAX_POINTS = 4000
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU (tanh)", "swiglu": "SiLU(gate)"}
@@ -20,14 +20,16 @@ ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU (tanh)", 
 class ActivationPanel:
     """The activation curve with each (pre, post) pair of this sentence as a dot, the selected token's larger."""
 
-    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
-                 colspan: int = 1):
+    def __init__(
+        self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int, colspan: int = 1
+    ):
         self.name = name
         self.plot = new_plot(layout, opts, row=row, col=col, colspan=colspan)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         for angle in (0, 90):
-            self.plot.addItem(pg.InfiniteLine(pos=0, angle=angle, pen=pg.mkPen(foreground(opts),
-                                                                               style=Qt.PenStyle.DotLine)))
+            self.plot.addItem(
+                pg.InfiniteLine(pos=0, angle=angle, pen=pg.mkPen(foreground(opts), style=Qt.PenStyle.DotLine))
+            )
         self.curve = self.plot.plot(pen=pg.mkPen(foreground(opts), width=3 if opts.slide else 2))
         small, big = (9, 16) if opts.slide else (5, 9)
         dots = dict(markers(opts), pen=None, symbol="o")

@@ -13,6 +13,7 @@ from gui.text.places import place
 from gui.text.switches import switch_names
 
 from .attention import LinesPanel, MaskPanel, RowBarsPanel, ScalePanel, WeightedSumPanel
+from .captions import caption
 from .embedding import PositionCurvesPanel
 from .ffn import ACTIVATION_NAMES, ActivationPanel
 from .gate import GatePanel
@@ -22,7 +23,6 @@ from .output import TopKPanel
 from .rope import RopePanel
 from .scale import shared_scale_names
 from .style import PlotOptions, font, foreground
-from .text import caption
 from .tiles import tile_panels
 
 # The what-if switches that change which panels a stage of a kind of operation shows (the kinds of
@@ -68,15 +68,17 @@ class StageFigure:
 
 
 def figure_title(trace, stage: str, opts: PlotOptions, heading: str | None = None) -> str:
-    """"Scores Q·Kᵀ · head 1 — Encoder · Block 0 · Self-attention" (or another heading before where the stage sits;
+    """ "Scores Q·Kᵀ · head 1 — Encoder · Block 0 · Self-attention" (or another heading before where the stage sits;
     never its id), the model's kind on a second line."""
     small = font(opts, "caption").pointSize()
-    return (f"{heading or stage_caption(trace, stage, opts)} — {place(trace, stage)}"
-            f"<br><span style='font-size:{small}pt; font-weight:normal'>{model_line(trace.config, opts.lang)}</span>")
+    return (
+        f"{heading or stage_caption(trace, stage, opts)} — {place(trace, stage)}"
+        f"<br><span style='font-size:{small}pt; font-weight:normal'>{model_line(trace.config, opts.lang)}</span>"
+    )
 
 
 def model_line(cfg, lang: str) -> str:
-    """"encoder · d_model 4 · 2 heads · post-LN · ReLU", and the parts switched off, in `lang`."""
+    """ "encoder · d_model 4 · 2 heads · post-LN · ReLU", and the parts switched off, in `lang`."""
     heads = caption("one_head" if cfg.n_heads == 1 else "n_heads", lang, n=cfg.n_heads)
     activation = "SwiGLU" if cfg.activation == "swiglu" else ACTIVATION_NAMES[cfg.activation]
     line = f"{caption(cfg.architecture, lang)} · d_model {cfg.d_model} · {heads} · {cfg.norm}-LN · {activation}"
@@ -104,8 +106,7 @@ class _Drawing:
         st = self.trace.stage(self.stage)
         return st.inputs if st is not None else ()
 
-    def matrix(self, name: str | None = None, col: int = 0, select_row: bool | None = None,
-               **kw) -> MatrixPanel | None:
+    def matrix(self, name: str | None = None, col: int = 0, select_row: bool | None = None, **kw) -> MatrixPanel | None:
         """A stage's heatmap; the selected row outlined in a per-head stage (or where select_row says). None where
         the stage's tables are shown beside the figure (PlotOptions.tables_shown): it would repeat one."""
         if self.opts.tables_shown:
@@ -121,8 +122,9 @@ def _sum(d: _Drawing) -> list[Panel]:
         return [d.matrix()]
     keys = ("residual_in", "sublayer_out") if stage_op(d.trace, d.stage) == "add" else (None,) * len(d.inputs)
     group = shared_scale_names(d.trace, d.stage)  # one colour scale for the parts and the sum
-    return [d.matrix(name, col=k, label=key, scale_with=group) for k, (name, key) in enumerate(zip(d.inputs, keys))] \
-        + [d.matrix(col=len(d.inputs), label="sum", scale_with=group)]
+    return [d.matrix(name, col=k, label=key, scale_with=group) for k, (name, key) in enumerate(zip(d.inputs, keys))] + [
+        d.matrix(col=len(d.inputs), label="sum", scale_with=group)
+    ]
 
 
 def _positions(d: _Drawing) -> list[Panel]:
@@ -147,12 +149,18 @@ PANELS: dict[str, Callable[[_Drawing], list[Panel]]] = {
     "positions": _positions,
     "scale": lambda d: [d.matrix(colspan=2), ScalePanel(*d.args, d.top + 1)],
     "mask": lambda d: [d.matrix(), MaskPanel(*d.args, d.top)],
-    "weights": lambda d: [d.matrix(), RowBarsPanel(*d.args, d.top, 1),
-                          LinesPanel(*d.args, d.top + 1, 0, all_heads=False),
-                          LinesPanel(*d.args, d.top + 1, 1, all_heads=True)],
+    "weights": lambda d: [
+        d.matrix(),
+        RowBarsPanel(*d.args, d.top, 1),
+        LinesPanel(*d.args, d.top + 1, 0, all_heads=False),
+        LinesPanel(*d.args, d.top + 1, 1, all_heads=True),
+    ],
     "weighted_sum": lambda d: [d.matrix(), WeightedSumPanel(*d.args, d.top, 1)],
-    "norm": lambda d: [d.matrix(colspan=2), BeforeAfterPanel(*d.args, d.top + 1, 0),
-                       NormStepsPanel(*d.args, d.top + 1, 1)],
+    "norm": lambda d: [
+        d.matrix(colspan=2),
+        BeforeAfterPanel(*d.args, d.top + 1, 0),
+        NormStepsPanel(*d.args, d.top + 1, 1),
+    ],
     "rope": lambda d: [d.matrix(), RopePanel(*d.args, d.top, 1)],
     "activation": lambda d: [d.matrix(), ActivationPanel(*d.args, d.top, 1)],
     "gate": _gate,

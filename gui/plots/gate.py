@@ -8,7 +8,7 @@ from engine import teaching
 from gui.text.operations import beside
 
 from .bars import Bars
-from .extra_text import caption
+from .captions import caption
 from .heatmap import axis_labels
 from .matrix import row_of
 from .style import PlotOptions, color
@@ -17,8 +17,9 @@ from .style import PlotOptions, color
 class GatePanel:
     """Bars per FFN unit for the selected token: up, SiLU(gate) and act = up ⊙ SiLU(gate)."""
 
-    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
-                 colspan: int = 1):
+    def __init__(
+        self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int, colspan: int = 1
+    ):
         self.name = name
         series = [(caption(key, opts.lang), color(k)) for k, key in ((0, "up"), (1, "silu_gate"), (2, "act"))]
         self.bars = Bars(layout, opts, row, col, series, colspan=colspan)
@@ -29,5 +30,6 @@ class GatePanel:
         token = axis_labels(trace, trace.stage(self.name).rows, up.shape[0])[r]
         opened = teaching.activation_values("swiglu", gate[r])
         units = [str(u) for u in range(up.shape[1])]
-        self.bars.set(units, [up[r].numpy(), opened.numpy(), act[r].numpy()], opts,
-                      caption("gate_bars", opts.lang, token=token))
+        self.bars.set(
+            units, [up[r].numpy(), opened.numpy(), act[r].numpy()], opts, caption("gate_bars", opts.lang, token=token)
+        )

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QGraphicsRectItem
 from engine.heads import head_columns, head_contributions, merge_heads
 from gui.text.operations import HEAD_PRODUCT, PROBABILITY, colour_kind, stage_op, stage_operation
 
-from .extra_text import caption
+from .captions import caption
 from .figure import StageFigure
 from .heatmap import Heatmap, axis_labels, color_bar
 from .matrix import row_of, stage_caption
@@ -69,8 +69,17 @@ class HeadTile:
         chrome = plot.height() - plot.vb.height()
         plot.setMaximumHeight(max(80.0, plot.vb.width() * r / c + chrome))
 
-    def set(self, matrix: np.ndarray, rows: list[str], cols: list[str], opts: PlotOptions, title: str,
-            head: int, scale: Scale, selected: int | None = None) -> None:
+    def set(
+        self,
+        matrix: np.ndarray,
+        rows: list[str],
+        cols: list[str],
+        opts: PlotOptions,
+        title: str,
+        head: int,
+        scale: Scale,
+        selected: int | None = None,
+    ) -> None:
         self.heatmap.set(matrix, rows, cols, opts, "", selected, scale=scale)
         r, c = self.shape = np.atleast_2d(matrix).shape
         _set_frame(self.frame, QRectF(0, 0, c, r), color(head))
@@ -163,8 +172,9 @@ class SplitPanel:
         is_projection = stage_operation(trace, self.name).inputs == HEAD_PRODUCT  # else RoPE turning one
         letter = stage_operation(trace, self.name if is_projection else trace.stage(self.name).inputs[0]).letter
         rows = axis_labels(trace, trace.stage(self.name).rows, value.shape[1])
-        title = caption("split", opts.lang, letter=letter, n=value.shape[1], d=cfg.d_model, d_k=cfg.d_k,
-                        last=cfg.d_k - 1)
+        title = caption(
+            "split", opts.lang, letter=letter, n=value.shape[1], d=cfg.d_model, d_k=cfg.d_k, last=cfg.d_k - 1
+        )
         self.merged.set(trace, merge_heads(value).numpy().astype(np.float64), rows, opts, title)
         self.tiles.update(trace, opts)
 
@@ -233,7 +243,8 @@ def draw_heads(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) 
     n = trace.config.n_heads
     layout.addItem(title, row=0, col=0, colspan=min(n, MAX_COLUMNS))
     panel = {"split": SplitPanel, "concat": ConcatPanel, "parts": OutputPartsPanel, "tiles": HeadTilesPanel}[kind](
-        layout, trace, stage, opts, 1)
+        layout, trace, stage, opts, 1
+    )
     figure = StageFigure(stage, [panel], None)
     figure.refresh(trace, opts)
     return figure

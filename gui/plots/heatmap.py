@@ -33,8 +33,9 @@ def axis_labels(trace, kind: str | None, n: int) -> list[str]:
     return [str(i) for i in range(n)]
 
 
-def color_bar(opts: PlotOptions, cmap: pg.ColorMap, images: list[pg.ImageItem],
-              beside: pg.PlotItem | None = None) -> ColorBar:
+def color_bar(
+    opts: PlotOptions, cmap: pg.ColorMap, images: list[pg.ImageItem], beside: pg.PlotItem | None = None
+) -> ColorBar:
     """A colour bar that sets the map and levels of `images` (heatmaps on one scale), inserted right of the plot
     `beside` (else the caller places it)."""
     bar = ColorBar(cmap, 18 if opts.slide else 12)
@@ -50,8 +51,17 @@ class Heatmap:
     signed: True always draws a diverging map, False a sequential one, None decides by the numbers shown
     (any below 0: diverging). `cmap` fixes another map (the mask pattern)."""
 
-    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, signed: bool | None, row: int, col: int,
-                 cmap: pg.ColorMap | None = None, colspan: int = 1, colorbar: bool = True):
+    def __init__(
+        self,
+        layout: pg.GraphicsLayout,
+        opts: PlotOptions,
+        signed: bool | None,
+        row: int,
+        col: int,
+        cmap: pg.ColorMap | None = None,
+        colspan: int = 1,
+        colorbar: bool = True,
+    ):
         self.signed, self.fixed_cmap = signed, cmap
         self.plot = new_plot(layout, opts, row=row, col=col, colspan=colspan)
         self.plot.invertY(True)
@@ -89,17 +99,29 @@ class Heatmap:
         self.number_fonts = (self.number_font, small)  # the cells' numbers: the text size, else a little smaller
         self.plot.vb.sigResized.connect(self.fit)
 
-    def set(self, matrix: np.ndarray, rows: list[str], cols: list[str], opts: PlotOptions, caption: str = "",
-            selected_row: int | None = None, levels: tuple[float, float] | None = None,
-            cell_text: list[str] | None = None, scale: Scale | None = None) -> None:
+    def set(
+        self,
+        matrix: np.ndarray,
+        rows: list[str],
+        cols: list[str],
+        opts: PlotOptions,
+        caption: str = "",
+        selected_row: int | None = None,
+        levels: tuple[float, float] | None = None,
+        cell_text: list[str] | None = None,
+        scale: Scale | None = None,
+    ) -> None:
         """matrix [r, c] (−inf allowed). The colour scale: `scale`, else `levels` (lo, hi), else from the numbers
         (gui/plots/scale.py: sequential 0 … max when none is negative, else diverging ±max|x|)."""
         matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
         r, c = matrix.shape
         finite = np.isfinite(matrix)
         if scale is None:
-            scale = Scale(levels[0] < 0 if self.signed is None else self.signed, *levels) if levels is not None \
+            scale = (
+                Scale(levels[0] < 0 if self.signed is None else self.signed, *levels)
+                if levels is not None
                 else scale_of(matrix, signed=self.signed)
+            )
         self.scale = scale
         levels = (scale.lo, scale.hi)
         cmap = self.fixed_cmap or colormap(opts, scale.signed)
@@ -145,8 +167,11 @@ class Heatmap:
         rows, cols = self.labels
         texts = [text for _, _, text, _ in self.cells]
         width, height = slot(self.plot, len(cols)), slot(self.plot, len(rows), vertical=True)
-        fitting = [f for f in self.number_fonts if texts and text_width(f, texts) + 2 * NUMBER_MARGIN <= width
-                   and QFontMetrics(f).height() <= height]
+        fitting = [
+            f
+            for f in self.number_fonts
+            if texts and text_width(f, texts) + 2 * NUMBER_MARGIN <= width and QFontMetrics(f).height() <= height
+        ]
         if fitting and not self._cells_shown:
             while len(self.numbers) < len(self.cells):
                 item = pg.TextItem(anchor=(0.5, 0.5))

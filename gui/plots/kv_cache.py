@@ -18,7 +18,7 @@ from engine.generate import macs_by_position
 from engine.kv_cache import trace_keys_values
 
 from .bars import Bars
-from .extra_text import caption
+from .captions import caption
 from .heatmap import Heatmap, format_cell
 from .matrix import head_of
 from .style import PlotOptions, color
@@ -50,8 +50,15 @@ class ChoicePanel:
         if choice.token_id not in ids:  # a sampled token outside the top: show it last
             ids[-1] = choice.token_id
             values[-1] = choice.probs[choice.token_id]
-        self.bars.set([tokens[i] for i in ids], [values.numpy()], opts, title, probability=True,
-                      highlight=ids.index(choice.token_id), highlight_color=color(4))
+        self.bars.set(
+            [tokens[i] for i in ids],
+            [values.numpy()],
+            opts,
+            title,
+            probability=True,
+            highlight=ids.index(choice.token_id),
+            highlight_color=color(4),
+        )
 
 
 def choice_title(choice: Choice, lang: str, decimals: int = 2) -> str:

@@ -19,14 +19,14 @@ from engine.architecture import architecture
 from engine.graph import Place
 from engine.training.backward import forward_of, is_backward
 
+from .captions import plain
 from .figure import figure_title, model_line
 from .map_detail import DetailDrawing
 from .map_diagram import MapDrawing, box_title, collapses
 from .map_items import BACKWARD, HERE, Highlight
-from .map_text import label
 from .matrix import stage_caption
 from .style import SLIDE_CAPTION_COLUMNS, PlotOptions, font, foreground
-from .text import wrap_caption
+from .wrap import wrap_caption
 
 PANELS = ("map", "detail")
 DETAIL_SIZE = QSizeF(420, 400)  # the detail is shown at least this big, so a box of few operations is not blown up
@@ -46,13 +46,19 @@ def _shape(trace, name: str) -> str:
 
 def model_summary(cfg, lang: str) -> str:
     """The model's line (gui/plots/figure.py), with its number of layers and its positional encoding."""
-    layers, positions = label("n_times", lang, n=cfg.n_layers), label("pos." + cfg.positional, lang)
+    layers, positions = plain("n_times", lang, n=cfg.n_layers), plain("pos." + cfg.positional, lang)
     return f"{model_line(cfg, lang)} · {layers} · {positions}"
 
 
 class MapFigure:
-    def __init__(self, layout: pg.GraphicsLayout, trace, opts: PlotOptions, panels: tuple[str, ...] = PANELS,
-                 captions: bool = True):
+    def __init__(
+        self,
+        layout: pg.GraphicsLayout,
+        trace,
+        opts: PlotOptions,
+        panels: tuple[str, ...] = PANELS,
+        captions: bool = True,
+    ):
         layout.clear()
         self.layout, self.trace, self.opts, self.panels = layout, trace, opts, panels
         names = trace.stage_names
@@ -101,8 +107,11 @@ class MapFigure:
             tokens = {s: list(t) for s, t in self.trace.tokens.items()}
             drawing = MapDrawing(None, self.arch, tokens, self.opts.lang, expanded)
             for drawn in drawing.drawn.values():
-                title = box_title(self.boxes[drawn.key], self.opts.lang) if drawn.key in self.boxes else \
-                    label("block", self.opts.lang, i=drawn.key.block)
+                title = (
+                    box_title(self.boxes[drawn.key], self.opts.lang)
+                    if drawn.key in self.boxes
+                    else plain("block", self.opts.lang, i=drawn.key.block)
+                )
                 drawn.item.setToolTip(self._tip(drawn.stages, title))
             self.views["map"].addItem(drawing.root)
             drawing.root.hide()
@@ -123,7 +132,7 @@ class MapFigure:
         line = f"{stage_caption(self.trace, last, self.opts)} — {last}  {_shape(self.trace, last)}".rstrip()
         if title is None:
             return line
-        return f"{title}\n{label('shape', self.opts.lang, shape='')}{line}"
+        return f"{title}\n{plain('shape', self.opts.lang, shape='')}{line}"
 
     # ---- you are here ---------------------------------------------------------------------------------
     def show_stage(self, stage: str | None, glide: bool = False) -> None:
@@ -187,27 +196,32 @@ class MapFigure:
     def _set_titles(self, stage: str | None, place: Place | None) -> None:
         lang, color, columns = self.opts.lang, foreground(self.opts), self.title_columns
         if stage is None:
-            here = label("whole_model", lang, summary=model_summary(self.trace.config, lang))
+            here = plain("whole_model", lang, summary=model_summary(self.trace.config, lang))
         else:
             key = "backward_here" if is_backward(stage) else "you_are_here"
-            here = label(key, lang, stage=stage_caption(self.trace, stage, self.opts))
+            here = plain(key, lang, stage=stage_caption(self.trace, stage, self.opts))
         if "map" in self.titles:
             self.titles["map"].setText(wrap_caption(here, columns), color=color)
         if "detail" in self.titles and place is not None:
             where = self._where(place)
             box = box_title(self.boxes[place], lang) + (f" · {where}" if where else "")
-            self.titles["detail"].setText(wrap_caption(label("inside", lang, box=box), columns), color=color)
+            self.titles["detail"].setText(wrap_caption(plain("inside", lang, box=box), columns), color=color)
         if self.title is not None:
-            heading, small = label("map", lang), font(self.opts, "caption").pointSize()
-            text = figure_title(self.trace, stage, self.opts, heading) if stage else (
-                f"{heading}<br><span style='font-size:{small}pt; font-weight:normal'>"
-                f"{model_summary(self.trace.config, lang)}</span>")
+            heading, small = plain("map", lang), font(self.opts, "caption").pointSize()
+            text = (
+                figure_title(self.trace, stage, self.opts, heading)
+                if stage
+                else (
+                    f"{heading}<br><span style='font-size:{small}pt; font-weight:normal'>"
+                    f"{model_summary(self.trace.config, lang)}</span>"
+                )
+            )
             self.title.setText(text, color=color)
 
     def _where(self, place: Place) -> str:
-        parts = [label(place.stack, self.opts.lang)] if place.stack else []
+        parts = [plain(place.stack, self.opts.lang)] if place.stack else []
         if place.block is not None:
-            parts.append(label("block", self.opts.lang, i=place.block))
+            parts.append(plain("block", self.opts.lang, i=place.block))
         return " · ".join(parts)
 
     # ---- clicks --------------------------------------------------------------------------------------
@@ -245,4 +259,3 @@ def draw_map(layout: pg.GraphicsLayout, trace, stage: str | None, opts: PlotOpti
         for col, bounds in enumerate((figure.drawing.bounds, at_least(figure.detail.bounds, DETAIL_SIZE))):
             layout.layout.setColumnStretchFactor(col, round(100 * bounds.width() / bounds.height()))
     return figure
-

@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
 from engine.architecture import Architecture, Box, Operation
 
+from .captions import plain
 from .map_items import EDGE_COLORS, BoxItem, arrow, rich_lines, text_item
-from .map_text import label
 
 NODE_W, NODE_H = 118, 30
 LEVEL_GAP, ROW_GAP = 24, 14  # between two steps (room for arrows), between two operations of one step
@@ -23,15 +23,16 @@ PX = 13
 def operation_label(arch: Architecture, box: Box, operation: Operation, lang: str) -> str:
     op = operation.op
     if op == "attn.masked" and "causal" not in box.notes:
-        return label("op.attn.masked.none", lang)  # encoder and cross-attention: nothing is hidden
+        return plain("op.attn.masked.none", lang)  # encoder and cross-attention: nothing is hidden
     if op == "ffn.act":
-        return label(arch.config.activation, lang)
-    return label(f"op.{op}", lang)
+        return plain(arch.config.activation, lang)
+    return plain(f"op.{op}", lang)
 
 
 class DetailDrawing:
-    def __init__(self, parent: QGraphicsItem, arch: Architecture, box: Box, lang: str,
-                 tip: Callable[[tuple[str, ...]], str]):
+    def __init__(
+        self, parent: QGraphicsItem, arch: Architecture, box: Box, lang: str, tip: Callable[[tuple[str, ...]], str]
+    ):
         self.box = box
         self.root = QGraphicsRectItem(parent)
         self.root.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)  # a holder, never painted
@@ -58,9 +59,17 @@ class DetailDrawing:
         return self.texts[-1]
 
     def _node(self, arch, box: Box, op: Operation, lang: str, tip) -> BoxItem:
-        notes = [(label(op.off, lang), True)] if op.off else []
-        node = BoxItem(self.root, box.place.part, rich_lines(operation_label(arch, box, op, lang), notes, PX),
-                       NODE_W, NODE_H, PX, op.stages[0], off=op.off is not None)
+        notes = [(plain("off." + op.off, lang), True)] if op.off else []
+        node = BoxItem(
+            self.root,
+            box.place.part,
+            rich_lines(operation_label(arch, box, op, lang), notes, PX),
+            NODE_W,
+            NODE_H,
+            PX,
+            op.stages[0],
+            off=op.off is not None,
+        )
         node.setToolTip(tip(op.stages))
         return node
 
@@ -75,14 +84,26 @@ class DetailDrawing:
                 s = rects[j]
                 if op.level - ops[j].level == 1:
                     mid = s.top() - LEVEL_GAP / 2
-                    points = [QPointF(s.center().x(), s.top()), QPointF(s.center().x(), mid),
-                              QPointF(t.center().x(), mid), QPointF(t.center().x(), t.bottom())]
+                    points = [
+                        QPointF(s.center().x(), s.top()),
+                        QPointF(s.center().x(), mid),
+                        QPointF(t.center().x(), mid),
+                        QPointF(t.center().x(), t.bottom()),
+                    ]
                 elif s.center().x() >= 0:
-                    points = [QPointF(s.right(), s.center().y()), QPointF(right, s.center().y()),
-                              QPointF(right, t.center().y()), QPointF(t.right(), t.center().y())]
+                    points = [
+                        QPointF(s.right(), s.center().y()),
+                        QPointF(right, s.center().y()),
+                        QPointF(right, t.center().y()),
+                        QPointF(t.right(), t.center().y()),
+                    ]
                 else:
-                    points = [QPointF(s.left(), s.center().y()), QPointF(left, s.center().y()),
-                              QPointF(left, t.center().y()), QPointF(t.left(), t.center().y())]
+                    points = [
+                        QPointF(s.left(), s.center().y()),
+                        QPointF(left, s.center().y()),
+                        QPointF(left, t.center().y()),
+                        QPointF(t.left(), t.center().y()),
+                    ]
                 arrow(self.root, points, EDGE_COLORS["flow"], width=1.3)
 
     def _per_head(self, ops: tuple[Operation, ...], heads: int, lang: str) -> None:
@@ -99,7 +120,7 @@ class DetailDrawing:
         pen.setStyle(Qt.PenStyle.DashLine)
         frame.setPen(pen)
         frame.setZValue(-2)
-        name = self._text(label("per_head", lang, h=heads), PX - 1, QColor("#444444"))
+        name = self._text(plain("each_head", lang, h=heads), PX - 1, QColor("#444444"))
         name.setPos(r.right() - name.boundingRect().width() - 6, r.top() + 4)
 
     def _outside(self, ops: tuple[Operation, ...], lang: str) -> None:
@@ -112,11 +133,15 @@ class DetailDrawing:
                 readers.setdefault(key, []).append(self.nodes[i].rect)
         for key, rects in readers.items():
             x = sum(r.center().x() for r in rects) / len(rects)
-            text = self._text(label(key, lang), PX, width=2 * NODE_W)
+            text = self._text(plain(key, lang), PX, width=2 * NODE_W)
             text.setPos(x - NODE_W, LEVEL_GAP)
             for r in rects:
-                arrow(self.root, [QPointF(x, LEVEL_GAP - 2), QPointF(r.center().x(), r.bottom())],
-                      EDGE_COLORS["memory" if key == "memory_in" else "flow"], width=1.3)
+                arrow(
+                    self.root,
+                    [QPointF(x, LEVEL_GAP - 2), QPointF(r.center().x(), r.bottom())],
+                    EDGE_COLORS["memory" if key == "memory_in" else "flow"],
+                    width=1.3,
+                )
 
     def operation_of(self, stage: str) -> int | None:
         return self.index.get(stage)

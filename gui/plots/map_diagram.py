@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsItem, QGraphicsRect
 from engine.architecture import Architecture, Box
 from engine.graph import Place
 
+from .captions import plain
 from .map_items import EDGE_COLORS, OFF, BoxItem, arrow, rich_lines, text_item
-from .map_text import label
 
 MAX_ROWS = 8  # more block boxes than this in a stack: the current block expanded, the others one box each
 COLUMN_W = 170  # one stack; two stacks side by side: COLUMN_W_TWO, so the pair fits a narrow dock
@@ -46,19 +46,19 @@ def block_key(place: Place) -> Place:
 def box_title(box: Box, lang: str) -> str:
     part = box.place.part
     if part == "self_attn" and "causal" in box.notes:
-        return label("unmasked_self_attn" if "no_mask" in box.off else "masked_self_attn", lang)
-    return label(part, lang)
+        return plain("unmasked_self_attn" if "no_mask" in box.off else "masked_self_attn", lang)
+    return plain(part, lang)
 
 
 def box_notes(arch: Architecture, box: Box, lang: str) -> list[tuple[str, bool]]:
     """The lines under a box's name: heads, activation, positions, and what a switch turned off (in red)."""
     cfg, part, notes = arch.config, box.place.part, []
     if part in ("self_attn", "cross_attn"):
-        heads = label("heads", lang, h=cfg.n_heads) if cfg.n_heads > 1 else label("one_head", lang)
-        notes.append((heads + (" · " + label("rope_tag", lang) if "rope" in box.notes else ""), False))
+        heads = plain("heads", lang, h=cfg.n_heads) if cfg.n_heads > 1 else plain("one_head", lang)
+        notes.append((heads + (" · " + plain("rope_tag", lang) if "rope" in box.notes else ""), False))
     elif part in ("ffn", "embedding"):
-        notes += [(label(note, lang), False) for note in box.notes]
-    return notes + [(label(switch, lang), True) for switch in box.off]
+        notes += [(plain(note, lang), False) for note in box.notes]
+    return notes + [(plain("off." + switch, lang), True) for switch in box.off]
 
 
 @dataclass
@@ -72,8 +72,9 @@ class Drawn:
 
 
 class MapDrawing:
-    def __init__(self, parent: QGraphicsItem, arch: Architecture, tokens: dict[str, list[str]], lang: str,
-                 expanded: int | None):
+    def __init__(
+        self, parent: QGraphicsItem, arch: Architecture, tokens: dict[str, list[str]], lang: str, expanded: int | None
+    ):
         self.arch, self.lang, self.expanded = arch, lang, expanded
         self.width = COLUMN_W if len(arch.config.stacks) == 1 else COLUMN_W_TWO  # of a column
         self.root = QGraphicsRectItem(parent)  # holds every item; shown or hidden as one
@@ -129,12 +130,13 @@ class MapDrawing:
 
     def _box(self, key: Place, members: list[Box]) -> BoxItem:
         if key.part == "block":
-            text = rich_lines(label("block", self.lang, i=key.block), [], TITLE_PX - 2)
+            text = rich_lines(plain("block", self.lang, i=key.block), [], TITLE_PX - 2)
             return BoxItem(self.root, "block", text, self.width, HEIGHTS["block"], TITLE_PX - 2, members[0].first)
         box = members[0]
         text = rich_lines(box_title(box, self.lang), box_notes(self.arch, box, self.lang), TITLE_PX)
-        return BoxItem(self.root, key.part, text, self.width, HEIGHTS.get(key.part, 30), TITLE_PX, box.first,
-                       off=bool(box.off))
+        return BoxItem(
+            self.root, key.part, text, self.width, HEIGHTS.get(key.part, 30), TITLE_PX, box.first, off=bool(box.off)
+        )
 
     def _frames(self, frames: dict[int, list[QRectF]], side: int) -> None:
         """Each expanded block in a frame with its name in the frame's top band, the number of layers ("N×")
@@ -148,11 +150,11 @@ class MapDrawing:
             frame = QGraphicsRectItem(r, self.root)
             frame.setPen(QPen(QColor("#9a9a9a"), 1.2))
             frame.setZValue(-2)
-            name = self._text(label("block", self.lang, i=block), NOTE_PX, QColor("#555555"))
+            name = self._text(plain("block", self.lang, i=block), NOTE_PX, QColor("#555555"))
             w = name.boundingRect().width()
             name.setPos(r.right() - w - 6 if side < 0 else r.left() + 6, r.top() + 1)
             if k == len(frames) - 1:
-                n = self._text(label("n_times", self.lang, n=self.arch.config.n_layers), NOTE_PX + 3, bold=True)
+                n = self._text(plain("n_times", self.lang, n=self.arch.config.n_layers), NOTE_PX + 3, bold=True)
                 w = n.boundingRect().width()
                 n.setPos(r.left() + 4 if side < 0 else r.right() - w - 4, r.top())
 
@@ -172,7 +174,7 @@ class MapDrawing:
         if off:
             pen.setStyle(Qt.PenStyle.DashLine)
         circle.setPen(pen)
-        pe = self._text(label("pe", self.lang), NOTE_PX - 1, OFF if off else QColor("#333333"))
+        pe = self._text(plain("pe", self.lang), NOTE_PX - 1, OFF if off else QColor("#333333"))
         pe.setPos(cx - pe.boundingRect().width() / 2, r.center().y() - pe.boundingRect().height() / 2)
         start = QPointF(cx + 13 * -side, r.center().y())
         end = QPointF(r.left() if side < 0 else r.right(), r.center().y())
@@ -183,14 +185,15 @@ class MapDrawing:
         words = " ".join(tokens)
         words = words if len(words) <= 40 else words[:39] + "…"
         shifted = stack == "dec" and "enc" in self.arch.config.stacks
-        text = self._text(label("outputs_shifted" if shifted else "inputs", self.lang, text=words),
-                         NOTE_PX + 1, width=self.width)
+        text = self._text(
+            plain("outputs_shifted" if shifted else "inputs", self.lang, text=words), NOTE_PX + 1, width=self.width
+        )
         text.setPos(x, GAP + 4)
         arrow(self.root, [QPointF(x + self.width / 2, GAP + 2), QPointF(x + self.width / 2, 0)], EDGE_COLORS["flow"])
 
     def _probabilities(self, x: float) -> None:
         top = min(d.item.rect.top() for d in self.drawn.values() if d.column == len(self.arch.config.stacks) - 1)
-        text = self._text(label("probabilities", self.lang), NOTE_PX + 1, width=self.width)
+        text = self._text(plain("probabilities", self.lang), NOTE_PX + 1, width=self.width)
         h = text.boundingRect().height()
         text.setPos(x, top - GAP - h)
         middle = x + self.width / 2
@@ -199,13 +202,17 @@ class MapDrawing:
     def _titles(self, stacks: list[str]) -> None:
         top = self.root.childrenBoundingRect().top()
         for c, stack in enumerate(stacks):
-            title = self._text(label(stack, self.lang), 17, width=self.width, bold=True)
+            title = self._text(plain(stack, self.lang), 17, width=self.width, bold=True)
             title.setPos(c * (self.width + COLUMN_GAP), top - 10 - title.boundingRect().height())
 
     # ---- edges --------------------------------------------------------------------------------------
     def _edge(self, kind: str, source: Place, target: Place, off: bool) -> None:
-        if source == target or (kind, source, target, off) in self.edges or \
-                kind == "residual" and target.part == "block":
+        if (
+            source == target
+            or (kind, source, target, off) in self.edges
+            or kind == "residual"
+            and target.part == "block"
+        ):
             return  # inside a collapsed block (or into one: its Adds are inside it), or already drawn
         s, t = self.rect(source), self.rect(target)
         color = OFF if off else EDGE_COLORS[kind]
@@ -213,9 +220,13 @@ class MapDrawing:
             points = [QPointF(s.center().x(), s.top()), QPointF(t.center().x(), t.bottom())]
         elif kind == "memory":  # from the encoder's output, across, into the cross-attention's side
             bus = s.right() + COLUMN_GAP / 2
-            points = [QPointF(s.right(), s.center().y()), QPointF(bus, s.center().y()), QPointF(bus, t.center().y()),
-                      QPointF(t.left(), t.center().y())]
-            kv = self._text(label("kv", self.lang), NOTE_PX, color)  # along the bus, clear of both frames
+            points = [
+                QPointF(s.right(), s.center().y()),
+                QPointF(bus, s.center().y()),
+                QPointF(bus, t.center().y()),
+                QPointF(t.left(), t.center().y()),
+            ]
+            kv = self._text(plain("kv", self.lang), NOTE_PX, color)  # along the bus, clear of both frames
             kv.setRotation(-90)  # read from bottom to top, beside the line running down to the cross-attention
             box = kv.boundingRect()
             kv.setPos(bus + 1, (s.center().y() + t.center().y() + box.width()) / 2)
@@ -223,8 +234,12 @@ class MapDrawing:
             side = -1 if target.stack == "enc" else 1
             lane = s.left() - LANE if side < 0 else s.right() + LANE
             y0, edge = s.top() - GAP / 2, t.left() if side < 0 else t.right()
-            points = [QPointF(s.center().x(), y0), QPointF(lane, y0), QPointF(lane, t.center().y()),
-                      QPointF(edge, t.center().y())]
+            points = [
+                QPointF(s.center().x(), y0),
+                QPointF(lane, y0),
+                QPointF(lane, t.center().y()),
+                QPointF(edge, t.center().y()),
+            ]
             dot = QGraphicsEllipseItem(QRectF(s.center().x() - 3, y0 - 3, 6, 6), self.root)
             dot.setBrush(QBrush(color))
             dot.setPen(QPen(color))

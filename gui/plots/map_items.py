@@ -14,8 +14,16 @@ from .style import SLIDE_FONTS
 # The colours of the original Transformer diagram: embeddings pink, attention orange, Add & Norm yellow,
 # feed-forward blue, the output head lilac; a collapsed block grey.
 COLORS = {
-    "embedding": "#f5c6c9", "self_attn": "#f8d49b", "cross_attn": "#f8d49b", "ffn": "#b9dcf3", "add": "#eeeaa6",
-    "norm": "#eeeaa6", "final_norm": "#eeeaa6", "embed_norm": "#eeeaa6", "output": "#d9cdf0", "block": "#dedede",
+    "embedding": "#f5c6c9",
+    "self_attn": "#f8d49b",
+    "cross_attn": "#f8d49b",
+    "ffn": "#b9dcf3",
+    "add": "#eeeaa6",
+    "norm": "#eeeaa6",
+    "final_norm": "#eeeaa6",
+    "embed_norm": "#eeeaa6",
+    "output": "#d9cdf0",
+    "block": "#dedede",
 }
 EDGE_COLORS = {"flow": QColor("#4a4a4a"), "residual": QColor("#1f6fb2"), "memory": QColor("#8e44ad")}
 TEXT = QColor("#111111")
@@ -44,8 +52,9 @@ def map_font(px: int, bold: bool = False) -> QFont:
     return slide_font(px, bold, pixels=True)
 
 
-def text_item(parent: QGraphicsItem, text: str, px: int, color: QColor = TEXT, width: float | None = None,
-              bold: bool = False) -> QGraphicsTextItem:
+def text_item(
+    parent: QGraphicsItem, text: str, px: int, color: QColor = TEXT, width: float | None = None, bold: bool = False
+) -> QGraphicsTextItem:
     """Plain text, centred and wrapped to `width` when given."""
     item = QGraphicsTextItem(parent)
     item.setFont(map_font(px, bold))
@@ -73,8 +82,17 @@ class BoxItem(QGraphicsPathItem):
     """A rounded box with centred text; its look says done, current or not computed yet, and dashed red
     when a What-if switch changed it. `first` is the stage a click on it goes to."""
 
-    def __init__(self, parent: QGraphicsItem, part: str, text_html: str, width: float, min_height: float, px: int,
-                 first: str, off: bool = False):
+    def __init__(
+        self,
+        parent: QGraphicsItem,
+        part: str,
+        text_html: str,
+        width: float,
+        min_height: float,
+        px: int,
+        first: str,
+        off: bool = False,
+    ):
         super().__init__(parent)
         self.color = QColor(COLORS.get(part, "#dedede"))
         self.first, self.off, self.state = first, off, ""
@@ -119,8 +137,9 @@ class BoxItem(QGraphicsPathItem):
         self.label.setDefaultTextColor(LATER_TEXT if later else TEXT)
 
 
-def arrow(parent: QGraphicsItem, points: list[QPointF], color: QColor, dashed: bool = False,
-          width: float = 1.6) -> QGraphicsPathItem:
+def arrow(
+    parent: QGraphicsItem, points: list[QPointF], color: QColor, dashed: bool = False, width: float = 1.6
+) -> QGraphicsPathItem:
     """A polyline with an arrowhead at its last point."""
     path = QPainterPath(points[0])
     for p in points[1:]:

@@ -8,11 +8,11 @@ import pyqtgraph as pg
 from engine.training.backward import forward_of, is_backward
 from gui.text.operations import IDS, colour_kind, matrix_caption, place_of, stage_op, stage_operation
 
+from .captions import caption
 from .heatmap import Heatmap, axis_labels
 from .predicts import row_labels
 from .scale import scale_for
 from .style import PLAIN_COLOR, PlotOptions
-from .text import caption
 
 PLAIN = pg.ColorMap([0.0, 1.0], [PLAIN_COLOR, PLAIN_COLOR])  # ids are names, not amounts: no colour
 
@@ -61,14 +61,26 @@ class MatrixPanel:
     """Heatmap of one stage; `select_row` outlines the selected query/token row. `scale_with`: the tensors that
     share its colour scale (the parts and sum of A + B = C); only the last of them draws the colour bar."""
 
-    def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int,
-                 select_row: bool = False, colspan: int = 1, label: str | None = None, scale_with: tuple = ()):
+    def __init__(
+        self,
+        layout: pg.GraphicsLayout,
+        trace,
+        name: str,
+        opts: PlotOptions,
+        row: int,
+        col: int,
+        select_row: bool = False,
+        colspan: int = 1,
+        label: str | None = None,
+        scale_with: tuple = (),
+    ):
         self.name, self.select_row, self.label = name, select_row, label  # label: a caption key to use instead
         self.scale_with = scale_with
         ids = colour_kind(stage_op(trace, name)) == IDS  # token ids: a labelled table, not a heatmap
         colorbar = not ids and (not scale_with or name == scale_with[-1])
-        self.heatmap = Heatmap(layout, opts, None, row, col, cmap=PLAIN if ids else None, colspan=colspan,
-                               colorbar=colorbar)
+        self.heatmap = Heatmap(
+            layout, opts, None, row, col, cmap=PLAIN if ids else None, colspan=colspan, colorbar=colorbar
+        )
 
     def update(self, trace, opts: PlotOptions) -> None:
         m, rows, cols = stage_matrix(trace, self.name, opts)

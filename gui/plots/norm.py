@@ -11,10 +11,10 @@ from engine import teaching
 from gui.text.operations import beside
 
 from .bars import add_legend
+from .captions import caption
 from .heatmap import axis_labels, format_cell
 from .matrix import row_of
 from .style import PlotOptions, color, finite_range, foreground, markers, new_plot, set_caption, with_overflow_note
-from .text import caption
 
 STEPS = ("step_x", "step_centred", "step_hat", "step_out")
 MAX_COLOURED_FEATURES = 8
@@ -52,11 +52,16 @@ class BeforeAfterPanel:
         size = 12 if opts.slide else 7
         legend = add_legend(self.plot, opts)
         dots = dict(markers(opts), pen=None, symbolSize=size)
-        self.before = self.plot.plot(**dots, symbol="o", symbolBrush=None, symbolPen=pg.mkPen(color(0), width=2),
-                                     name="x")
+        self.before = self.plot.plot(
+            **dots, symbol="o", symbolBrush=None, symbolPen=pg.mkPen(color(0), width=2), name="x"
+        )
         self.after = self.plot.plot(**dots, symbol="o", symbolBrush=color(1), symbolPen=None, name="LN(x)")
-        self.mean = self.plot.plot(**dict(dots, symbolSize=3 * size), symbol="_", symbolBrush=foreground(opts),
-                                   symbolPen=pg.mkPen(foreground(opts), width=3))
+        self.mean = self.plot.plot(
+            **dict(dots, symbolSize=3 * size),
+            symbol="_",
+            symbolBrush=foreground(opts),
+            symbolPen=pg.mkPen(foreground(opts), width=3),
+        )
         legend.addItem(pg.PlotDataItem(pen=pg.mkPen(foreground(opts), width=4)), "μ ± σ")  # its key: a bar
         self.spread = pg.ErrorBarItem(beam=0.08, pen=pg.mkPen(foreground(opts), width=2))
         self.plot.addItem(self.spread)
@@ -100,9 +105,17 @@ class NormStepsPanel:
         self.lines = []  # a coloured line per feature, or one grey polyline for all of them when there are many
         for f in range(d if self.few else 1):
             pen = pg.mkPen(color(f), width=width) if self.few else pg.mkPen(128, 128, 128, 90, width=1)
-            self.lines.append(self.plot.plot(**markers(opts), pen=pen, symbol="o" if self.few else None,
-                                             symbolBrush=color(f), symbolPen=None, symbolSize=9 if opts.slide else 5,
-                                             connect="finite"))
+            self.lines.append(
+                self.plot.plot(
+                    **markers(opts),
+                    pen=pen,
+                    symbol="o" if self.few else None,
+                    symbolBrush=color(f),
+                    symbolPen=None,
+                    symbolSize=9 if opts.slide else 5,
+                    connect="finite",
+                )
+            )
 
     def update(self, trace, opts: PlotOptions) -> None:
         x = trace[self.steps["x"]]

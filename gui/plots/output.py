@@ -7,10 +7,10 @@ import pyqtgraph as pg
 from engine import teaching
 
 from .bars import Bars
+from .captions import caption
 from .heatmap import axis_labels
 from .matrix import row_of
 from .style import PlotOptions, color
-from .text import caption
 
 TOP_K = 8
 

@@ -11,7 +11,7 @@ from engine.tokenizer import END
 
 
 def predicting_rows(trace) -> list[str]:
-    """"token → next token" for each decoder row: what that row is trained to predict."""
+    """ "token → next token" for each decoder row: what that row is trained to predict."""
     tokens = list(trace.tokens["dec"])
     return [f"{t} → {n}" for t, n in zip(tokens, tokens[1:] + [END])]
 

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from engine import ops
 
-from .extra_text import caption
+from .captions import caption
 from .heatmap import Heatmap, axis_labels
 from .matrix import head_of
 from .style import PlotOptions, color, font, foreground, new_plot, set_caption
@@ -24,8 +24,9 @@ class RopePanel:
         self.plot.setAspectLocked(True)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         for angle in (0, 90):
-            self.plot.addItem(pg.InfiniteLine(pos=0, angle=angle, pen=pg.mkPen(foreground(opts),
-                                                                               style=Qt.PenStyle.DotLine)))
+            self.plot.addItem(
+                pg.InfiniteLine(pos=0, angle=angle, pen=pg.mkPen(foreground(opts), style=Qt.PenStyle.DotLine))
+            )
         self.items: list = []
         self.angles = Heatmap(layout, opts, False, row + 1, 0, colspan=col + 1)
 
@@ -44,8 +45,9 @@ class RopePanel:
             (x0, y0), (x1, y1) = before[p, :2].tolist(), after[p, :2].tolist()
             line = self.plot.plot([0, x1], [0, y1], pen=pg.mkPen(c, width=width))
             was = self.plot.plot([0, x0], [0, y0], pen=pg.mkPen(c, width=1, style=Qt.PenStyle.DashLine))
-            start = self.plot.plot([x0], [y0], pen=None, symbol="o", symbolSize=size, symbolBrush=None,
-                                   symbolPen=pg.mkPen(c, width=2))
+            start = self.plot.plot(
+                [x0], [y0], pen=None, symbol="o", symbolSize=size, symbolBrush=None, symbolPen=pg.mkPen(c, width=2)
+            )
             end = self.plot.plot([x1], [y1], pen=None, symbol="o", symbolSize=size, symbolBrush=c, symbolPen=None)
             label = pg.TextItem(tokens[p], color=c, anchor=(0, 1))
             label.setFont(font(opts, "tick"))
@@ -55,8 +57,9 @@ class RopePanel:
         reach = float(max(before[:, :2].abs().max(), after[:, :2].abs().max(), 1e-6)) * 1.3
         self.plot.setRange(xRange=(-reach, reach), yRange=(-reach, reach), padding=0)
         letter = "Q" if trace.stage(self.name).op == "attn.q_rot" else "K"
-        set_caption(self.plot, caption("rope_turn", opts.lang, letter=letter,
-                                       head=caption("head", opts.lang, head=h)), opts)
+        set_caption(
+            self.plot, caption("rope_turn", opts.lang, letter=letter, head=caption("head", opts.lang, head=h)), opts
+        )
         angles = ops.rope_angles(n, d_k).numpy()  # [n, d_k/2]
         pairs = [caption("pair", opts.lang, i=i, a=2 * i, b=2 * i + 1) for i in range(angles.shape[1])]
         top = float(np.max(angles)) or 1.0

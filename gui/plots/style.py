@@ -10,7 +10,8 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFont, QFontMetrics
 
 from .axis import Axis
-from .text import caption, wrap_caption
+from .captions import caption
+from .wrap import wrap_caption
 
 # Chinese glyphs need a CJK font; Qt's fallback is not reliable in PDF/SVG, so slides name one explicitly.
 SLIDE_FONTS = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC", "Microsoft YaHei", "PingFang SC"]
@@ -68,8 +69,11 @@ def foreground(opts: PlotOptions) -> QColor:
 
 def font(opts: PlotOptions, size: str = "text") -> QFont:
     """size: "title", "caption", "tick" or "text" (cell numbers, annotations)."""
-    points = {"title": 26, "caption": 18, "tick": 15, "text": 14} if opts.slide else {
-        "title": 13, "caption": 10, "tick": 9, "text": 9}
+    points = (
+        {"title": 26, "caption": 18, "tick": 15, "text": 14}
+        if opts.slide
+        else {"title": 13, "caption": 10, "tick": 9, "text": 9}
+    )
     f = QFont()
     if opts.slide:
         f.setFamilies(SLIDE_FONTS)

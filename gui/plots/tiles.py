@@ -13,11 +13,11 @@ from engine import tiled
 from gui.text.operations import operation
 
 from .bars import Bars
+from .captions import caption
 from .heatmap import Heatmap, axis_labels
 from .matrix import MatrixPanel, head_of, stage_caption
 from .scale import scale_for
 from .style import HIDDEN_COLOR, PlotOptions, color
-from .text import caption
 
 
 def _tokens(trace, name: str) -> tuple[list[str], list[str]]:
@@ -48,8 +48,9 @@ class TilePanel:
         features = [str(c) for c in range(m.shape[1])]
         entry = operation(st.op)  # m and ℓ: one column named by the letter; o: d_k features; else the tile's keys
         cols = [entry.letter] if entry.columns == "letter" else features if st.op == "attn.tiled.o" else keys[c0:c1]
-        text = caption("tile_of", opts.lang, what=stage_caption(trace, self.name, opts), r0=r0, r1=r1 - 1, c0=c0,
-                       c1=c1 - 1)
+        text = caption(
+            "tile_of", opts.lang, what=stage_caption(trace, self.name, opts), r0=r0, r1=r1 - 1, c0=c0, c1=c1 - 1
+        )
         if st.op == "attn.tiled.skipped":
             self.heatmap.set(m, queries[r0:r1], cols, opts, text, levels=(0.0, 1.0))
         else:
@@ -94,8 +95,9 @@ class HeldPanel:
         n, m = trace[f"{p}.scores"].shape[1:]
         labels = [caption("largest_tile", opts.lang, r=r, c=c), caption("full_scores", opts.lang, n=n, m=m)]
         diff = f"{tiled.difference(trace, self.name):.1e}"
-        self.bars.set(labels, [np.array([r * c, n * m], dtype=float)], opts,
-                      caption("numbers_held", opts.lang, diff=diff))
+        self.bars.set(
+            labels, [np.array([r * c, n * m], dtype=float)], opts, caption("numbers_held", opts.lang, diff=diff)
+        )
 
 
 def tile_panels(layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, top: int) -> list:

@@ -34,9 +34,8 @@ from engine.whatif import (
     trace_sentences,
 )
 
-from . import text as figure_text
 from .bars import Bars, add_legend
-from .extra_text import caption, plain
+from .captions import caption, plain
 from .figure import StageFigure
 from .heatmap import Heatmap, axis_labels
 from .matrix import head_of
@@ -56,8 +55,9 @@ def _small(cfg: ModelConfig) -> bool:
 @lru_cache(maxsize=16)
 def _saturation(cfg: ModelConfig, text: str) -> dict[str, list[float]]:
     d_ks = D_KS if _small(cfg) else D_KS[:5]
-    return max_weight_by_dk(cfg.replace(enc_vocab=None, dec_vocab=None), text, d_ks,
-                            SATURATION_SEEDS if _small(cfg) else 1)
+    return max_weight_by_dk(
+        cfg.replace(enc_vocab=None, dec_vocab=None), text, d_ks, SATURATION_SEEDS if _small(cfg) else 1
+    )
 
 
 @lru_cache(maxsize=16)
@@ -81,9 +81,12 @@ class ReorderPanel:
             title = html.escape(" ".join(tokens), quote=False)  # plot titles are HTML; <start> is a token
             heatmap.set(out.numpy().astype(np.float64), tokens, cols, opts, title, scale=scale)
         key = "reorder_same" if r.max_difference < 1e-4 else "reorder_differs"
-        stack = figure_text.caption("encoder" if trace.stage(r.stage).place.stack == "enc" else "decoder", opts.lang)
-        self.note = (plain("reorder", opts.lang, a=" ".join(r.tokens), b=" ".join(r.reordered_tokens),
-                           stack=stack) + " " + plain(key, opts.lang, diff=f"{r.max_difference:.1e}"))
+        stack = caption("encoder" if trace.stage(r.stage).place.stack == "enc" else "decoder", opts.lang)
+        self.note = (
+            plain("reorder", opts.lang, a=" ".join(r.tokens), b=" ".join(r.reordered_tokens), stack=stack)
+            + " "
+            + plain(key, opts.lang, diff=f"{r.max_difference:.1e}")
+        )
 
 
 class SaturationPanel:
@@ -96,8 +99,13 @@ class SaturationPanel:
         legend = add_legend(self.plot, opts)
         width = 4 if opts.slide else 2
         self.curves = {
-            key: self.plot.plot(pen=pg.mkPen(color(k), width=width), symbol="o", symbolBrush=color(k),
-                                symbolPen=None, name=caption(name, opts.lang))
+            key: self.plot.plot(
+                pen=pg.mkPen(color(k), width=width),
+                symbol="o",
+                symbolBrush=color(k),
+                symbolPen=None,
+                name=caption(name, opts.lang),
+            )
             for k, (key, name) in enumerate((("scaled", "with_scale"), ("unscaled", "without_scale")))
         }
         self.here = pg.ScatterPlotItem(size=16 if opts.slide else 12, brush=color(4), pen=pg.mkPen(foreground(opts)))
@@ -120,13 +128,22 @@ class SaturationPanel:
         self.here.setData([np.log10(cfg.d_k)], [value])
         self.plot.setYRange(0, 1.05, padding=0)
         set_caption(self.plot, caption("saturation", opts.lang), opts)
-        self.note = plain("saturation_note", opts.lang, samples=SATURATION_SEEDS if _small(cfg) else 1, d_k=cfg.d_k,
-                            value=f"{value:.2f}", block=first.place.block)
+        self.note = plain(
+            "saturation_note",
+            opts.lang,
+            samples=SATURATION_SEEDS if _small(cfg) else 1,
+            d_k=cfg.d_k,
+            value=f"{value:.2f}",
+            block=first.place.block,
+        )
 
 
 def _first_causal(trace) -> str | None:
-    names = [st.name for st in trace.stages if st.op == "attn.weights" and st.place.stack == "dec"
-             and st.place.part == "self_attn"]
+    names = [
+        st.name
+        for st in trace.stages
+        if st.op == "attn.weights" and st.place.stack == "dec" and st.place.part == "self_attn"
+    ]
     return names[0] if names else None
 
 
@@ -186,8 +203,13 @@ class SpreadPanel:
             plot.showGrid(x=True, y=True, alpha=0.25)
             for k, setting in enumerate(DEPTH_SETTINGS):
                 self.curves[key, setting] = plot.plot(symbol="o", symbolSize=6, symbolBrush=color(k), symbolPen=None)
-            self.here[key] = plot.plot(pen=None, symbol="s", symbolSize=14 if opts.slide else 11,
-                                       symbolBrush=color(4), symbolPen=pg.mkPen(foreground(opts)))
+            self.here[key] = plot.plot(
+                pen=None,
+                symbol="s",
+                symbolSize=14 if opts.slide else 11,
+                symbolBrush=color(4),
+                symbolPen=pg.mkPen(foreground(opts)),
+            )
             plot.setLabel("bottom", caption("layer", opts.lang))
         for setting in DEPTH_SETTINGS:
             self.legend.addItem(self.curves["values", setting], caption(setting, opts.lang))
@@ -209,8 +231,7 @@ class SpreadPanel:
             self.here[key].setData(list(range(len(own[key]))), own[key])
             set_caption(plot, caption("spread_values" if key == "values" else "spread_tokens", opts.lang), opts)
             plot.enableAutoRange()
-        self.note = plain("spread_note", opts.lang, n=DEPTH, samples=SEEDS if _small(cfg) else 1,
-                            layers=cfg.n_layers)
+        self.note = plain("spread_note", opts.lang, n=DEPTH, samples=SEEDS if _small(cfg) else 1, layers=cfg.n_layers)
 
 
 class MessagePanel:

@@ -31,8 +31,15 @@ class AppState(QObject):
     message = Signal(str)  # a user-facing explanation (refused input, etc.) for the status bar
     problemChanged = Signal(str)  # the sentences typed cannot be run (empty, too long): views explain, "" when fine
 
-    def __init__(self, config: ModelConfig, text: str, target: str = "", parent: QObject | None = None,
-                 model: Model | None = None, trace: Trace | None = None):
+    def __init__(
+        self,
+        config: ModelConfig,
+        text: str,
+        target: str = "",
+        parent: QObject | None = None,
+        model: Model | None = None,
+        trace: Trace | None = None,
+    ):
         """A lesson of `config` (or `model`) on the sentences; `trace`, when given, is the model's trace of them
         already (not traced again)."""
         super().__init__(parent)
@@ -73,8 +80,15 @@ class AppState(QObject):
         return state
 
     @classmethod
-    def from_model(cls, model: Model, text: str, target: str = "", stage: str | None = None,
-                   title: dict[str, str] | None = None, description: dict[str, str] | None = None) -> AppState:
+    def from_model(
+        cls,
+        model: Model,
+        text: str,
+        target: str = "",
+        stage: str | None = None,
+        title: dict[str, str] | None = None,
+        description: dict[str, str] | None = None,
+    ) -> AppState:
         """The app state of a model on these sentences (see load_model), traced once."""
         trace = model.trace(text, target or None)
         state = cls(model.config, text, target, trace=trace)
@@ -184,20 +198,46 @@ class AppState(QObject):
         history starts afresh); `trace` is lesson.trace() when the caller has it. Raises EngineError, changing
         nothing, when the lesson cannot be traced."""
         trace = trace if trace is not None else lesson.trace()
-        self._start(trace, lesson.text, lesson.target, lesson.title, lesson.description, lesson.stage, lesson.views,
-                    lesson.lab, lesson.show)
+        self._start(
+            trace,
+            lesson.text,
+            lesson.target,
+            lesson.title,
+            lesson.description,
+            lesson.stage,
+            lesson.views,
+            lesson.lab,
+            lesson.show,
+        )
 
-    def load_model(self, model: Model, text: str, target: str = "", stage: str | None = None,
-                   title: dict[str, str] | None = None, description: dict[str, str] | None = None) -> None:
+    def load_model(
+        self,
+        model: Model,
+        text: str,
+        target: str = "",
+        stage: str | None = None,
+        title: dict[str, str] | None = None,
+        description: dict[str, str] | None = None,
+    ) -> None:
         """Make any model (trained, a checkpoint with its own tokenizer, fresh random weights) the lesson, on
         these sentences, at `stage` (None: the first); the undo history starts afresh. Raises EngineError,
         changing nothing, when the sentences cannot be traced."""
-        self._start(model.trace(text, target or None), text, target, title or EMPTY_TEXTS, description or EMPTY_TEXTS,
-                    stage)
+        self._start(
+            model.trace(text, target or None), text, target, title or EMPTY_TEXTS, description or EMPTY_TEXTS, stage
+        )
 
-    def _start(self, trace: Trace, text: str, target: str, title: dict, description: dict,
-               stage: str | None, views: tuple[str, ...] = (), lab: str | None = None,
-               show: dict | None = None) -> None:
+    def _start(
+        self,
+        trace: Trace,
+        text: str,
+        target: str,
+        title: dict,
+        description: dict,
+        stage: str | None,
+        views: tuple[str, ...] = (),
+        lab: str | None = None,
+        show: dict | None = None,
+    ) -> None:
         self.model, self.trace, self.text, self.target = trace.model, trace, text, target
         self.title, self.description, self.views, self.lab = dict(title), dict(description), tuple(views), lab
         self.show = dict(show or {})
@@ -220,9 +260,11 @@ class AppState(QObject):
         if self.model.tokenizer is None:
             return ""
         return QCoreApplication.translate(
-            "AppState", "This model was opened from a checkpoint folder. A lesson file cannot hold its tokenizer "
+            "AppState",
+            "This model was opened from a checkpoint folder. A lesson file cannot hold its tokenizer "
             "yet, so it cannot be saved; open the folder again with Model ▸ Open model ▸ Checkpoint folder… "
-            "(figures and slides can still be exported).")
+            "(figures and slides can still be exported).",
+        )
 
     def to_lesson(self, lang: str = "en") -> Lesson:
         """The lesson as it stands now, for saving. It holds the live tensors, not copies: the engine
@@ -231,11 +273,20 @@ class AppState(QObject):
         if self.not_savable:
             raise EngineError(self.not_savable)
         return Lesson(
-            config=self.config, text=self.text, target=self.target, params=dict(self.trace.params),
+            config=self.config,
+            text=self.text,
+            target=self.target,
+            params=dict(self.trace.params),
             vocabularies={s: list(v.tokens) for s, v in self.model.vocabs.items()},
-            overrides=dict(self.trace.overrides), stage=self.forward_stage(), lang=lang,
-            title=dict(self.title), description=dict(self.description), views=self.views, lab=self.lab,
-            show=self._show_now())
+            overrides=dict(self.trace.overrides),
+            stage=self.forward_stage(),
+            lang=lang,
+            title=dict(self.title),
+            description=dict(self.description),
+            views=self.views,
+            lab=self.lab,
+            show=self._show_now(),
+        )
 
     def _last_row(self) -> int:
         """The last token of the sentence the output rows belong to (the decoder's, when there is one)."""
@@ -300,10 +351,18 @@ class AppState(QObject):
         except EngineError as exc:
             self.message.emit(str(exc))
             return False
-        self.undo_stack.push(TrainingStepCommand(self, step, lambda: QCoreApplication.translate(
-            "AppState", "Training step (learning rate {0:g})").format(step.lr)))
-        self.message.emit(QCoreApplication.translate("AppState", "Training step: loss {0:.4f} → {1:.4f}").format(
-            step.loss_before, step.loss_after))
+        self.undo_stack.push(
+            TrainingStepCommand(
+                self,
+                step,
+                lambda: QCoreApplication.translate("AppState", "Training step (learning rate {0:g})").format(step.lr),
+            )
+        )
+        self.message.emit(
+            QCoreApplication.translate("AppState", "Training step: loss {0:.4f} → {1:.4f}").format(
+                step.loss_before, step.loss_after
+            )
+        )
         return True
 
     def retranslate_history(self) -> None:
@@ -313,8 +372,11 @@ class AppState(QObject):
 
     def reset_weights(self) -> None:
         """Return to the lesson's own weights (undoable)."""
-        self.undo_stack.push(ReplaceParamsCommand(
-            self, self.original_params, lambda: QCoreApplication.translate("AppState", "Reset weights")))
+        self.undo_stack.push(
+            ReplaceParamsCommand(
+                self, self.original_params, lambda: QCoreApplication.translate("AppState", "Reset weights")
+            )
+        )
 
     # ---- what-if switches and generated tokens (undoable; gui/state/commands.py) -----------------
     def set_switch(self, switch: str, on: bool) -> bool:
@@ -325,8 +387,15 @@ class AppState(QObject):
         """Append a token of the decoder's vocabulary to the decoder's sentence (a generated token)."""
         return commands.append_token(self, token_id)
 
-    def show_trace(self, trace: Trace, text: str, target: str, stage: str, row: int,
-                   previous: dict[str, torch.Tensor] | None = None) -> None:
+    def show_trace(
+        self,
+        trace: Trace,
+        text: str,
+        target: str,
+        stage: str,
+        row: int,
+        previous: dict[str, torch.Tensor] | None = None,
+    ) -> None:
         """Make another trace of this lesson current without clearing the undo stack (used by undoable
         switches and generated tokens); the cursor goes to `stage`, the selected row to `row`."""
         self.model, self.trace, self.text, self.target = trace.model, trace, text, target

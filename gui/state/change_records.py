@@ -51,17 +51,23 @@ def _retrace_record(now: SavedTrace, then: SavedTrace) -> dict | None:
     if pins_now and not same_pins:
         return None
     trace = now.trace
-    return {"op": "retrace", "config": trace.config.to_dict(),
-            "tokens": {s: list(t) for s, t in trace.tokens.items()},
-            "ids": {s: trace[f"{s}.tokens"].tolist() for s in trace.config.stacks},
-            "text": now.text, "target": now.target, "keep_pins": bool(pins_now)}
+    return {
+        "op": "retrace",
+        "config": trace.config.to_dict(),
+        "tokens": {s: list(t) for s, t in trace.tokens.items()},
+        "ids": {s: trace[f"{s}.tokens"].tolist() for s in trace.config.stacks},
+        "text": now.text,
+        "target": now.target,
+        "keep_pins": bool(pins_now),
+    }
 
 
 def rebuild_record(state: AppState, fresh_model: bool) -> dict:
     """New sentences (the model kept, its free vocabularies grown) or new settings (a new seeded model)."""
     record = {"op": "settings", "config": state.config.to_dict()} if fresh_model else {"op": "sentences"}
-    record.update(text=state.text, target=state.target,
-                  vocabularies={s: list(v.tokens) for s, v in state.model.vocabs.items()})
+    record.update(
+        text=state.text, target=state.target, vocabularies={s: list(v.tokens) for s, v in state.model.vocabs.items()}
+    )
     return record
 
 

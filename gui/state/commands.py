@@ -57,8 +57,11 @@ class EditCellCommand(LessonCommand):
         old_value = float(trace[name][index])
         cell = ",".join(map(str, index))  # named as the formula names it, where it sits; the id in the journal
         number = state.display.format_value
-        super().__init__(lambda: tr("{0}[{1}] ({2}): {3} → {4}").format(
-            letter(trace, name), cell, place(trace, name), number(old_value), number(value)))
+        super().__init__(
+            lambda: tr("{0}[{1}] ({2}): {3} → {4}").format(
+                letter(trace, name), cell, place(trace, name), number(old_value), number(value)
+            )
+        )
         self.state, self.name, self.index, self.value = state, name, index, value
         self.old_value = old_value
         self.is_param = name in trace.params
@@ -138,8 +141,11 @@ class SwapTraceCommand(LessonCommand):
         self.state, self.before, self.after, self.note = state, current_trace(state), after, message
 
     def _show(self, shown: SavedTrace, other: SavedTrace) -> None:
-        same = {n: t for n, t in other.trace.values.items()
-                if n in shown.trace.values and shown.trace.values[n].shape == t.shape}
+        same = {
+            n: t
+            for n, t in other.trace.values.items()
+            if n in shown.trace.values and shown.trace.values[n].shape == t.shape
+        }
         self.state.show_trace(shown.trace, shown.text, shown.target, shown.stage, shown.row, previous=same)
 
     def redo(self) -> None:
@@ -196,9 +202,11 @@ def set_switch(state: AppState, switch: str, on: bool) -> bool:
     except EngineError as exc:
         state.message.emit(str(exc))
         return False
+
     def text() -> str:  # the switch as the What if menu names it
         return (tr("What if: {0} — on") if on else tr("What if: {0} — off")).format(
-            switch_name(switch, state.display.lang))
+            switch_name(switch, state.display.lang)
+        )
 
     after = SavedTrace(trace, state.text, state.target, state.current_stage, state.row)
     state.undo_stack.push(SwitchCommand(state, text, after))
@@ -225,8 +233,9 @@ def append_token(state: AppState, token_id: int) -> bool:
         return False
     n = len(trace.tokens["dec"])
     if n >= cfg.max_len:
-        state.message.emit(tr("The sentence already has max_len = {0} tokens; there is no room for one more")
-                           .format(cfg.max_len))
+        state.message.emit(
+            tr("The sentence already has max_len = {0} tokens; there is no room for one more").format(cfg.max_len)
+        )
         return False
     token = vocab.tokens[token_id]
     tokens = {s: list(t) for s, t in trace.tokens.items()}

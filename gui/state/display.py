@@ -31,8 +31,14 @@ COLORMAPS = ("default", "cb-safe")  # the names gui.plots.PlotOptions.colormap t
 PALETTES = ("system", "projector")
 STORED = {"font_scale": 1.0, "decimals": 2, "colormap": "default", "palette": "system"}  # kept between runs
 REBUILD = frozenset({"lang", "font_scale", "presenting", "room_scale"})  # what the controller builds a new window for
-_CHOICES = {"lang": LANGS, "decimals": DECIMALS, "font_scale": FONT_SCALES, "colormap": COLORMAPS,
-            "palette": PALETTES, "presenting": (False, True)}
+_CHOICES = {
+    "lang": LANGS,
+    "decimals": DECIMALS,
+    "font_scale": FONT_SCALES,
+    "colormap": COLORMAPS,
+    "palette": PALETTES,
+    "presenting": (False, True),
+}
 PRESENT_TEXT_PX = 25  # presentation mode's body text on a 1920×1080 screen (the back row needs 24 px or more) …
 PRESENT_SCREEN = (1920, 1080)  # … and in proportion on other screens (about 17 px at 1280×720)
 ROOM_SCALE_STEP = 0.05  # the room scale is rounded up to this: a few pixels of difference rebuild nothing
@@ -76,8 +82,9 @@ class DisplaySettings(QObject):
     def _check(name: str, value):
         if name in _CHOICES:
             if value not in _CHOICES[name]:
-                raise EngineError(f"display: {name} must be one of {', '.join(map(str, _CHOICES[name]))}, "
-                                  f"not {value!r}")
+                raise EngineError(
+                    f"display: {name} must be one of {', '.join(map(str, _CHOICES[name]))}, not {value!r}"
+                )
             return value
         if name in ("head", "row"):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -101,9 +108,16 @@ class DisplaySettings(QObject):
     def plot_options(self, slide: bool = False) -> PlotOptions:
         """The options every figure is drawn with. A slide (an exported figure or deck) is drawn for its own
         1600×900 canvas: the window's text size does not apply to it."""
-        return PlotOptions(head=self.head, row=self.row, temperature=self.temperature, lang=self.lang,
-                           colormap=self.colormap, font_scale=1.0 if slide else self.type_scale, slide=slide,
-                           decimals=self.decimals)
+        return PlotOptions(
+            head=self.head,
+            row=self.row,
+            temperature=self.temperature,
+            lang=self.lang,
+            colormap=self.colormap,
+            font_scale=1.0 if slide else self.type_scale,
+            slide=slide,
+            decimals=self.decimals,
+        )
 
     def format_value(self, value: float, integer: bool = False) -> str:
         """A number as the matrices show it: the chosen decimals (View ▸ Decimals), 4 digits when large."""
@@ -153,12 +167,22 @@ def projector_palette() -> QPalette:
     disabled text (a washed-out projector still shows it)."""
     p = QPalette()
     white, black, light = QColor("#ffffff"), QColor("#000000"), QColor("#f0f0f0")
-    for role, color in ((QPalette.Window, light), (QPalette.Base, white), (QPalette.AlternateBase, light),
-                        (QPalette.Button, light), (QPalette.WindowText, black), (QPalette.Text, black),
-                        (QPalette.ButtonText, black), (QPalette.ToolTipBase, QColor("#ffffdd")),
-                        (QPalette.ToolTipText, black), (QPalette.Highlight, QColor("#0050c8")),
-                        (QPalette.HighlightedText, white), (QPalette.PlaceholderText, QColor("#555555")),
-                        (QPalette.Link, QColor("#0040a0")), (QPalette.BrightText, QColor("#c00000"))):
+    for role, color in (
+        (QPalette.Window, light),
+        (QPalette.Base, white),
+        (QPalette.AlternateBase, light),
+        (QPalette.Button, light),
+        (QPalette.WindowText, black),
+        (QPalette.Text, black),
+        (QPalette.ButtonText, black),
+        (QPalette.ToolTipBase, QColor("#ffffdd")),
+        (QPalette.ToolTipText, black),
+        (QPalette.Highlight, QColor("#0050c8")),
+        (QPalette.HighlightedText, white),
+        (QPalette.PlaceholderText, QColor("#555555")),
+        (QPalette.Link, QColor("#0040a0")),
+        (QPalette.BrightText, QColor("#c00000")),
+    ):
         p.setColor(role, color)
     for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText):
         p.setColor(QPalette.Disabled, role, QColor("#555555"))

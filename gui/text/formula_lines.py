@@ -33,7 +33,7 @@ def dims(*sizes: int) -> str:
 
 
 def shape_of(trace, name: str) -> str:
-    """"[3×4]"; a per-head tensor [h, n, d_k] is written for one head as [n×d_k]."""
+    """ "[3×4]"; a per-head tensor [h, n, d_k] is written for one head as [n×d_k]."""
     shape = tuple(trace[name].shape)
     return dims(*(shape[1:] if len(shape) == 3 else shape))
 
@@ -83,10 +83,14 @@ def cross_note(kind: str) -> str:
 
 # ---- the embeddings -----------------------------------------------------------------------------------------
 
+
 def rows_of(f: Formula, row: str) -> str:
     """A table lookup: E = W_E[ids], T = W_T[0]."""
-    return (f"{f.lhs} = {f.letters[0]}[{row}]{GAP}" + tr("rows of {0} {1}").format(f.letters[0], f.shapes[0])
-            + f" → {f.out}")
+    return (
+        f"{f.lhs} = {f.letters[0]}[{row}]{GAP}"
+        + tr("rows of {0} {1}").format(f.letters[0], f.shapes[0])
+        + f" → {f.out}"
+    )
 
 
 def positions(f: Formula) -> str:
@@ -103,6 +107,7 @@ def positions(f: Formula) -> str:
 
 # ---- attention ----------------------------------------------------------------------------------------------
 
+
 def linear(f: Formula) -> str:
     """Y = X·W + b with the shapes."""
     (x, w, b), (sx, sw, sb) = f.letters, f.shapes
@@ -114,15 +119,20 @@ def projection(f: Formula) -> str:
     (x, w, b), W = f.letters, f.stage.inputs[1]
     d_k = f.cfg.d_k
     cols = tr("columns {0}–{1} of {2}").format(f.head * d_k, (f.head + 1) * d_k - 1, w)
-    return (f"{f.lhs} = {x}·{w} + {b}{GAP}{f.shapes[0]}·{dims(f.trace[W].shape[0], d_k)} + {dims(d_k)} → {f.out}"
-            f"{GAP}(" + tr("head {0} of {1}").format(f.head, f.cfg.n_heads) + f": {cols})")
+    return (
+        f"{f.lhs} = {x}·{w} + {b}{GAP}{f.shapes[0]}·{dims(f.trace[W].shape[0], d_k)} + {dims(d_k)} → {f.out}"
+        f"{GAP}(" + tr("head {0} of {1}").format(f.head, f.cfg.n_heads) + f": {cols})"
+    )
 
 
 def rotation(f: Formula) -> str:
     if "no_pe" in f.cfg.switches:
         return f"{f.lhs} = {f.letters[0]}{GAP}{f.shapes[0]} → {f.out}" + switched_off("RoPE")
-    return (f"{f.lhs} = RoPE({f.letters[0]}): " + tr("pair (2i, 2i+1) of row p turned by p / 10000^(2i/d_k)")
-            + f"{GAP}{f.shapes[0]} → {f.out}{f.head_note}")
+    return (
+        f"{f.lhs} = RoPE({f.letters[0]}): "
+        + tr("pair (2i, 2i+1) of row p turned by p / 10000^(2i/d_k)")
+        + f"{GAP}{f.shapes[0]} → {f.out}{f.head_note}"
+    )
 
 
 def scores(f: Formula) -> str:
@@ -135,7 +145,7 @@ def scaled(f: Formula) -> str:
     d_k = f.cfg.d_k
     if "no_scale" in f.cfg.switches:
         return f"scaled = scores{GAP}{f.out} → {f.out}" + switched_off("÷ √d_k")
-    return f"scaled = scores / √d_k = scores / √{d_k} = scores / {d_k ** 0.5:.3g}{GAP}{f.out} → {f.out}" + f.head_note
+    return f"scaled = scores / √d_k = scores / √{d_k} = scores / {d_k**0.5:.3g}{GAP}{f.out} → {f.out}" + f.head_note
 
 
 def masked(f: Formula) -> str:
@@ -143,8 +153,7 @@ def masked(f: Formula) -> str:
     causal = place.part == "self_attn" and place.stack == "dec"
     if causal and "no_mask" in f.cfg.switches:
         return f"masked = scaled{GAP}{f.out} → {f.out}" + switched_off(tr("the causal mask"))
-    rule = tr("scaled, with −∞ above the diagonal (future tokens)") if causal else tr(
-        "scaled (nothing is hidden here)")
+    rule = tr("scaled, with −∞ above the diagonal (future tokens)") if causal else tr("scaled (nothing is hidden here)")
     return f"masked = {rule}{GAP}{f.out} → {f.out}{f.head_note}"
 
 
@@ -155,6 +164,7 @@ def concat(f: Formula) -> str:
 
 
 # ---- Add & Norm, FFN ----------------------------------------------------------------------------------------
+
 
 def residual(f: Formula) -> str:
     """add{k} = x + Sublayer(x), the sublayer named by its part of the diagram."""
@@ -177,10 +187,14 @@ def activation(f: Formula) -> str:
 
 # ---- tiled attention (engine/tiled.py): one tile's step, with its blocks and the shown head's numbers --------
 
+
 def _numbers(values) -> str:
-    """"[0.74, 1]": a short column of the shown head (one number per query row of the tile)."""
-    return "[" + ", ".join(f"{float(v):.3g}".replace("-", "−") for v in values.flatten()[:6]) + \
-        (", …]" if values.numel() > 6 else "]")
+    """ "[0.74, 1]": a short column of the shown head (one number per query row of the tile)."""
+    return (
+        "["
+        + ", ".join(f"{float(v):.3g}".replace("-", "−") for v in values.flatten()[:6])
+        + (", …]" if values.numel() > 6 else "]")
+    )
 
 
 def _tile_note(f: Formula, with_head: bool = True) -> str:
@@ -196,13 +210,18 @@ def tile_scores(f: Formula) -> str:
     q, k = f.letters
     d_k = f.cfg.d_k
     scale = "" if "no_scale" in f.cfg.switches else f" / √{d_k}"
-    return (f"{f.lhs} = {q}[{r0}:{r1}]·{k}[{c0}:{c1}]ᵀ{scale}{GAP}{dims(r1 - r0, d_k)}·{dims(d_k, c1 - c0)} → {f.out}"
-            + _tile_note(f))
+    return (
+        f"{f.lhs} = {q}[{r0}:{r1}]·{k}[{c0}:{c1}]ᵀ{scale}{GAP}{dims(r1 - r0, d_k)}·{dims(d_k, c1 - c0)} → {f.out}"
+        + _tile_note(f)
+    )
 
 
 def tile_skipped(f: Formula) -> str:
-    return tr("skipped: every key is after every query, so nothing is computed") + f"{GAP}{f.out}" + _tile_note(
-        f, with_head=False)
+    return (
+        tr("skipped: every key is after every query, so nothing is computed")
+        + f"{GAP}{f.out}"
+        + _tile_note(f, with_head=False)
+    )
 
 
 def tile_running(f: Formula) -> str:
@@ -222,5 +241,10 @@ def tile_running(f: Formula) -> str:
 
 def tile_output(f: Formula) -> str:
     diff = tiled.difference(f.trace, f.name)
-    return (f"{f.lhs} = o / ℓ" + GAP + tr("for each block of query rows") + f" → {f.out}{GAP}max |Z − A·V| = {diff:.1e}"
-            + f.head_note)
+    return (
+        f"{f.lhs} = o / ℓ"
+        + GAP
+        + tr("for each block of query rows")
+        + f" → {f.out}{GAP}max |Z − A·V| = {diff:.1e}"
+        + f.head_note
+    )

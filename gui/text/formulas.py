@@ -57,8 +57,15 @@ def formula(trace, name: str, head: int = 0) -> str:
     stage = trace.stage(name)
     inputs = list(stage.inputs) if stage is not None else []
     letters, lhs = symbols(trace, name)
-    f = Formula(trace, name, head, lhs, tuple(letters[i] for i in inputs), tuple(shape_of(trace, i) for i in inputs),
-                shape_of(trace, name))
+    f = Formula(
+        trace,
+        name,
+        head,
+        lhs,
+        tuple(letters[i] for i in inputs),
+        tuple(shape_of(trace, i) for i in inputs),
+        shape_of(trace, name),
+    )
     if is_backward(name):  # ∂L/∂(the stage) with its shape, then the local rule that passes it on to the inputs
         note = f.head_note if trace[name].dim() == 3 else ""
         return f"{lhs} {f.out}{GAP}{entry.formula(f)}{note}"

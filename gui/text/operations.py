@@ -58,50 +58,149 @@ def _rule(text: str) -> Callable[[Formula], str]:
 
 def _matmul_rule(f: Formula) -> str:
     forward = f.trace.stage(f.stage.inputs[0]).op  # the stage whose gradient this is
-    return {"attn.scores": "scores = Q·Kᵀ  ⇒  ∂L/∂Q = G·K,  ∂L/∂K = Gᵀ·Q",
-            "attn.z": "Z = A·V  ⇒  ∂L/∂A = G·Vᵀ,  ∂L/∂V = Aᵀ·G"}[forward]
+    return {
+        "attn.scores": "scores = Q·Kᵀ  ⇒  ∂L/∂Q = G·K,  ∂L/∂K = Gᵀ·Q",
+        "attn.z": "Z = A·V  ⇒  ∂L/∂A = G·Vᵀ,  ∂L/∂V = Aᵀ·G",
+    }[forward]
 
 
 _ATTENTION = dict(cross_note="grid", per_head=True, heads="tiles")
 _FORWARD = (
     # the embeddings
-    Operation("tokens", "ids", IDS, "matrix", lambda f: f"ids = vocab[tokens]{GAP}" + tr("{0} tokens").format(
-        f.trace[f.name].shape[0]) + f" → {f.out}"),
+    Operation(
+        "tokens",
+        "ids",
+        IDS,
+        "matrix",
+        lambda f: f"ids = vocab[tokens]{GAP}" + tr("{0} tokens").format(f.trace[f.name].shape[0]) + f" → {f.out}",
+    ),
     Operation("embed", "E", SIGNED, "matrix", lambda f: lines.rows_of(f, "ids")),
     Operation("pos", "PE", SIGNED, "positions", lines.positions),
     Operation("type", "T", SIGNED, "matrix", lambda f: lines.rows_of(f, "0")),
-    Operation("x0", "X", SIGNED, "sum", lambda f: f"{f.lhs} = {' + '.join(f.letters)}{GAP}{' + '.join(f.shapes)}"
-              f" → {f.out}"),
+    Operation(
+        "x0", "X", SIGNED, "sum", lambda f: f"{f.lhs} = {' + '.join(f.letters)}{GAP}{' + '.join(f.shapes)} → {f.out}"
+    ),
     # attention
-    Operation("attn.q", "Q", SIGNED, "matrix", lines.projection, cross_text="cross_attn.q", cross_note="queries",
-              stream="X", cross_stream="X_dec", inputs=HEAD_PRODUCT, per_head=True, heads="split", columns="head"),
-    Operation("attn.k", "K", SIGNED, "matrix", lines.projection, cross_text="cross_attn.k", cross_note="keys",
-              stream="X", cross_stream="X_enc", inputs=HEAD_PRODUCT, per_head=True, heads="split", columns="head"),
-    Operation("attn.v", "V", SIGNED, "matrix", lines.projection, cross_text="cross_attn.v", cross_note="keys",
-              stream="X", cross_stream="X_enc", inputs=HEAD_PRODUCT, per_head=True, heads="split", columns="head"),
+    Operation(
+        "attn.q",
+        "Q",
+        SIGNED,
+        "matrix",
+        lines.projection,
+        cross_text="cross_attn.q",
+        cross_note="queries",
+        stream="X",
+        cross_stream="X_dec",
+        inputs=HEAD_PRODUCT,
+        per_head=True,
+        heads="split",
+        columns="head",
+    ),
+    Operation(
+        "attn.k",
+        "K",
+        SIGNED,
+        "matrix",
+        lines.projection,
+        cross_text="cross_attn.k",
+        cross_note="keys",
+        stream="X",
+        cross_stream="X_enc",
+        inputs=HEAD_PRODUCT,
+        per_head=True,
+        heads="split",
+        columns="head",
+    ),
+    Operation(
+        "attn.v",
+        "V",
+        SIGNED,
+        "matrix",
+        lines.projection,
+        cross_text="cross_attn.v",
+        cross_note="keys",
+        stream="X",
+        cross_stream="X_enc",
+        inputs=HEAD_PRODUCT,
+        per_head=True,
+        heads="split",
+        columns="head",
+    ),
     Operation("attn.q_rot", "Q_rot", SIGNED, "rope", lines.rotation, per_head=True, heads="split", columns="head"),
     Operation("attn.k_rot", "K_rot", SIGNED, "rope", lines.rotation, per_head=True, heads="split", columns="head"),
     Operation("attn.scores", "scores", SIGNED, "matrix", lines.scores, cross_text="cross_attn.scores", **_ATTENTION),
     Operation("attn.scaled", "scaled", SIGNED, "scale", lines.scaled, cross_text="cross_attn.scaled", **_ATTENTION),
     Operation("attn.masked", "masked", SIGNED, "mask", lines.masked, cross_text="cross_attn.masked", **_ATTENTION),
-    Operation("attn.weights", "A", PROBABILITY, "weights", lambda f: f"{f.lhs} = softmax(masked){GAP}{f.out} → "
-              f"{f.out}{GAP}(" + tr("each row sums to 1") + "; " + tr("head {0} of {1}").format(
-                  f.head, f.cfg.n_heads) + ")", cross_text="cross_attn.weights", **_ATTENTION),
-    Operation("attn.z", "Z", SIGNED, "weighted_sum", lambda f: f"{f.lhs} = {f.letters[0]}·{f.letters[1]}{GAP}"
-              f"{f.shapes[0]}·{f.shapes[1]} → {f.out}{f.head_note}", cross_text="cross_attn.z", cross_note="rows",
-              per_head=True, heads="tiles", columns="head"),
-    Operation("attn.concat", "Concat", SIGNED, "matrix", lines.concat, cross_note="rows", heads="concat",
-              columns="heads"),
-    Operation("attn.out", "O", SIGNED, "matrix", lines.linear, cross_text="cross_attn.out", cross_note="rows",
-              inputs=PRODUCT, heads="parts"),
+    Operation(
+        "attn.weights",
+        "A",
+        PROBABILITY,
+        "weights",
+        lambda f: (
+            f"{f.lhs} = softmax(masked){GAP}{f.out} → "
+            f"{f.out}{GAP}("
+            + tr("each row sums to 1")
+            + "; "
+            + tr("head {0} of {1}").format(f.head, f.cfg.n_heads)
+            + ")"
+        ),
+        cross_text="cross_attn.weights",
+        **_ATTENTION,
+    ),
+    Operation(
+        "attn.z",
+        "Z",
+        SIGNED,
+        "weighted_sum",
+        lambda f: f"{f.lhs} = {f.letters[0]}·{f.letters[1]}{GAP}{f.shapes[0]}·{f.shapes[1]} → {f.out}{f.head_note}",
+        cross_text="cross_attn.z",
+        cross_note="rows",
+        per_head=True,
+        heads="tiles",
+        columns="head",
+    ),
+    Operation(
+        "attn.concat", "Concat", SIGNED, "matrix", lines.concat, cross_note="rows", heads="concat", columns="heads"
+    ),
+    Operation(
+        "attn.out",
+        "O",
+        SIGNED,
+        "matrix",
+        lines.linear,
+        cross_text="cross_attn.out",
+        cross_note="rows",
+        inputs=PRODUCT,
+        heads="parts",
+    ),
     # Add & Norm
     Operation("add", "add{k}", SIGNED, "sum", lines.residual),
-    Operation("norm.mean", "μ", SIGNED, "norm", lambda f: f"{f.lhs} = (1/d)·Σ x{GAP}{f.shapes[0]} → {f.out}{GAP}("
-              + tr("one mean per row") + ")", stream="x", columns="letter"),
-    Operation("norm.var", "σ²", NON_NEGATIVE, "norm", lambda f: f"{f.lhs} = (1/d)·Σ (x − μ)²{GAP}{f.shapes[0]} → "
-              f"{f.out}", stream="x", columns="letter"),
-    Operation("norm.hat", "x_norm", SIGNED, "norm", lambda f: f"{f.lhs} = (x − μ) / √(σ² + ε),  ε = "
-              f"{f.cfg.ln_eps:g}{GAP}{f.shapes[0]} → {f.out}", stream="x"),
+    Operation(
+        "norm.mean",
+        "μ",
+        SIGNED,
+        "norm",
+        lambda f: f"{f.lhs} = (1/d)·Σ x{GAP}{f.shapes[0]} → {f.out}{GAP}(" + tr("one mean per row") + ")",
+        stream="x",
+        columns="letter",
+    ),
+    Operation(
+        "norm.var",
+        "σ²",
+        NON_NEGATIVE,
+        "norm",
+        lambda f: f"{f.lhs} = (1/d)·Σ (x − μ)²{GAP}{f.shapes[0]} → {f.out}",
+        stream="x",
+        columns="letter",
+    ),
+    Operation(
+        "norm.hat",
+        "x_norm",
+        SIGNED,
+        "norm",
+        lambda f: f"{f.lhs} = (x − μ) / √(σ² + ε),  ε = {f.cfg.ln_eps:g}{GAP}{f.shapes[0]} → {f.out}",
+        stream="x",
+    ),
     Operation("norm.out", "y", SIGNED, "norm", lines.affine, stream="x"),
     # the feed-forward network
     Operation("ffn.up", "H", SIGNED, "activation", lines.linear, stream="X", inputs=PRODUCT),
@@ -110,19 +209,49 @@ _FORWARD = (
     Operation("ffn.down", "F", SIGNED, "matrix", lines.linear, inputs=PRODUCT),
     # the output head and the loss
     Operation("logits", "logits", SIGNED, "top_k", lines.linear, stream="X", inputs=PRODUCT),
-    Operation("probs", "p", PROBABILITY, "top_k", lambda f: f"{f.lhs} = softmax(logits){GAP}{f.out} → {f.out}{GAP}("
-              + tr("each row sums to 1") + ")"),
-    Operation("loss.per_position", "ℓ", NON_NEGATIVE, "matrix", lambda f: f"ℓᵢ = −log p[i, yᵢ]{GAP}"
-              f"{dims(*f.trace['probs'].shape)} → {dims(f.trace['probs'].shape[0])}{GAP}(" + tr("yᵢ: the next token")
-              + ")", columns="letter"),
-    Operation("loss", "L", NON_NEGATIVE, "matrix", lambda f: f"{f.lhs} = (1/m)·Σᵢ ℓᵢ{GAP}"
-              f"{dims(f.trace['probs'].shape[0])} → " + tr("one number"), columns="letter"),
+    Operation(
+        "probs",
+        "p",
+        PROBABILITY,
+        "top_k",
+        lambda f: f"{f.lhs} = softmax(logits){GAP}{f.out} → {f.out}{GAP}(" + tr("each row sums to 1") + ")",
+    ),
+    Operation(
+        "loss.per_position",
+        "ℓ",
+        NON_NEGATIVE,
+        "matrix",
+        lambda f: (
+            f"ℓᵢ = −log p[i, yᵢ]{GAP}"
+            f"{dims(*f.trace['probs'].shape)} → {dims(f.trace['probs'].shape[0])}{GAP}("
+            + tr("yᵢ: the next token")
+            + ")"
+        ),
+        columns="letter",
+    ),
+    Operation(
+        "loss",
+        "L",
+        NON_NEGATIVE,
+        "matrix",
+        lambda f: f"{f.lhs} = (1/m)·Σᵢ ℓᵢ{GAP}{dims(f.trace['probs'].shape[0])} → " + tr("one number"),
+        columns="letter",
+    ),
     # tiled attention (engine/tiled.py)
     Operation("attn.tiled.scores", "S", SIGNED, "tiles", lines.tile_scores, cross_note="rows", per_head=True),
-    Operation("attn.tiled.m", "m", SIGNED, "tiles", lines.tile_running, cross_note="rows", per_head=True,
-              columns="letter"),
-    Operation("attn.tiled.l", "ℓ", NON_NEGATIVE, "tiles", lines.tile_running, cross_note="rows", per_head=True,
-              columns="letter"),
+    Operation(
+        "attn.tiled.m", "m", SIGNED, "tiles", lines.tile_running, cross_note="rows", per_head=True, columns="letter"
+    ),
+    Operation(
+        "attn.tiled.l",
+        "ℓ",
+        NON_NEGATIVE,
+        "tiles",
+        lines.tile_running,
+        cross_note="rows",
+        per_head=True,
+        columns="letter",
+    ),
     Operation("attn.tiled.o", "o", SIGNED, "tiles", lines.tile_running, cross_note="rows", per_head=True),
     Operation("attn.tiled.skipped", "mask", NON_NEGATIVE, "tiles", lines.tile_skipped, cross_note="rows"),
     Operation("attn.tiled.z", "Z", SIGNED, "tiles", lines.tile_output, cross_note="rows", per_head=True),
@@ -136,13 +265,17 @@ def _backward(rule: str, formula: Callable[[Formula], str]) -> Operation:
 
 _BACKWARD = (
     _backward("mean", _rule("L = (1/m)·Σᵢ ℓᵢ  ⇒  ∂L/∂ℓᵢ = 1/m")),
-    _backward("cross_entropy", lambda f: "ℓᵢ = −log p[i, yᵢ]  ⇒  ∂ℓᵢ/∂p[i, yᵢ] = −1/p[i, yᵢ]   ("
-              + tr("0 for the other tokens") + ")"),
+    _backward(
+        "cross_entropy",
+        lambda f: "ℓᵢ = −log p[i, yᵢ]  ⇒  ∂ℓᵢ/∂p[i, yᵢ] = −1/p[i, yᵢ]   (" + tr("0 for the other tokens") + ")",
+    ),
     _backward("softmax_jacobian", _rule("∂L/∂x = p ⊙ (g − Σⱼ pⱼ·gⱼ)   (J = diag(p) − p·pᵀ)")),
     _backward("linear", _rule("Y = X·W + b  ⇒  ∂L/∂X = G·Wᵀ,  ∂L/∂W = Xᵀ·G,  ∂L/∂b = Σᵢ Gᵢ")),
     _backward("residual", _rule("∂(x + f(x))/∂x = I + ∂f/∂x  ⇒  ∂L/∂x = g + (∂f/∂x)ᵀ·g")),
-    _backward("layernorm", _rule("x_norm = (x − μ)/√(σ² + ε)  ⇒  ∂L/∂x = g/√(σ² + ε),  "
-                                 "∂L/∂σ² = −½·Σ g⊙(x − μ)·(σ² + ε)^(−3/2)")),
+    _backward(
+        "layernorm",
+        _rule("x_norm = (x − μ)/√(σ² + ε)  ⇒  ∂L/∂x = g/√(σ² + ε),  ∂L/∂σ² = −½·Σ g⊙(x − μ)·(σ² + ε)^(−3/2)"),
+    ),
     _backward("layernorm_mean", _rule("μ = (1/d)·Σ x  ⇒  ∂L/∂x += (1/d)·∂L/∂μ")),
     _backward("layernorm_var", _rule("σ² = (1/d)·Σ (x − μ)²  ⇒  ∂L/∂x += (2/d)·(x − μ)·∂L/∂σ²")),
     _backward("affine", _rule("y = γ ⊙ x_norm + β  ⇒  ∂L/∂x_norm = γ ⊙ g,  ∂L/∂γ = Σᵢ gᵢ ⊙ x_normᵢ,  ∂L/∂β = Σᵢ gᵢ")),
@@ -153,17 +286,22 @@ _BACKWARD = (
     _backward("rotation", _rule("Q_rot = R·Q  ⇒  ∂L/∂Q = Rᵀ·g")),
     _backward("reshape", _rule("Concat = [Z₀ | Z₁ | …]  ⇒  ∂L/∂Z_h = g[:, h·d_k : (h+1)·d_k]")),
     _backward("sum", _rule("X = E + PE  ⇒  ∂L/∂E = ∂L/∂PE = g")),
-    _backward("positional", lambda f: "PE = W_pos[0 : n]  ⇒  ∂L/∂W_pos[p] = g[p]   (" + tr(
-        "sinusoidal: nothing to learn") + ")"),
+    _backward(
+        "positional",
+        lambda f: "PE = W_pos[0 : n]  ⇒  ∂L/∂W_pos[p] = g[p]   (" + tr("sinusoidal: nothing to learn") + ")",
+    ),
     _backward("embedding_rows", _rule("E = W_E[ids]  ⇒  ∂L/∂W_E[t] = Σ_{i: idsᵢ = t} gᵢ")),
     _backward("identity", lambda f: "y = x  ⇒  ∂L/∂x = g   (" + tr("switched off") + ")"),
-    _backward("tiled", lambda f: "∂L/∂S = ∂L/∂o = 0   (" + tr(
-        "the model reads Z = A·V; the tiles are stepped beside it") + ")"),
+    _backward(
+        "tiled",
+        lambda f: "∂L/∂S = ∂L/∂o = 0   (" + tr("the model reads Z = A·V; the tiles are stepped beside it") + ")",
+    ),
 )
 OPERATIONS: dict[str, Operation] = {entry.op: entry for entry in _FORWARD + _BACKWARD}
 
 
 # ---- reading the registry -------------------------------------------------------------------------------------
+
 
 def operation(op: str) -> Operation:
     if op not in OPERATIONS:

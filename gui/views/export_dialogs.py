@@ -59,12 +59,18 @@ def export_figure_dialog(parent: QWidget, state, draw: Draw = draw_stage, prefix
     path = _with_suffix(path, ("png", "svg", "pdf"), "png")
     width = 1920
     if path.lower().endswith(".png"):
-        width, ok = QInputDialog.getInt(parent, tr("Export figure"), tr("Width in pixels:"), 1920, MIN_WIDTH,
-                                        MAX_WIDTH, 160)
+        width, ok = QInputDialog.getInt(
+            parent, tr("Export figure"), tr("Width in pixels:"), 1920, MIN_WIDTH, MAX_WIDTH, 160
+        )
         if not ok:
             return False
-    return _report(parent, state, lambda: tr("Exported {0} to {1}").format(
-        stage, export_figure(state.view, stage, opts, path, width=width, draw=draw)))
+    return _report(
+        parent,
+        state,
+        lambda: tr("Exported {0} to {1}").format(
+            stage, export_figure(state.view, stage, opts, path, width=width, draw=draw)
+        ),
+    )
 
 
 def copy_figure_to_clipboard(parent: QWidget, state, draw: Draw = draw_stage) -> bool:
@@ -88,8 +94,11 @@ def export_matrix_dialog(parent: QWidget, state, name: str) -> bool:
     decimals, ok = QInputDialog.getInt(parent, tr("Export matrix"), tr("Decimals:"), state.display.decimals, 0, 8)
     if not ok:
         return False
-    return _report(parent, state, lambda: tr("Exported {0} to {1}").format(
-        name, export_matrix(state.view, name, path, decimals, state.head)))
+    return _report(
+        parent,
+        state,
+        lambda: tr("Exported {0} to {1}").format(name, export_matrix(state.view, name, path, decimals, state.head)),
+    )
 
 
 def export_deck_dialog(parent: QWidget, state) -> bool:

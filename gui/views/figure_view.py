@@ -25,8 +25,9 @@ class FigureView(FittedLayoutWidget):
 
     def context_menu(self) -> QMenu:
         menu = QMenu(self)
-        menu.addAction(self.tr("Export figure…"),
-                       lambda: export_figure_dialog(self, self.state, self.draw, self.prefix))
+        menu.addAction(
+            self.tr("Export figure…"), lambda: export_figure_dialog(self, self.state, self.draw, self.prefix)
+        )
         menu.addAction(self.tr("Copy figure"), lambda: copy_figure_to_clipboard(self, self.state, self.draw))
         return menu
 

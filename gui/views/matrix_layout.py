@@ -38,8 +38,9 @@ def choose_arrangement(sizes: dict[str, QSize], room: QSize) -> str:
     return min(ARRANGEMENTS, key=lambda a: sizes[a].width())
 
 
-def place_panels(grid: QGridLayout, inputs: list, output, kind: str, n_inputs: int, arrangement: str,
-                 natural: dict) -> None:
+def place_panels(
+    grid: QGridLayout, inputs: list, output, kind: str, n_inputs: int, arrangement: str, natural: dict
+) -> None:
     """Lay out the matrix panels of a stage (`inputs[:n_inputs]` and `output`) in `grid`, in the stage's own
     arrangement ("natural": its operation's `inputs` kind, gui/text/operations.py), or all in one "row" or
     "column"; `natural`: each panel's table.natural_sizes()."""
@@ -142,7 +143,8 @@ class MatrixLayout:
     def _place(self, scale: float, arrangement: str) -> None:
         for panel in [*self.inputs, self.output]:
             panel.table.set_scale(scale)
-        place_panels(self.grid, self.inputs, self.output, self.kind, self.n_inputs, arrangement,
-                     self.measured[scale][0])
+        place_panels(
+            self.grid, self.inputs, self.output, self.kind, self.n_inputs, arrangement, self.measured[scale][0]
+        )
         self.shown = (scale, arrangement)
         self.area.layout().activate()

@@ -226,7 +226,8 @@ class MatrixModel(QAbstractTableModel):
         cell = ",".join(map(str, self.slice.full_index(r, c)))
         value = self.state.view[name][self.slice.full_index(r, c)]
         tip = f"{name}[{cell}] = {float(value):.6g}\n" + self.tr("row: {0}    column: {1}").format(
-            self.row_labels[r], self.col_labels[c])
+            self.row_labels[r], self.col_labels[c]
+        )
         if self.show_difference:
             tip += "\n" + self.tr("change from before the last edit: {0}").format(self.text(r, c))
         return tip

@@ -89,7 +89,8 @@ class MatrixTable(QTableView):
         self.setVerticalScrollMode(QAbstractItemView.ScrollPerPixel)
         self.setHorizontalScrollMode(QAbstractItemView.ScrollPerPixel)
         self.setEditTriggers(
-            QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed | QAbstractItemView.AnyKeyPressed)
+            QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed | QAbstractItemView.AnyKeyPressed
+        )
         for header in (self.horizontalHeader(), self.verticalHeader()):
             header.setSectionResizeMode(QHeaderView.Fixed)
             header.setHighlightSections(False)
@@ -123,8 +124,9 @@ class MatrixTable(QTableView):
         menu = QMenu(self)
         part = self.matrix().slice
         if part is not None:
-            menu.addAction(self.tr("Export matrix…"),
-                           lambda: export_matrix_dialog(self, self.matrix().state, part.name))
+            menu.addAction(
+                self.tr("Export matrix…"), lambda: export_matrix_dialog(self, self.matrix().state, part.name)
+            )
         return menu
 
     def contextMenuEvent(self, event) -> None:
@@ -212,8 +214,15 @@ class MatrixPanel(QWidget):
         layout.addWidget(self.table)
         layout.addStretch(1)
 
-    def show_tensor(self, part: TensorSlice | None, symbol: str, editable: bool, note: str = "",
-                    output: bool = False, content: Content | None = None) -> None:
+    def show_tensor(
+        self,
+        part: TensorSlice | None,
+        symbol: str,
+        editable: bool,
+        note: str = "",
+        output: bool = False,
+        content: Content | None = None,
+    ) -> None:
         """One caption line: the symbol, the shape shown, which head, editable; the full name in its tooltip.
         `content`: the table's `model.content(part)`, when computed already."""
         self.model.show(part, editable, content)

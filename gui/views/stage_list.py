@@ -89,8 +89,13 @@ class StageList(QWidget):
         bar = self.tree.style().pixelMetric(QStyle.PM_ScrollBarExtent)
         bold = QFont(self.tree.font())
         bold.setBold(True)
-        widest = max((QFontMetrics(bold).horizontalAdvance(leaf.text()) + self.tree.indentation() * depth(leaf)
-                      for leaf in self.leaves), default=0)
+        widest = max(
+            (
+                QFontMetrics(bold).horizontalAdvance(leaf.text()) + self.tree.indentation() * depth(leaf)
+                for leaf in self.leaves
+            ),
+            default=0,
+        )
         return widest + self.tree.indentation() + bar + 2 * self.tree.frameWidth() + 12
 
     def mark_cursor(self, cursor: int) -> None:

@@ -80,8 +80,7 @@ class StageView(QWidget):
         self.temp_slider.setRange(1, 5 * TEMPERATURE_STEPS)
         self.temp_slider.setFixedWidth(160)
         self.temp_slider.setFocusPolicy(Qt.NoFocus)
-        self.temp_slider.valueChanged.connect(
-            lambda value: self.settings.set(temperature=value / TEMPERATURE_STEPS))
+        self.temp_slider.valueChanged.connect(lambda value: self.settings.set(temperature=value / TEMPERATURE_STEPS))
         self._show_temperature()
         self.difference_action = QAction(self.tr("Show change from before the last edit"), self)
         self.difference_action.setCheckable(True)
@@ -98,8 +97,10 @@ class StageView(QWidget):
         controls.addWidget(self.temp_slider)
         controls.addStretch(1)
         controls.addWidget(difference_button)
-        self.hint = hint = QLabel(self.tr("Hover over an output cell to see where it came from · "
-                              "double-click a ✎ matrix to change a number"), self)
+        self.hint = hint = QLabel(
+            self.tr("Hover over an output cell to see where it came from · double-click a ✎ matrix to change a number"),
+            self,
+        )
         hint.setStyleSheet("color: #666")
         hint.setWordWrap(True)  # under the explanation, full width: one line, two in a narrow window
 
@@ -256,8 +257,9 @@ class StageView(QWidget):
         self.explanation.setText(explanation)
         self._fit_explanation()
         self.head_box.clear()
-        self.head_box.addItems([self.tr("{0} of {1}").format(h, trace.config.n_heads)
-                                for h in range(trace.config.n_heads)])
+        self.head_box.addItems(
+            [self.tr("{0} of {1}").format(h, trace.config.n_heads) for h in range(trace.config.n_heads)]
+        )
         self.head_box.setCurrentIndex(state.head)
         self.temp_label.setVisible(entry.panels == "top_k")  # the temperature of the top-k plot
         self.temp_slider.setVisible(entry.panels == "top_k")
@@ -276,7 +278,8 @@ class StageView(QWidget):
             self.figure = self.figures.show(
                 figure_build_key(view, stage),
                 lambda layout: draw_stage(layout, view, stage, self.plot_options()),
-                lambda figure: figure.refresh(view, self.plot_options()))
+                lambda figure: figure.refresh(view, self.plot_options()),
+            )
         finally:
             self.plot.viewport().setUpdatesEnabled(True)
         if self.presenting and self.plot.isHidden() == bool(self.figure.panels):
@@ -294,8 +297,16 @@ class StageView(QWidget):
         for i, panel in enumerate(self.inputs):
             if i < len(shown):
                 part = slice_for(trace, shown[i], name, head)
-                plans.append((panel, part, in_symbols.get(shown[i], shown[i]), is_editable(trace, shown[i]),
-                              self._note(part), False))
+                plans.append(
+                    (
+                        panel,
+                        part,
+                        in_symbols.get(shown[i], shown[i]),
+                        is_editable(trace, shown[i]),
+                        self._note(part),
+                        False,
+                    )
+                )
             else:
                 plans.append((panel, None, "", False, "", False))
         part = slice_for(trace, name, name, head)
@@ -307,10 +318,11 @@ class StageView(QWidget):
         for panel, *arguments in matrices:
             panel.show_tensor(*arguments)
         stage = self.state.view.stage(self.state.current_stage)
-        self.layout_of_matrices.show(stage_operation(self.state.view, self.state.current_stage).inputs,
-                                     len(stage.inputs) if stage is not None else 0)
-        per_head = any(p.model.slice.head is not None or p.model.slice.col_stop is not None
-                       for p in self.panels())
+        self.layout_of_matrices.show(
+            stage_operation(self.state.view, self.state.current_stage).inputs,
+            len(stage.inputs) if stage is not None else 0,
+        )
+        per_head = any(p.model.slice.head is not None or p.model.slice.col_stop is not None for p in self.panels())
         self.head_label.setVisible(per_head)
         self.head_box.setVisible(per_head)
         for panel in self.panels():
@@ -322,7 +334,8 @@ class StageView(QWidget):
             return ", " + self.tr("head {0}").format(part.head)
         if part.col_stop is not None:
             return ", " + self.tr("head {0}: columns {1}–{2}").format(
-                self.state.head, part.col_start, part.col_stop - 1)
+                self.state.head, part.col_start, part.col_stop - 1
+            )
         return ""
 
     # ---- reacting -------------------------------------------------------------------------------
@@ -386,6 +399,9 @@ class StageView(QWidget):
     def _show_problem(self, problem: str) -> None:
         """An empty or unusable sentence explains itself instead of showing stale numbers."""
         if problem:
-            self.problem.setText(self.tr("This sentence cannot be stepped through:") + f"\n\n{problem}\n\n"
-                                 + self.tr("Type a sentence in the box above and press Enter."))
+            self.problem.setText(
+                self.tr("This sentence cannot be stepped through:")
+                + f"\n\n{problem}\n\n"
+                + self.tr("Type a sentence in the box above and press Enter.")
+            )
         self.pages.setCurrentIndex(1 if problem else 0)

@@ -55,8 +55,9 @@ class TensorSlice:
             cols -= self.col_start
         elif self.col_start and cols != ALL:
             shift = self.col_start
-            cols = slice(None if cols.start is None else cols.start - shift,
-                         None if cols.stop is None else cols.stop - shift)
+            cols = slice(
+                None if cols.start is None else cols.start - shift, None if cols.stop is None else cols.stop - shift
+            )
         return rows, cols
 
 

@@ -137,7 +137,7 @@ def replay_keys(window: QWidget, keys: Sequence[QKeySequence]) -> int:
     return dropped
 
 
-
 def dropped_keys_message(count: int) -> str:
-    return QCoreApplication.translate("LoadingWindow", "%n key(s) pressed while loading had no use and were left out.",
-                                      "", count)
+    return QCoreApplication.translate(
+        "LoadingWindow", "%n key(s) pressed while loading had no use and were left out.", "", count
+    )

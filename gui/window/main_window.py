@@ -121,8 +121,14 @@ class MainWindow(QMainWindow):
         display settings the window was built with: type_scale.) Every shortcut of the menus keeps working (Ctrl+M
         brings the map back). Leaving is a new window in the desk's layout: nothing here is undone."""
         self.presenting = on
-        for widget in (self.menuBar(), self.sentence_row, self.stage_list, self.stepper, self.statusBar(),
-                       *self.findChildren(QToolBar)):
+        for widget in (
+            self.menuBar(),
+            self.sentence_row,
+            self.stage_list,
+            self.stepper,
+            self.statusBar(),
+            *self.findChildren(QToolBar),
+        ):
             widget.setVisible(not on)
         if on:
             self.map_dock.hide()
@@ -209,9 +215,14 @@ class MainWindow(QMainWindow):
         QMessageBox.information(self, self.tr("Keyboard shortcuts"), f"<table>{text}</table>")
 
     def show_about(self) -> None:
-        QMessageBox.about(self, self.tr("About Stepformer"), self.tr(
-            "Stepformer steps through a Transformer one operation at a time. Every number is real "
-            "and every weight can be edited; everything after it is recomputed."))
+        QMessageBox.about(
+            self,
+            self.tr("About Stepformer"),
+            self.tr(
+                "Stepformer steps through a Transformer one operation at a time. Every number is real "
+                "and every weight can be edited; everything after it is recomputed."
+            ),
+        )
 
     def closeEvent(self, event) -> None:
         self.stepper.stop()

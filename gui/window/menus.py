@@ -57,8 +57,9 @@ class MenuBar(QObject):
         w = self.window
         menu = self._menu("file", self.tr("&File"))
         self._action(menu, self.tr("Lessons…"), self.startPageRequested.emit, ["Ctrl+L"])
-        self._action(menu, self.tr("&Open…"), lambda: self.openRequested.emit(""),
-                     QKeySequence.keyBindings(QKeySequence.Open))
+        self._action(
+            menu, self.tr("&Open…"), lambda: self.openRequested.emit(""), QKeySequence.keyBindings(QKeySequence.Open)
+        )
         self.recent_menu = menu.addMenu(self.tr("Open &Recent"))
         self.recent_menu.aboutToShow.connect(self.fill_recent_menu)
         self._action(menu, self.tr("&Save"), self.saveRequested.emit, QKeySequence.keyBindings(QKeySequence.Save))
@@ -110,8 +111,9 @@ class MenuBar(QObject):
         menu.addSeparator()
         menu.addActions([w.map_actions["toggle"], w.map_actions["reduce_motion"]])
         menu.addSeparator()
-        menu.addActions([*w.teaching.view_actions(), w.lab_dock.toggleViewAction(),
-                         w.training_step_dock.toggleViewAction()])
+        menu.addActions(
+            [*w.teaching.view_actions(), w.lab_dock.toggleViewAction(), w.training_step_dock.toggleViewAction()]
+        )
 
     def _model(self) -> None:
         w = self.window

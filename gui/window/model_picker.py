@@ -84,30 +84,61 @@ class ModelPicker(QObject):
     def entries(self) -> list[Entry]:
         minilm = sources.minilm_entry()
         if minilm.folder is not None:
-            minilm_detail = self.tr("A real sentence-embedding model (BERT, 6 layers, d_model 384, 12 heads), "
-                                    "read from its installed package")
+            minilm_detail = self.tr(
+                "A real sentence-embedding model (BERT, 6 layers, d_model 384, 12 heads), "
+                "read from its installed package"
+            )
         else:
             minilm_detail = self.tr("Not installed. Install it with: {0}").format(minilm.how_to_get)
         return [
-            Entry("lessons", self.tr("Shipped lessons…"),
-                  self.tr("Hand-set numbers for each idea, from the seeds (also in the Lessons menu)")),
-            Entry("toy", self.tr("English→Chinese toy translator"),
-                  self.tr("A trained encoder–decoder: “{0}” and its translation, at the cross-attention")
-                  .format(sources.TRANSLATOR_EXAMPLE)),
-            Entry("lm", self.tr("Tiny Chinese language model"),
-                  self.tr("A trained decoder: “{0}” and its next-word probabilities").format(sources.LM_PROMPT)),
-            Entry("minilm", self.tr("{0} (BERT checkpoint)").format(minilm.name) if minilm.folder is not None
-                  else self.tr("{0}: not installed ({1})").format(minilm.name, minilm.how_to_get),
-                  minilm_detail, minilm.folder is not None),
-            Entry("folder", self.tr("Checkpoint folder…"),
-                  self.tr("A Hugging Face BERT or GPT-2 folder (config.json, model.safetensors and its tokenizer), "
-                          "or a folder `main.py train` wrote")),
-            Entry("classroom", self.tr("Random weights, classroom size"),
-                  self.tr("d_model 8, 2 heads, 2 layers, weights rounded to one decimal; your sentence")),
-            Entry("large", self.tr("Random weights, large size"),
-                  self.tr("d_model 384, 12 heads, 6 layers (the size of MiniLM); your sentence")),
-            Entry("custom", self.tr("Random weights, custom size…"),
-                  self.tr("Every size and option in the model settings")),
+            Entry(
+                "lessons",
+                self.tr("Shipped lessons…"),
+                self.tr("Hand-set numbers for each idea, from the seeds (also in the Lessons menu)"),
+            ),
+            Entry(
+                "toy",
+                self.tr("English→Chinese toy translator"),
+                self.tr("A trained encoder–decoder: “{0}” and its translation, at the cross-attention").format(
+                    sources.TRANSLATOR_EXAMPLE
+                ),
+            ),
+            Entry(
+                "lm",
+                self.tr("Tiny Chinese language model"),
+                self.tr("A trained decoder: “{0}” and its next-word probabilities").format(sources.LM_PROMPT),
+            ),
+            Entry(
+                "minilm",
+                self.tr("{0} (BERT checkpoint)").format(minilm.name)
+                if minilm.folder is not None
+                else self.tr("{0}: not installed ({1})").format(minilm.name, minilm.how_to_get),
+                minilm_detail,
+                minilm.folder is not None,
+            ),
+            Entry(
+                "folder",
+                self.tr("Checkpoint folder…"),
+                self.tr(
+                    "A Hugging Face BERT or GPT-2 folder (config.json, model.safetensors and its tokenizer), "
+                    "or a folder `main.py train` wrote"
+                ),
+            ),
+            Entry(
+                "classroom",
+                self.tr("Random weights, classroom size"),
+                self.tr("d_model 8, 2 heads, 2 layers, weights rounded to one decimal; your sentence"),
+            ),
+            Entry(
+                "large",
+                self.tr("Random weights, large size"),
+                self.tr("d_model 384, 12 heads, 6 layers (the size of MiniLM); your sentence"),
+            ),
+            Entry(
+                "custom",
+                self.tr("Random weights, custom size…"),
+                self.tr("Every size and option in the model settings"),
+            ),
         ]
 
     # ---- choosing ---------------------------------------------------------------------------------
@@ -131,14 +162,16 @@ class ModelPicker(QObject):
             return self.open_folder()
         if key in RANDOM_SIZES:
             arch = architecture or state.config.architecture
-            return self.open_model(lambda: sources.random_model(key, arch, state.text, state.target),
-                                   self.entry_actions[key].text())
+            return self.open_model(
+                lambda: sources.random_model(key, arch, state.text, state.target), self.entry_actions[key].text()
+            )
         return self.open_model(sources.NAMED[key], self.entry_actions[key].text())
 
     def ask_folder(self) -> str:
         start = preferences.read("files/checkpoints", str(Path.home()))
         return QFileDialog.getExistingDirectory(
-            self.window, self.tr("Open a checkpoint folder (config.json and model.safetensors)"), start)
+            self.window, self.tr("Open a checkpoint folder (config.json and model.safetensors)"), start
+        )
 
     def open_folder(self, folder: str | Path | None = None) -> bool:
         """Open a checkpoint folder (asked for when not given)."""
@@ -199,8 +232,11 @@ class ModelDialog(QDialog):
         self.list.itemDoubleClicked.connect(lambda item: self.accept())
         self.list.currentItemChanged.connect(self._changed)
         self.arch = QComboBox(self)
-        for value, label in (("encoder", self.tr("Encoder (like BERT)")), ("decoder", self.tr("Decoder (like GPT)")),
-                             ("encoder-decoder", self.tr("Encoder–decoder (translation)"))):
+        for value, label in (
+            ("encoder", self.tr("Encoder (like BERT)")),
+            ("decoder", self.tr("Decoder (like GPT)")),
+            ("encoder-decoder", self.tr("Encoder–decoder (translation)")),
+        ):
             self.arch.addItem(label, value)
         self.arch.setCurrentIndex(max(0, self.arch.findData(architecture)))
         form = QFormLayout()

@@ -51,18 +51,30 @@ class PresentationMenu(QObject):
         self.leave.setShortcut(QKeySequence(Qt.Key_Escape))
         self.leave.triggered.connect(lambda: self.set_presenting(False))
         window.addAction(self.leave)  # works without a menu entry (and with the menus hidden)
-        self.larger = action(self.tr("Larger text and numbers"), ["Ctrl+=", "Ctrl++", QKeySequence.ZoomIn],
-                             lambda: settings.set(font_scale=settings.next_font_scale(1)))
-        self.smaller = action(self.tr("Smaller text and numbers"), ["Ctrl+-", QKeySequence.ZoomOut],
-                              lambda: settings.set(font_scale=settings.next_font_scale(-1)))
+        self.larger = action(
+            self.tr("Larger text and numbers"),
+            ["Ctrl+=", "Ctrl++", QKeySequence.ZoomIn],
+            lambda: settings.set(font_scale=settings.next_font_scale(1)),
+        )
+        self.smaller = action(
+            self.tr("Smaller text and numbers"),
+            ["Ctrl+-", QKeySequence.ZoomOut],
+            lambda: settings.set(font_scale=settings.next_font_scale(-1)),
+        )
         self.normal = action(self.tr("Normal size"), ["Ctrl+0"], lambda: settings.set(font_scale=1.0))
         view.addSeparator()
-        self.projector = action(self.tr("Projector palette (light, high contrast)"), [],
-                                lambda on: settings.set(palette="projector" if on else "system"),
-                                checkable=True)
-        self.cb_safe = action(self.tr("Colour-blind-safe colours"), [],
-                              lambda on: settings.set(colormap="cb-safe" if on else "default"),
-                              checkable=True)
+        self.projector = action(
+            self.tr("Projector palette (light, high contrast)"),
+            [],
+            lambda on: settings.set(palette="projector" if on else "system"),
+            checkable=True,
+        )
+        self.cb_safe = action(
+            self.tr("Colour-blind-safe colours"),
+            [],
+            lambda on: settings.set(colormap="cb-safe" if on else "default"),
+            checkable=True,
+        )
         decimals = view.addMenu(self.tr("Decimals in matrices"))
         self.decimals = QActionGroup(self)
         for n in DECIMALS:
@@ -81,8 +93,11 @@ class PresentationMenu(QObject):
 
     def sync(self, *_) -> None:
         """Tick what is in force now (without acting on it)."""
-        for a, on in ((self.present, self.settings.presenting), (self.projector, self.settings.palette == "projector"),
-                      (self.cb_safe, self.settings.colormap == "cb-safe")):
+        for a, on in (
+            (self.present, self.settings.presenting),
+            (self.projector, self.settings.palette == "projector"),
+            (self.cb_safe, self.settings.colormap == "cb-safe"),
+        ):
             a.blockSignals(True)
             a.setChecked(on)
             a.blockSignals(False)
@@ -143,7 +158,8 @@ class Breadcrumb(QWidget):
         *groups, title = self.crumbs()
         size = self.font().pointSizeF() * TITLE_SCALE
         path = "".join(f"{escape(g)}{self.SEPARATOR}" for g in groups)
-        self.path.setText(f"<span style='color:#555'>{path}</span>"
-                          f"<b style='font-size:{size:.1f}pt'>{escape(title)}</b>")
+        self.path.setText(
+            f"<span style='color:#555'>{path}</span><b style='font-size:{size:.1f}pt'>{escape(title)}</b>"
+        )
         self.path.setToolTip(self.state.current_stage)
         self.counter.setText(f"{self.state.cursor + 1} / {len(self.state.stage_names)}")

@@ -46,19 +46,43 @@ class SettingsDialog(QDialog):
             box.valueChanged.connect(self.validate)
             return box
 
-        self.architecture = combo([("encoder", self.tr("Encoder (like BERT)")),
-                                   ("decoder", self.tr("Decoder (like GPT)")),
-                                   ("encoder-decoder", self.tr("Encoder–decoder (translation)"))], cfg.architecture)
+        self.architecture = combo(
+            [
+                ("encoder", self.tr("Encoder (like BERT)")),
+                ("decoder", self.tr("Decoder (like GPT)")),
+                ("encoder-decoder", self.tr("Encoder–decoder (translation)")),
+            ],
+            cfg.architecture,
+        )
         self.d_model = spin(1, MAX_D_MODEL, cfg.d_model)
         self.n_heads = spin(1, MAX_D_MODEL, cfg.n_heads)
         self.d_ff = spin(1, 4 * MAX_D_MODEL, cfg.d_ff)
         self.n_layers = spin(1, MAX_LAYERS, cfg.n_layers)
-        self.norm = combo([("post", self.tr("Post-LN: Add, then LayerNorm (original paper)")),
-                           ("pre", self.tr("Pre-LN: LayerNorm before each sublayer (GPT-2 and later)"))], cfg.norm)
-        self.activation = combo([("relu", "ReLU"), ("gelu", "GELU"), ("gelu_tanh", self.tr("GELU (tanh, GPT-2)")),
-                                 ("swiglu", self.tr("SwiGLU (gated, LLaMA)"))], cfg.activation)
-        self.positional = combo([("sinusoidal", self.tr("Sinusoidal")), ("learned", self.tr("Learned")),
-                                 ("rope", self.tr("RoPE (rotary)")), ("none", self.tr("None"))], cfg.positional)
+        self.norm = combo(
+            [
+                ("post", self.tr("Post-LN: Add, then LayerNorm (original paper)")),
+                ("pre", self.tr("Pre-LN: LayerNorm before each sublayer (GPT-2 and later)")),
+            ],
+            cfg.norm,
+        )
+        self.activation = combo(
+            [
+                ("relu", "ReLU"),
+                ("gelu", "GELU"),
+                ("gelu_tanh", self.tr("GELU (tanh, GPT-2)")),
+                ("swiglu", self.tr("SwiGLU (gated, LLaMA)")),
+            ],
+            cfg.activation,
+        )
+        self.positional = combo(
+            [
+                ("sinusoidal", self.tr("Sinusoidal")),
+                ("learned", self.tr("Learned")),
+                ("rope", self.tr("RoPE (rotary)")),
+                ("none", self.tr("None")),
+            ],
+            cfg.positional,
+        )
         self.seed = spin(0, 2**31 - 1, cfg.seed)
         self.decimals = spin(-1, 8, -1 if cfg.decimals is None else cfg.decimals)
         self.decimals.setSpecialValueText(self.tr("full precision"))
@@ -79,12 +103,15 @@ class SettingsDialog(QDialog):
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #b00020")
         self.error.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        note = QLabel(self.tr("Applying builds a new model with fresh seeded weights; "
-                              "hand edits and the undo history are cleared."), self)
+        note = QLabel(
+            self.tr(
+                "Applying builds a new model with fresh seeded weights; hand edits and the undo history are cleared."
+            ),
+            self,
+        )
         note.setWordWrap(True)
         note.setStyleSheet("color: #555")
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.Ok | QDialogButtonBox.Apply | QDialogButtonBox.Cancel, self)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Apply | QDialogButtonBox.Cancel, self)
         self.buttons.accepted.connect(self.accept_settings)
         self.buttons.rejected.connect(self.reject)
         self.buttons.button(QDialogButtonBox.Apply).clicked.connect(self.apply)
@@ -99,11 +126,17 @@ class SettingsDialog(QDialog):
     def values(self) -> dict:
         decimals = self.decimals.value()
         return dict(
-            architecture=self.architecture.currentData(), d_model=self.d_model.value(),
-            n_heads=self.n_heads.value(), d_ff=self.d_ff.value(), n_layers=self.n_layers.value(),
-            norm=self.norm.currentData(), activation=self.activation.currentData(),
-            positional=self.positional.currentData(), seed=self.seed.value(),
-            decimals=None if decimals < 0 else decimals)
+            architecture=self.architecture.currentData(),
+            d_model=self.d_model.value(),
+            n_heads=self.n_heads.value(),
+            d_ff=self.d_ff.value(),
+            n_layers=self.n_layers.value(),
+            norm=self.norm.currentData(),
+            activation=self.activation.currentData(),
+            positional=self.positional.currentData(),
+            seed=self.seed.value(),
+            decimals=None if decimals < 0 else decimals,
+        )
 
     def config(self) -> ModelConfig | None:
         """The config the form describes, or None (with the reason shown) when it is not valid."""

@@ -27,8 +27,7 @@ NAME_ROLE = Qt.UserRole + 1
 class StartPage(QDialog):
     """Pick a lesson. After exec(): `choice` is ("lesson", name), ("file", "") or None (closed)."""
 
-    def __init__(self, lessons: list[LessonInfo], lang: str, show_at_start: bool, current: str = "",
-                 parent=None):
+    def __init__(self, lessons: list[LessonInfo], lang: str, show_at_start: bool, current: str = "", parent=None):
         # (Over 60 lines: the widgets are built in the order they stand on screen, one flat sequence.)
         super().__init__(parent)
         self.lessons, self.lang = {info.name: info for info in lessons}, lang
@@ -36,8 +35,13 @@ class StartPage(QDialog):
         self.setWindowTitle(self.tr("Lessons"))
 
         heading = scale_font(QLabel(self.tr("Choose a lesson"), self), 1.6, bold=True)
-        intro = QLabel(self.tr("Each lesson opens a small Transformer with hand-readable numbers. "
-                               "Step through it with → and ←; every weight can be edited."), self)
+        intro = QLabel(
+            self.tr(
+                "Each lesson opens a small Transformer with hand-readable numbers. "
+                "Step through it with → and ←; every weight can be edited."
+            ),
+            self,
+        )
         intro.setWordWrap(True)
 
         self.list = QListWidget(self)

@@ -28,18 +28,33 @@ class StepperBar(QWidget):
             a.setToolTip(f"{text} ({keys_text})" if keys_text else text)
             return a
 
-        self.first_action = action(self.tr("First"), QStyle.SP_MediaSkipBackward, [Qt.Key_Home],
-                                   lambda: state.set_cursor(0))
-        self.prev_action = action(self.tr("Previous"), QStyle.SP_MediaSeekBackward, [Qt.Key_Left, Qt.Key_PageUp],
-                                  lambda: state.step(-1))
-        self.next_action = action(self.tr("Next"), QStyle.SP_MediaSeekForward,
-                                  [Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space], lambda: state.step(1))
-        self.last_action = action(self.tr("Last"), QStyle.SP_MediaSkipForward, [Qt.Key_End],
-                                  lambda: state.set_cursor(len(state.stage_names) - 1))
+        self.first_action = action(
+            self.tr("First"), QStyle.SP_MediaSkipBackward, [Qt.Key_Home], lambda: state.set_cursor(0)
+        )
+        self.prev_action = action(
+            self.tr("Previous"), QStyle.SP_MediaSeekBackward, [Qt.Key_Left, Qt.Key_PageUp], lambda: state.step(-1)
+        )
+        self.next_action = action(
+            self.tr("Next"),
+            QStyle.SP_MediaSeekForward,
+            [Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space],
+            lambda: state.step(1),
+        )
+        self.last_action = action(
+            self.tr("Last"),
+            QStyle.SP_MediaSkipForward,
+            [Qt.Key_End],
+            lambda: state.set_cursor(len(state.stage_names) - 1),
+        )
         self.play_action = action(self.tr("Play"), QStyle.SP_MediaPlay, [], self._play_toggled)
         self.play_action.setCheckable(True)
-        self.actions_in_order = [self.first_action, self.prev_action, self.next_action, self.last_action,
-                                 self.play_action]
+        self.actions_in_order = [
+            self.first_action,
+            self.prev_action,
+            self.next_action,
+            self.last_action,
+            self.play_action,
+        ]
 
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._advance)

@@ -1,0 +1,56 @@
+"""Breaking a figure's caption into lines: between words, or between Chinese characters, balanced in length."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_CJK = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
+# Words, with "= value" or "→ word" after them kept on their line ("σ² = 1.2", "<start> → 我"), or spaces.
+_WORDS = re.compile(r"[^ ]+(?: [=→] [^ ]+)*| +")
+_CLOSING = "）》」』，。、：；！？"  # never the first character of a line
+# A line may break between Chinese characters (a closing mark stays with the character before it).
+_CHARACTERS = re.compile(f"(?:[{_CJK}]|[^{_CJK}]+)[{_CLOSING}]*")
+
+
+def _columns(piece: str) -> int:
+    """How wide a piece of text looks: a Chinese character takes two columns, a letter one."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in piece)
+
+
+def _pieces(text: str) -> list[str]:
+    """What a line may break between: words and spaces, and the characters of Chinese words."""
+    pieces = []
+    for word in _WORDS.findall(text):
+        joined = " = " in word or " → " in word
+        pieces += [word] if joined or word.isspace() else _CHARACTERS.findall(word)
+    return pieces
+
+
+def _greedy(text: str, columns: int) -> list[str]:
+    lines, line = [], ""
+    for piece in _pieces(text):
+        if line.strip() and not piece.isspace() and _columns(line + piece) > columns:
+            lines.append(line.rstrip())
+            line = ""
+        if line or not piece.isspace():
+            line += piece
+    return [*lines, line.rstrip()]
+
+
+def _wrap_line(text: str, columns: int) -> list[str]:
+    """As few lines as greedy wrapping needs, balanced in length (no lone word or character on the last)."""
+    lines = _greedy(text, columns)
+    for width in range(-(-_columns(text) // len(lines)), columns):
+        balanced = _greedy(text, width)
+        if len(balanced) <= len(lines):
+            return balanced
+    return lines
+
+
+@lru_cache(maxsize=4096)  # the same captions come back with every refresh; wrapping a long one takes ms
+def wrap_caption(text: str, columns: int) -> str:
+    """Break a caption (its own lines marked with \\n) into lines of about `columns`, joined with <br>:
+    between words or between Chinese characters, so a plot's title never makes it wider than its neighbours."""
+    return "<br>".join(line for part in text.split("\n") for line in _wrap_line(part, columns))

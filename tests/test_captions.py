@@ -1,0 +1,48 @@
+"""The figures' words live in one dictionary (gui/plots/captions.py): no key written twice, every key the code
+names is there with both languages, and the keys built from a name cover every name."""
+
+import ast
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from engine.config import ACTIVATIONS, POSITIONALS, SWITCHES
+from gui.plots.captions import CAPTIONS, caption, plain
+
+ROOT = Path(__file__).resolve().parent.parent
+CALL = re.compile(r"""\b(?:caption|plain)\(\s*["']([\w.-]+)["']\s*[,)]""")  # a whole key, not a prefix
+
+
+def test_no_key_is_written_twice():
+    tree = ast.parse((ROOT / "gui/plots/captions.py").read_text(encoding="utf-8"))
+    literal = next(node for node in ast.walk(tree) if isinstance(node, ast.Dict))
+    counts = Counter(key.value for key in literal.keys)
+    assert [key for key, n in counts.items() if n > 1] == []  # a later entry would silently replace an earlier one
+
+
+def test_every_named_key_is_there():
+    named = {key for path in (ROOT / "gui").rglob("*.py") for key in CALL.findall(path.read_text(encoding="utf-8"))}
+    assert len(named) > 70  # the scan finds the call sites (many more keys are passed in variables)
+    assert sorted(named - CAPTIONS.keys()) == []
+
+
+def test_every_entry_has_both_languages_with_the_same_blanks():
+    blanks = re.compile(r"\{(\w+)\}")
+    for key, (en, zh) in CAPTIONS.items():
+        assert en and zh, key
+        assert set(blanks.findall(en)) == set(blanks.findall(zh)), key
+
+
+@pytest.mark.parametrize(
+    "prefix, names",
+    [("off.", SWITCHES), ("pos.", POSITIONALS), ("", ACTIVATIONS), ("", POSITIONALS)],
+)
+def test_keys_built_from_names_cover_every_name(prefix, names):
+    assert [name for name in names if prefix + name not in CAPTIONS] == []
+
+
+def test_captions_escape_tokens_and_plain_text_does_not():
+    assert caption("row", "en", token="<start>") == "row of &lt;start&gt;"
+    assert plain("row", "zh", token="<start>") == "<start> 这一行"
