@@ -39,7 +39,8 @@ _CHOICES = {
     "palette": PALETTES,
     "presenting": (False, True),
 }
-PRESENT_TEXT_PX = 25  # presentation mode's body text on a 1920×1080 screen (the back row needs 24 px or more) …
+BACK_ROW_PX = 24  # the smallest text the back row reads: nothing smaller in presentation mode at 1920×1080
+PRESENT_TEXT_PX = 25  # presentation mode's body text on a 1920×1080 screen (BACK_ROW_PX or more) …
 PRESENT_SCREEN = (1920, 1080)  # … and in proportion on other screens (about 17 px at 1280×720)
 ROOM_SCALE_STEP = 0.05  # the room scale is rounded up to this: a few pixels of difference rebuild nothing
 

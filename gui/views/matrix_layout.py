@@ -3,22 +3,32 @@
 X·W + b is a multiplication scheme (W above the output, X to its left, b below), so the row of X and the column of
 W behind an output cell line up with it; a backward step is two columns, forward values (the stage, its
 parameters) beside their gradients; otherwise the inputs stand above the output. Matrices that do not fit the
-room they have that way reflow into one row, or one column (choose_arrangement), at the desk in a slightly
-smaller table font first (TABLE_SCALES); the tables stay whole, and what still does not fit scrolls.
+room they have that way reflow into one row, one column, the inputs in a row over the output, or two columns
+(reading order, two to a row); then the same in a slightly smaller table font (TABLE_SCALES; in presentation
+mode never below what the back row reads). The tables stay whole; what still does not fit scrolls.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QFontInfo
 from PySide6.QtWidgets import QGridLayout, QWidget
 
+from gui.state.display import BACK_ROW_PX
 from gui.text.operations import BACKWARD, HEAD_PRODUCT, PRODUCT
 
 PLOT_MIN_WIDTH = 320  # at the desk the plots keep at least this width …
 PLOT_MIN_SHARE = 0.4  # … and this share of the width (wide matrices scroll)
-PRESENT_PLOT_MIN_SHARE = 0.3  # presentation mode: the tables first and whole, the figure at least this share
-ARRANGEMENTS = ("natural", "row", "column")  # the stage's own layout first
-TABLE_SCALES = (1.0, 0.9, 0.8)  # the tables' font at the desk, tried in turn until a stage's matrices fit
+PRESENT_PLOT_MIN_SHARE = 0.25  # presentation mode: the tables first and whole, the figure at least this share
+ARRANGEMENTS = ("natural", "row", "column", "over", "two")  # the stage's own layout first
+TABLE_SCALES = (1.0, 0.9, 0.8)  # the tables' font, tried in turn until a stage's matrices fit
+
+
+def table_scales(table, presenting: bool) -> tuple[float, ...]:
+    """The table font scales to try for `table` (a MatrixTable): all of TABLE_SCALES at the desk; in presentation
+    mode those whose numbers stay BACK_ROW_PX or larger."""
+    readable = [s for s in TABLE_SCALES if QFontInfo(table.scaled_font(s)).pixelSize() >= BACK_ROW_PX]
+    return TABLE_SCALES if not presenting else tuple(readable) or TABLE_SCALES[:1]
 
 
 def fitting(sizes: dict[str, QSize], room: QSize) -> list[str]:
@@ -47,9 +57,16 @@ def place_panels(
     for panel in [*inputs, output]:
         grid.removeWidget(panel)
     stacked = arrangement != "natural"
+    shown = [*inputs[:n_inputs], output]
     if arrangement == "row":
-        places = [(p, 0, i) for i, p in enumerate([*inputs[:n_inputs], output])]
-        columns = [[p] for p, _, _ in places]
+        places = [(p, 0, i) for i, p in enumerate(shown)]
+        columns = [[p] for p in shown]
+    elif arrangement == "over":  # the inputs side by side, the output under the first
+        places = [(p, 0, i) for i, p in enumerate(inputs[:n_inputs])] + [(output, 1, 0)]
+        columns = [[*inputs[:1], output] if n_inputs else [output], *[[p] for p in inputs[1:n_inputs]]]
+    elif arrangement == "two":
+        places = [(p, i // 2, i % 2) for i, p in enumerate(shown)]
+        columns = [c for c in (shown[0::2], shown[1::2]) if c]
     elif kind == BACKWARD and not stacked:
         weights = inputs[1:n_inputs]  # the parameters, then their gradients
         half = len(weights) // 2
@@ -110,18 +127,18 @@ class MatrixLayout:
         self._measure(1.0)
         self._place(1.0, "natural")
 
-    def fit(self, room: QSize, shrink: bool = True) -> None:
-        """Place the matrices for `room`: the first arrangement that fits at the readable font, else (`shrink`)
-        at a smaller one, else the best that scrolls (choose_arrangement)."""
+    def fit(self, room: QSize, scales: tuple[float, ...] = TABLE_SCALES) -> None:
+        """Place the matrices for `room`: the first arrangement that fits at the readable font, else at a smaller
+        one of `scales`, else the best that scrolls at the smallest (choose_arrangement)."""
         if not self.measured:
             return
-        for scale in TABLE_SCALES if shrink else TABLE_SCALES[:1]:
+        for scale in scales:
             fits = fitting(self._measure(scale)[1], room)
             if fits:
                 chosen = (scale, fits[0])
                 break
-        else:
-            chosen = (1.0, choose_arrangement(self.sizes, room))
+        else:  # nothing fits: the smallest font, so as little as possible scrolls
+            chosen = (scales[-1], choose_arrangement(self._measure(scales[-1])[1], room))
         if chosen != self.shown:
             self._place(*chosen)
 

@@ -104,11 +104,15 @@ class MatrixTable(QTableView):
     def matrix(self) -> MatrixModel:
         return self.model()
 
+    def scaled_font(self, scale: float) -> QFont:
+        font = QFont(self.base_font)
+        font.setPointSizeF(self.base_font.pointSizeF() * scale)
+        return font
+
     def set_scale(self, scale: float) -> None:
         """Numbers `scale` times their readable size (the stage view makes them a little smaller where a
         stage's matrices would not fit its room otherwise; gui/views/matrix_layout.py)."""
-        font = QFont(self.base_font)
-        font.setPointSizeF(self.base_font.pointSizeF() * scale)
+        font = self.scaled_font(scale)
         if font == self.font():
             return
         self.setFont(font)

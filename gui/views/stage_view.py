@@ -36,7 +36,7 @@ from gui.text.operations import stage_operation, stage_text, stage_title
 from gui.text.places import place
 from gui.views.figure_view import FigureView
 from gui.views.fonts import scale_font
-from gui.views.matrix_layout import PLOT_MIN_WIDTH, MatrixLayout, matrices_width
+from gui.views.matrix_layout import PLOT_MIN_WIDTH, MatrixLayout, matrices_width, table_scales
 from gui.views.matrix_view import MatrixPanel
 from gui.views.tensor_slice import TensorSlice, slice_for
 
@@ -146,6 +146,7 @@ class StageView(QWidget):
         explanation_box.setFrameShape(QScrollArea.NoFrame)
         self.explanation_box = explanation_box
         explanation_box.viewport().installEventFilter(self)
+        self.splitter.installEventFilter(self)  # a taller explanation, the head row shown: the matrices' room changes
 
         page = QWidget(self)
         layout = QVBoxLayout(page)
@@ -178,6 +179,8 @@ class StageView(QWidget):
     def eventFilter(self, watched, event) -> bool:
         if watched is self.explanation_box.viewport() and event.type() == QEvent.Type.Resize:
             self._fit_explanation()  # a new width wraps the explanation into more or fewer lines
+        elif watched is self.splitter and event.type() == QEvent.Type.Resize:
+            self._fit_split()
         return False
 
     def _fit_explanation(self) -> None:
@@ -210,7 +213,7 @@ class StageView(QWidget):
 
     def _fit_split(self) -> None:
         """Matrices get the width they need, the plots the rest (see matrix_layout.matrices_width); matrices that
-        do not fit their share that way reflow into a row or a column (matrix_layout.choose_arrangement), and what
+        do not fit their share that way reflow, or take a smaller font (matrix_layout.MatrixLayout.fit), and what
         still does not fit scrolls."""
         total = self.splitter.width()
         if total <= 0:
@@ -218,7 +221,7 @@ class StageView(QWidget):
         figure_shown = not self.plot.isHidden()
         edges = self.tables_width() - self.matrices.sizeHint().width()
         room = QSize(matrices_width(total, total, self.presenting, figure_shown) - edges, self.splitter.height())
-        self.layout_of_matrices.fit(room, shrink=not self.presenting)  # presentation mode: the readable size
+        self.layout_of_matrices.fit(room, table_scales(self.output.table, self.presenting))
         left = matrices_width(total, self.tables_width(), self.presenting, figure_shown)
         self.splitter.setSizes([left, total - left])
 
