@@ -23,7 +23,7 @@ from gui.plots.output import TopKPanel
 from gui.plots.scale import scale_for
 from gui.plots.style import colormap
 from gui.plots.view import FittedLayoutWidget
-from gui.state.display import DisplaySettings
+from gui.state.display import DisplaySettings, room_scale_for
 from tests.figure_checks import drawn_labels, figure_problems, missing_labels
 
 NARROW = (620, 440)  # about what a 1280×720 window leaves a figure: where the tester saw −0.54 and lost labels
@@ -100,6 +100,23 @@ def test_no_tick_touches_a_number_and_no_text_overlaps_another(qapp, lessons, le
     assert any(item.isVisible() for p in panels(view.figure, MatrixPanel) for item in p.heatmap.numbers)
     assert problems_of(view) == []
     view.close()
+
+
+@pytest.mark.parametrize(("lesson", "lang"), [("masked-decoder", "zh"), ("cross-attention", "en")])
+def test_presentation_figures_overlap_nothing_in_a_quarter_of_the_screen(qapp, lesson, lang):
+    """Presentation mode at 1920×1080 draws its type 2.1 times larger, and a figure beside wide tables keeps a
+    quarter of the width (about 480 × 800 px): the colour bar's end labels fell off the A·V figure, and a bar's
+    value touched its neighbour's ("0.040.04")."""
+    trace = open_lesson(lesson).trace()
+    opts = PlotOptions(lang=lang, font_scale=room_scale_for(1920, 1080), tables_shown=True)
+    drawn = 0
+    for stage in trace.stage_names:
+        view = shown_figure(qapp, trace, stage, opts, size=(480, 800))
+        if view.figure.panels:
+            drawn += 1
+            assert problems_of(view) == [], stage
+        view.close()
+    assert drawn > 10  # (the stages whose figure adds to the tables)
 
 
 # ---- 2. labels dropped ---------------------------------------------------------------------------------------

@@ -121,7 +121,9 @@ class Bars:
             top, bottom = hi + 0.05 * (hi - lo), lo - (0.05 * (hi - lo) if lo < 0 else 0.0)
         self.plot.setYRange(bottom, top, padding=0)
         width = slot(self.plot, len(self.categories)) * 0.8 / max(len(self.items), 1)
-        fits = labelled and text_width(self.value_font, [item.textItem.toPlainText() for item in self.labels]) <= width
+        texts = [item.textItem.toPlainText() for item in self.labels]
+        gap = QFontMetrics(self.value_font).horizontalAdvance(" ")  # neighbours' values never touch: "0.040.04"
+        fits = labelled and text_width(self.value_font, texts) + gap <= width
         for item in self.labels:
             item.setVisible(fits)
 

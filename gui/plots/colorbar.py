@@ -2,7 +2,8 @@
 
 pyqtgraph's ColorBarItem draws the same, but it is a whole PlotItem (a ViewBox, four axes, two context menus
 built and thrown away): about 15 ms to build, as much as the heatmap it belongs to. This is a strip and one axis.
-It keeps ColorBarItem's calls: setImageItem, setColorMap, colorMap, setLevels, levels, and `axis`.
+It keeps ColorBarItem's calls: setImageItem, setColorMap, colorMap, setLevels, levels, and `axis`; the strip stops
+half a label short of its ends, so the labels at its ends stay inside the figure.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtGui import QFont, QFontMetrics, QImage, QPixmap
 from PySide6.QtWidgets import QGraphicsGridLayout, QSizePolicy
 
 
@@ -43,7 +44,7 @@ class ColorBar(pg.GraphicsWidget):
         super().__init__()
         self.strip = _Strip(width, self)
         self.axis = pg.AxisItem("right", parent=self)
-        layout = QGraphicsGridLayout()
+        self.grid = layout = QGraphicsGridLayout()
         layout.setContentsMargins(5, 0, 0, 0)  # apart from the heatmap, as a ColorBarItem sat
         layout.setSpacing(0)
         layout.addItem(self.strip, 0, 0)
@@ -56,6 +57,13 @@ class ColorBar(pg.GraphicsWidget):
         self.axis.setRange(*self.values)
         self.strip.set_map(cmap)
         self.setImageItem(images)
+
+    def set_tick_font(self, font: QFont) -> None:
+        """The values' font; the strip ends half a label in from the bar's ends (the label at an end is centred
+        on it)."""
+        self.axis.setStyle(tickFont=font)
+        half = -(-QFontMetrics(font).height() // 2)
+        self.grid.setContentsMargins(5, half, 0, half)
 
     def setImageItem(self, images, insert_in: pg.PlotItem | None = None) -> None:
         """The images this bar colours (one or a list); inserted right of the plot `insert_in`, as a

@@ -40,7 +40,7 @@ def color_bar(
     `beside` (else the caller places it)."""
     bar = ColorBar(cmap, 18 if opts.slide else 12)
     bar.setImageItem(images, insert_in=beside)
-    bar.axis.setStyle(tickFont=font(opts, "tick"))
+    bar.set_tick_font(font(opts, "tick"))
     bar.axis.setTextPen(foreground(opts))
     return bar
 

@@ -19,7 +19,7 @@ from gui.text.operations import BACKWARD, HEAD_PRODUCT, PRODUCT
 
 PLOT_MIN_WIDTH = 320  # at the desk the plots keep at least this width …
 PLOT_MIN_SHARE = 0.4  # … and this share of the width (wide matrices scroll)
-PRESENT_PLOT_MIN_SHARE = 0.25  # presentation mode: the tables first and whole, the figure at least this share
+PRESENT_PLOT_SHARES = (0.4, 0.25)  # presentation mode: the figure's share of the width beside tables shown whole
 ARRANGEMENTS = ("natural", "row", "column", "over", "two")  # the stage's own layout first
 TABLE_SCALES = (1.0, 0.9, 0.8)  # the tables' font, tried in turn until a stage's matrices fit
 
@@ -93,15 +93,21 @@ def place_panels(
             p.table.apply_sizes(width, header)
 
 
-def matrices_width(total: int, wanted: int, presenting: bool, figure_shown: bool) -> int:
-    """The matrices' share of `total` pixels when they would like `wanted`: at the desk the plots keep
-    PLOT_MIN_WIDTH and PLOT_MIN_SHARE; in presentation mode the tables come first (the figure keeps
-    PRESENT_PLOT_MIN_SHARE), and take everything when there is no figure."""
+def matrices_widths(total: int, presenting: bool, figure_shown: bool) -> list[int]:
+    """The widths of `total` pixels the matrices may take, the roomiest last: at the desk the plots keep
+    PLOT_MIN_WIDTH and PLOT_MIN_SHARE; in presentation mode the tables come first, and the figure keeps each of
+    PRESENT_PLOT_SHARES in turn (the tables whole beside a figure as wide as can be); with no figure, everything."""
     if not figure_shown:
-        return total
+        return [total]
     if presenting:
-        return min(wanted, round(total * (1 - PRESENT_PLOT_MIN_SHARE)))
-    return min(wanted, total - max(PLOT_MIN_WIDTH, round(total * PLOT_MIN_SHARE)))
+        return [round(total * (1 - share)) for share in PRESENT_PLOT_SHARES]
+    return [total - max(PLOT_MIN_WIDTH, round(total * PLOT_MIN_SHARE))]
+
+
+def matrices_width(total: int, wanted: int, presenting: bool, figure_shown: bool) -> int:
+    """The matrices' share of `total` pixels when they would like `wanted` (at most the roomiest of
+    matrices_widths)."""
+    return min(wanted, matrices_widths(total, presenting, figure_shown)[-1])
 
 
 class MatrixLayout:
@@ -127,20 +133,23 @@ class MatrixLayout:
         self._measure(1.0)
         self._place(1.0, "natural")
 
-    def fit(self, room: QSize, scales: tuple[float, ...] = TABLE_SCALES) -> None:
-        """Place the matrices for `room`: the first arrangement that fits at the readable font, else at a smaller
-        one of `scales`, else the best that scrolls at the smallest (choose_arrangement)."""
+    def fit(self, rooms: list[QSize], scales: tuple[float, ...] = TABLE_SCALES) -> None:
+        """Place the matrices in the first of `rooms` where they fit: in the first arrangement that fits at the
+        readable font, else at a smaller one of `scales`; else the best that scrolls in the last room at the
+        smallest font (choose_arrangement)."""
         if not self.measured:
             return
-        for scale in scales:
-            fits = fitting(self._measure(scale)[1], room)
-            if fits:
-                chosen = (scale, fits[0])
-                break
-        else:  # nothing fits: the smallest font, so as little as possible scrolls
-            chosen = (scales[-1], choose_arrangement(self._measure(scales[-1])[1], room))
+        chosen = self._first_fit(rooms, scales)
         if chosen != self.shown:
             self._place(*chosen)
+
+    def _first_fit(self, rooms: list[QSize], scales: tuple[float, ...]) -> tuple[float, str]:
+        for room in rooms:
+            for scale in scales:
+                fits = fitting(self._measure(scale)[1], room)
+                if fits:
+                    return scale, fits[0]
+        return scales[-1], choose_arrangement(self._measure(scales[-1])[1], rooms[-1])  # as little as can scrolls
 
     def _measure(self, scale: float) -> tuple[dict, dict[str, QSize]]:
         """The panels' natural sizes and the matrices' size in each arrangement at table font `scale`."""

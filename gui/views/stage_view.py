@@ -36,7 +36,7 @@ from gui.text.operations import stage_operation, stage_text, stage_title
 from gui.text.places import place
 from gui.views.figure_view import FigureView
 from gui.views.fonts import scale_font
-from gui.views.matrix_layout import PLOT_MIN_WIDTH, MatrixLayout, matrices_width, table_scales
+from gui.views.matrix_layout import PLOT_MIN_WIDTH, MatrixLayout, matrices_width, matrices_widths, table_scales
 from gui.views.matrix_view import MatrixPanel
 from gui.views.tensor_slice import TensorSlice, slice_for
 
@@ -220,8 +220,9 @@ class StageView(QWidget):
             return
         figure_shown = not self.plot.isHidden()
         edges = self.tables_width() - self.matrices.sizeHint().width()
-        room = QSize(matrices_width(total, total, self.presenting, figure_shown) - edges, self.splitter.height())
-        self.layout_of_matrices.fit(room, table_scales(self.output.table, self.presenting))
+        widths = matrices_widths(total, self.presenting, figure_shown)
+        rooms = [QSize(width - edges, self.splitter.height()) for width in widths]
+        self.layout_of_matrices.fit(rooms, table_scales(self.output.table, self.presenting))
         left = matrices_width(total, self.tables_width(), self.presenting, figure_shown)
         self.splitter.setSizes([left, total - left])
 
