@@ -166,3 +166,10 @@ def test_the_window_opens_ready_to_step_and_f6_types_a_sentence(qtbot):
     press(qtbot, window, Qt.Key_F6)
     qtbot.waitUntil(window.source.hasFocus)
     assert window.source.selectedText() == "I love AI"
+
+
+def test_one_head_offers_no_head_choice(qtbot):
+    window = open_window(qtbot, ModelConfig(d_model=4, n_heads=1, d_ff=8, n_layers=1, seed=0))
+    window.state.go_to("enc.0.attn.weights")
+    assert window.stage_view.head_box.isHidden() and window.stage_view.head_label.isHidden()
+    assert "head 0 of 1" in window.stage_view.formula.text()  # the formula still says which

@@ -327,8 +327,9 @@ class StageView(QWidget):
             len(stage.inputs) if stage is not None else 0,
         )
         per_head = any(p.model.slice.head is not None or p.model.slice.col_stop is not None for p in self.panels())
-        self.head_label.setVisible(per_head)
-        self.head_box.setVisible(per_head)
+        choice = per_head and self.state.view.config.n_heads > 1  # one head: nothing to choose (the formula names it)
+        self.head_label.setVisible(choice)
+        self.head_box.setVisible(choice)
         for panel in self.panels():
             panel.model.set_show_difference(self.difference_action.isChecked())
         self._fit_split()
