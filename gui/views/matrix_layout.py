@@ -135,8 +135,8 @@ class MatrixLayout:
 
     def fit(self, rooms: list[QSize], scales: tuple[float, ...] = TABLE_SCALES) -> None:
         """Place the matrices in the first of `rooms` where they fit: in the first arrangement that fits at the
-        readable font, else at a smaller one of `scales`; else the best that scrolls in the last room at the
-        smallest font (choose_arrangement)."""
+        readable font, else at a smaller one of `scales`; else the best that scrolls in the last room, at the
+        readable font (choose_arrangement)."""
         if not self.measured:
             return
         chosen = self._first_fit(rooms, scales)
@@ -149,7 +149,7 @@ class MatrixLayout:
                 fits = fitting(self._measure(scale)[1], room)
                 if fits:
                     return scale, fits[0]
-        return scales[-1], choose_arrangement(self._measure(scales[-1])[1], rooms[-1])  # as little as can scrolls
+        return 1.0, choose_arrangement(self.sizes, rooms[-1])  # it scrolls anyway: at the size asked for (Ctrl+=)
 
     def _measure(self, scale: float) -> tuple[dict, dict[str, QSize]]:
         """The panels' natural sizes and the matrices' size in each arrangement at table font `scale`."""
