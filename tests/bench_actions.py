@@ -48,6 +48,7 @@ from gui.state.app_state import AppState  # noqa: E402
 from tests.gui_lessons import FakePrompts  # noqa: E402
 
 IDLE_PASSES = 3  # event-loop passes in a row that find nothing left to do
+NEVER_IDLE_S = 60  # an action still busy after this long is a defect, not a slow action
 clock = time.perf_counter  # or time.process_time (--cpu)
 
 
@@ -72,9 +73,11 @@ def settle(app: QApplication) -> None:
     """Run the event loop until it is idle: the lazy views drawn, the window painted, and what was deleteLater'd
     deleted, as the application's event loop does (processEvents does not: a window replaced by a language switch
     stayed, hidden, and went on redrawing for every later action)."""
-    quiet = 0
+    quiet, began = 0, time.perf_counter()
     while quiet < IDLE_PASSES:
         start = time.perf_counter()
+        if start - began > NEVER_IDLE_S:
+            raise RuntimeError(f"the window was still busy after {NEVER_IDLE_S} s (a layout that never settles?)")
         app.processEvents()
         app.sendPostedEvents()
         app.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -124,8 +124,14 @@ def time_edits(
     view = window.stage_view
     panel = next(p for p in view.inputs if p.model.slice.name == weight)
     output = next(p for p in view.panels() if p.model.slice.name == stage)
-    # what an edit of W_Q[r, c] must repaint: that cell, column c of Q, and the plots of Q
-    counter = PaintCounter([panel.table.viewport(), output.table.viewport(), view.plot.viewport()])
+    # what an edit of W_Q[r, c] must repaint: that cell, column c of Q, and the plots of Q; the large lesson's Q
+    # lies below its inputs, so the matrices are scrolled to it, and what stays out of view is not waited for
+    view.matrices_box.ensureWidgetVisible(output.table, 0, 0)
+    app.processEvents()
+    watched = [panel.table.viewport(), output.table.viewport(), view.plot.viewport()]
+    counter = PaintCounter([w for w in watched if not w.visibleRegion().isEmpty()])
+    if len(counter.counts) < len(watched):
+        print(f"  ({len(watched) - len(counter.counts)} of W_Q, Q and the figure out of view at 1600×1000)")
     model = panel.model
     samples = []
     for k in range(edits):

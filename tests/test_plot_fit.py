@@ -6,7 +6,7 @@ from PySide6.QtCore import QRectF, Qt
 
 from engine import Model, ModelConfig
 from gui.plots import PlotOptions, draw_stage
-from gui.plots.style import WINDOW_CAPTION_COLUMNS, set_caption
+from gui.plots.style import WINDOW_CAPTION_COLUMNS, new_plot, set_caption
 from gui.plots.view import FittedLayoutWidget
 from gui.plots.wrap import _columns, wrap_caption
 
@@ -88,3 +88,28 @@ def test_a_caption_that_grows_after_an_edit_refits_the_figure(view, qapp, qtbot)
     assert view.scale == 1.0
     plot.getAxis("left").setWidth(400)  # the figure now needs more than the view has
     qtbot.waitUntil(lambda: view.scale > 2.0, timeout=2000)  # refitted when the layout request arrives
+
+
+def test_crowded_labels_turn_once_and_stay_turned_until_the_view_is_resized(view, qapp):
+    """Two axes of a plot could chase each other for ever (the top labels turn, the plot gets shorter, the left
+    labels shrink, the plot gets wider, the top labels fit flat again …), repainting without end: the heads dock
+    of the toy translator at 1280×720 never went idle. An axis now only turns to a more compact plan until the
+    labels change or the view is resized."""
+    plot = new_plot(view.ci, PlotOptions(), 0, 0)
+    plot.setXRange(0, 4, padding=0)
+    axis = plot.getAxis("bottom")
+    axis.set_categories(["translator", "attention", "embedding", "position"], offset=0.5)
+    view.resize(900, 300)
+    view.show()
+    qapp.processEvents()
+    assert not axis.plan.rotated
+    left = plot.getAxis("left")
+    left.setWidth(820)  # the plot left of it narrows: the labels no longer fit flat
+    qapp.processEvents()
+    assert axis.plan.rotated
+    left.setWidth(40)  # and widens again, as the other axis's answer would make it: the labels stay turned
+    qapp.processEvents()
+    assert axis.plan.rotated
+    view.resize(901, 300)  # the view itself resized: the best plan that fits again
+    qapp.processEvents()
+    assert not axis.plan.rotated

@@ -3,8 +3,13 @@ A number line (features 0, 1, 2 … of a d_ff = 32 matrix) is not a list of name
 
 Labels that crowd are drawn in a smaller font, and on a horizontal axis turned on their side; when even that
 does not fit, the axis asks for more room (its minimum length), and the figure is shrunk as a whole to give
-it (gui/plots/view.py). Category axes draw no tick marks: the cells and bars mark the categories themselves,
-and a tick beside a cell's number read as a minus sign ("cat —0.54").
+it (gui/plots/view.py). Within one figure at one size an axis only ever turns to a more compact plan, never back:
+two axes of a plot can otherwise chase each other for ever (the top labels turn, the plot gets shorter, the left
+labels shrink, the plot gets wider, the top labels fit flat again …), repainting without end. Plans start afresh
+when the labels change or the view is resized (`start_plans_afresh`).
+
+Category axes draw no tick marks: the cells and bars mark the categories themselves, and a tick beside a cell's
+number read as a minus sign ("cat —0.54").
 
     axis = plot.getAxis("top")          # every axis of new_plot() is an Axis
     axis.set_categories(["The", "cat"], offset=0.5)
@@ -61,6 +66,7 @@ class Axis(pg.AxisItem):
     offset = 0.5  # where category i sits: i + offset
     bold: int | None = None  # the category drawn in bold (the selected token)
     plan: Plan | None = None
+    floor = 0  # the most compact plan taken since the plans started afresh: never a less compact one till then
     least = 0.0  # the length along the axis the labels need at their smallest
 
     def __init__(self, orientation: str, **kwargs):
@@ -75,7 +81,7 @@ class Axis(pg.AxisItem):
         labels = [str(label) for label in labels]
         if labels == self.categories and offset == self.offset and bold == self.bold:
             return
-        self.categories, self.offset, self.bold = labels, offset, bold
+        self.categories, self.offset, self.bold, self.floor = labels, offset, bold, 0
         self.setTicks([[(i + offset, label) for i, label in enumerate(labels)], []])  # also read by tests
         self.setStyle(tickLength=0)
         self.replan()
@@ -137,7 +143,9 @@ class Axis(pg.AxisItem):
         """Pick the first plan whose labels fit their slots (else the last), and size the axis for it."""
         plans = self._plans()
         slot = self._slot()
-        plan = next((p for p, need in plans if need <= slot), plans[-1][0])
+        fitting = next((i for i, (_, need) in enumerate(plans) if need <= slot), len(plans) - 1)
+        self.floor = max(fitting, self.floor)
+        plan = plans[self.floor][0]
         span = abs(self.range[1] - self.range[0]) or 1.0
         least = plans[-1][1] * span
         if len(self.categories) > ALL_LABELS or number_line(self.categories):  # the first plan, every step-th label
@@ -222,3 +230,12 @@ class Axis(pg.AxisItem):
             align = Qt.AlignmentFlag.AlignLeft if self.orientation == "top" else Qt.AlignmentFlag.AlignRight
             p.drawText(turned, int(align | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip), text)
             p.restore()
+
+
+def start_plans_afresh(items) -> None:
+    """The figure's view was resized (or another figure shown in it): each category axis among `items` may take
+    its best plan again."""
+    for item in items:
+        if isinstance(item, Axis) and item.categories is not None and item.floor:
+            item.floor = 0
+            item.replan()

@@ -11,6 +11,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, Qt, QTimer
 from PySide6.QtWidgets import QGraphicsScene, QWidget
 
+from gui.plots.axis import start_plans_afresh
+
 SETTLE_PASSES = 3  # layout passes a figure takes: its panels, their axes sized for the ticks, the numbers fitted
 
 
@@ -44,6 +46,7 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if self.fitting:
+            start_plans_afresh(self.scene().items())
             self.fit()
 
     def show_layout(self, layout: pg.GraphicsLayout) -> None:
@@ -53,6 +56,7 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         self.ci.removeEventFilter(self)
         self.ci = layout
         self.setCentralItem(layout)
+        start_plans_afresh(self.scene().items())
         layout.installEventFilter(self)
         self.fit_timer.start()
 
