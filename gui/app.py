@@ -102,6 +102,10 @@ def open_lesson_window(app, args: argparse.Namespace, lang: str, loading, error:
 
     loading.show_step(OPENING)
     loading.repaint()
+    if not error:
+        from gui.idle_collection import collect_between_events
+
+        collect_between_events()  # torch, pyqtgraph and the engine are imported: their objects are frozen
     keys = loading.stop_collecting()
     state, problem = (None, f"cannot load PyTorch or the engine ({error})") if error else prepare_state(args)
     if problem:

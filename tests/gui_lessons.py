@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication
 from shiboken6 import isValid
 
 from engine.formats.lesson import Lesson, open_lesson
+from gui.idle_collection import collect_between_events
 from gui.lesson_controller import LessonController
 from gui.state import display
 from gui.state.app_state import AppState
@@ -67,6 +68,7 @@ def start_controller(
     pg.setConfigOptions(background="w", foreground="k")
     torch.set_num_threads(1)
     app = QApplication.instance()
+    collect_between_events()
     i18n.set_language(app, lang)
     state = state or state_for(lesson)
     state.display.load()
