@@ -89,6 +89,7 @@ class Heatmap:
         self.numbers: list[pg.TextItem] = []  # the cell numbers' items, made when the numbers first fit the cells
         self.cells: list[tuple[float, float, str, QColor]] = []  # each cell's number: x, y, text, ink
         self._cells_shown = False  # whether the items hold self.cells (else they are set when they fit)
+        self._held: list[tuple[float, float, str, QColor] | None] = []  # what each item holds now
         self.shape: tuple[int, int] | None = None
         self.labels: tuple[list[str], list[str]] = ([], [])
         self._drawn: dict = {"cmap": None, "levels": None, "caption": None}  # what the last set() drew
@@ -178,9 +179,13 @@ class Heatmap:
                 item.setFont(fitting[0])
                 self.plot.addItem(item)
                 self.numbers.append(item)
-            for item, (x, y, text, ink) in zip(self.numbers, self.cells):
-                item.setPos(x, y)
-                item.setText(text, color=ink)
+                self._held.append(None)
+            for k, (item, cell) in enumerate(zip(self.numbers, self.cells)):
+                if cell != self._held[k]:  # an edit changes a column or two: the other numbers stay as they are
+                    x, y, text, ink = cell
+                    item.setPos(x, y)
+                    item.setText(text, color=ink)
+                    self._held[k] = cell
             self._cells_shown = True
         for item in self.numbers:
             if fitting and item.textItem.font() != fitting[0]:
@@ -194,6 +199,7 @@ class Heatmap:
         self.cells, self._cells_shown = [], False
         while len(self.numbers) > (r * c if show else 0):
             self.plot.removeItem(self.numbers.pop())
+            self._held.pop()
         if not show:
             return
         inks = _inks(cmap, matrix.ravel(), *levels)
