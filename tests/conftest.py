@@ -19,6 +19,7 @@ torch.set_num_threads(1)
 # for the ~200,000 objects of torch, Qt, pyqtgraph and the app's modules.
 import gui.lesson_controller  # noqa: E402,F401
 import gui.plots  # noqa: E402,F401
+from gui.text import i18n  # noqa: E402
 
 gc.collect()
 gc.freeze()
@@ -34,4 +35,6 @@ def free_each_tests_objects_before_the_next():
     app = QApplication.instance()
     if app is not None:
         app.sendPostedEvents(None, QEvent.DeferredDelete)  # windows the test closed (deleteLater)
+        # the language a test chose (a CLI verb run in this process with --lang zh) is not the next test's
+        i18n.set_language(app, "en")
     gc.collect()

@@ -18,7 +18,6 @@ from engine.sources import open_source
 from gui.export.deck import slides
 from gui.plots import PlotOptions
 from gui.text.i18n import set_language
-from tests.test_export_cli import english_afterwards  # noqa: F401 (autouse: English again after each test)
 
 FORMULA_NAMES = {
     "softmax",

@@ -18,19 +18,6 @@ from tests.test_export import pdf_pages
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(autouse=True)
-def english_afterwards():
-    """`--lang zh` installs the Chinese translator in this process (the command line's own); later tests expect
-    English."""
-    yield
-    from PySide6.QtWidgets import QApplication
-
-    from gui.text.i18n import set_language
-
-    if QApplication.instance() is not None:
-        set_language(QApplication.instance(), "en")
-
-
 def run(capsys, *argv: str) -> tuple[int, str]:
     code = main.main(list(argv))
     return code, capsys.readouterr().err
