@@ -233,6 +233,15 @@ def test_crowded_labels_are_all_drawn_and_numbers_hidden_only_when_cells_are_too
             assert heat.cells and len(shown) == (0 if crowded else len(heat.cells))
 
 
+def test_a_one_head_model_draws_who_attends_to_whom_once_across_the_figure(layout):
+    """With one head, "all heads" drew the very same lines a second time beside the first."""
+    trace = Model.create(ModelConfig(d_model=8, n_heads=1, d_ff=16)).trace("I love AI")
+    figure = draw_stage(layout, trace, "enc.0.attn.weights", PlotOptions())
+    (lines,) = [p for p in figure.panels if isinstance(p, LinesPanel)]
+    assert not lines.all_heads and len(lines.lines) == 9
+    assert {col for _, col in layout.items[lines.plot]} == {0, 1}  # the figure's whole width
+
+
 def test_big_models_draw_each_querys_strongest_keys_only(layout):
     cfg = ModelConfig(d_model=48, n_heads=12, d_ff=96, seed=3)
     trace = Model.create(cfg).trace(" ".join(f"w{i}" for i in range(40)))

@@ -113,10 +113,18 @@ class LinesPanel:
     MAX_LINES = 1200
 
     def __init__(
-        self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, row: int, col: int, all_heads: bool
+        self,
+        layout: pg.GraphicsLayout,
+        trace,
+        name: str,
+        opts: PlotOptions,
+        row: int,
+        col: int,
+        all_heads: bool,
+        colspan: int = 1,
     ):
         self.name, self.all_heads = name, all_heads
-        self.plot = new_plot(layout, opts, row=row, col=col)
+        self.plot = new_plot(layout, opts, row=row, col=col, colspan=colspan)
         self.plot.hideAxis("bottom")
         self.plot.showAxis("right")
         self.plot.invertY(True)

@@ -142,6 +142,23 @@ def _gate(d: _Drawing) -> list[Panel]:
     return panels
 
 
+def _weights(d: _Drawing) -> list[Panel]:
+    """The weights, the selected row's bars, and who attends to whom: in the head shown and, where there are more
+    heads, in all of them (one head would draw the same lines twice)."""
+    if d.trace.config.n_heads == 1:
+        return [
+            d.matrix(),
+            RowBarsPanel(*d.args, d.top, 1),
+            LinesPanel(*d.args, d.top + 1, 0, all_heads=False, colspan=2),
+        ]
+    return [
+        d.matrix(),
+        RowBarsPanel(*d.args, d.top, 1),
+        LinesPanel(*d.args, d.top + 1, 0, all_heads=False),
+        LinesPanel(*d.args, d.top + 1, 1, all_heads=True),
+    ]
+
+
 # The plots of each kind of operation: the `panels` of its entry in gui/text/operations.py.
 PANELS: dict[str, Callable[[_Drawing], list[Panel]]] = {
     "matrix": lambda d: [d.matrix()],
@@ -149,12 +166,7 @@ PANELS: dict[str, Callable[[_Drawing], list[Panel]]] = {
     "positions": _positions,
     "scale": lambda d: [d.matrix(colspan=2), ScalePanel(*d.args, d.top + 1)],
     "mask": lambda d: [d.matrix(), MaskPanel(*d.args, d.top)],
-    "weights": lambda d: [
-        d.matrix(),
-        RowBarsPanel(*d.args, d.top, 1),
-        LinesPanel(*d.args, d.top + 1, 0, all_heads=False),
-        LinesPanel(*d.args, d.top + 1, 1, all_heads=True),
-    ],
+    "weights": _weights,
     "weighted_sum": lambda d: [d.matrix(), WeightedSumPanel(*d.args, d.top, 1)],
     "norm": lambda d: [
         d.matrix(colspan=2),
