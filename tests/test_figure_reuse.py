@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pytest
+import shiboken6
 import torch
 from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsPixmapItem, QGraphicsRectItem, QGraphicsTextItem
 
@@ -15,6 +16,7 @@ from engine.model import Model
 from engine.training.shown_trace import ShownTrace
 from gui.plots import PlotOptions, draw_stage, figure_build_key
 from gui.plots.heads import draw_heads
+from gui.plots.view import FigureCache, FittedLayoutWidget
 from gui.text.operations import stage_operation
 
 # (lesson, the switch trace B turns on, the weight B changes): B's numbers differ from A's at every stage
@@ -131,3 +133,25 @@ def test_a_switch_that_changes_a_stage_s_panels_changes_its_build_key():
     on = model.with_config(model.config.replace(switches=("no_pe",))).trace(lesson.text)
     assert figure_build_key(off, "enc.pos") != figure_build_key(on, "enc.pos")  # the wave panel goes
     assert figure_build_key(off, "enc.0.attn.q") == figure_build_key(on, "enc.0.attn.q")
+
+
+def test_figures_let_go_are_deleted_at_once_not_by_the_garbage_collector(qapp):
+    """A teardown's garbage collection cleared a cached figure's attributes while deleting its items, and Qt asked
+    a half-cleared LabelItem for its size hint (an error in the Qt event loop). The cache deletes the figures it
+    lets go itself: the oldest when full, every one when its view goes."""
+    view = FittedLayoutWidget()
+    cache = FigureCache(view, limit=2)
+    layouts = []
+
+    def draw(layout):
+        layouts.append(layout)
+        layout.addLabel("a title")
+        return object()
+
+    for key in range(3):
+        cache.show(key, draw, lambda figure: None)
+    assert not shiboken6.isValid(layouts[0])  # the oldest, let go
+    assert shiboken6.isValid(layouts[1]) and shiboken6.isValid(layouts[2])
+    shiboken6.delete(view)  # the window goes
+    assert not shiboken6.isValid(layouts[1])  # kept, not shown: deleted with its view
+    assert not shiboken6.isValid(layouts[2])  # shown: deleted with the scene

@@ -8,6 +8,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, Qt, QTimer
 from PySide6.QtWidgets import QGraphicsScene, QWidget
 
@@ -93,11 +94,22 @@ class FigureCache:
     built from, its numbers aside (e.g. gui.plots.figure_build_key). Showing a figure again swaps its layout in and
     refreshes its numbers from the trace shown now, which costs a small part of building its pyqtgraph items anew:
     a stage stepped to again, and a trace of the same structure (a what-if switch on or off, its undo) reuse the
-    figures. The `limit` most recently shown are kept."""
+    figures. The `limit` most recently shown are kept.
+
+    A figure the cache lets go (the oldest, all of them when the view goes or the cache is replaced) has its Qt
+    items deleted at once, while its Python objects are whole. Left to the cyclic garbage collector, the items
+    were deleted while it cleared their attributes, and Qt asked a half-cleared LabelItem for its size hint."""
 
     def __init__(self, view: FittedLayoutWidget, limit: int = 48):
         self.view, self.limit = view, limit
         self.figures: OrderedDict[Hashable, tuple[pg.GraphicsLayout, object]] = OrderedDict()
+        view.destroyed.connect(self.discard)
+
+    def discard(self, *_) -> None:
+        """Let go of every figure (the one shown goes with its scene)."""
+        for layout, _ in self.figures.values():
+            _delete_unless_shown(layout)
+        self.figures.clear()
 
     def show(self, key: Hashable, draw: Callable[[pg.GraphicsLayout], object], refresh: Callable[[object], None]):
         """The figure for `key`, shown: drawn into a new layout by `draw(layout)` the first time, else refreshed by
@@ -114,6 +126,12 @@ class FigureCache:
         figure = draw(layout)
         self.figures[key] = (layout, figure)
         while len(self.figures) > self.limit:
-            self.figures.popitem(last=False)
+            _delete_unless_shown(self.figures.popitem(last=False)[1][0])
         self.view.settle()
         return figure
+
+
+def _delete_unless_shown(layout: pg.GraphicsLayout) -> None:
+    """Delete a figure's Qt items now, unless it is in a scene (shown: the scene deletes it)."""
+    if shiboken6.isValid(layout) and layout.scene() is None:
+        shiboken6.delete(layout)

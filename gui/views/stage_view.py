@@ -207,7 +207,7 @@ class StageView(QWidget):
         font = self.font()
         font.setPointSizeF(font.pointSizeF() * (PRESENT_FORMULA_SCALE if on else FORMULA_SCALE))
         self.formula.setFont(font)
-        self.figures = FigureCache(self.plot)  # the figures drawn so far were drawn for the other mode
+        self.figures.discard()  # the figures drawn so far were drawn for the other mode
         self.shown_for = (None, None)
         self.rebuild()
 
