@@ -1,10 +1,11 @@
 """Python's cyclic garbage collector runs between Qt events, never inside one.
 
 Left automatic, a collection starts whenever allocations cross a threshold: also inside a call from Qt into
-Python (a paint, a layout pass, a size hint), where it can free the pyqtgraph items of a figure that Qt is still
-drawing or laying out — a segfault in QGraphicsView::paintEvent, or Qt asking a LabelItem whose attributes were
-already cleared for its size hint. pyqtgraph's GarbageCollector turns the automatic collection off and collects
-from a timer in the GUI thread instead, generation by generation, when the usual thresholds are crossed.
+Python (a paint, a layout pass, a size hint), where it could free pyqtgraph items Qt is still drawing or laying
+out. pyqtgraph's GarbageCollector turns the automatic collection off and collects from a timer in the GUI thread
+instead, generation by generation, when the usual thresholds are crossed. (Whenever it runs, the collector must
+never meet a cycle holding Qt items that are still alive: the figure cache deletes the figures it lets go itself,
+gui/plots/view.py.)
 
 The objects made by importing torch, pyqtgraph and the app are frozen out of the collector's view first: a full
 collection then scans what the lessons made, in milliseconds instead of the ~0.5 s a whole-heap scan takes in

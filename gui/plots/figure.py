@@ -144,19 +144,16 @@ def _gate(d: _Drawing) -> list[Panel]:
 
 def _weights(d: _Drawing) -> list[Panel]:
     """The weights, the selected row's bars, and who attends to whom: in the head shown and, where there are more
-    heads, in all of them (one head would draw the same lines twice)."""
-    if d.trace.config.n_heads == 1:
-        return [
-            d.matrix(),
-            RowBarsPanel(*d.args, d.top, 1),
-            LinesPanel(*d.args, d.top + 1, 0, all_heads=False, colspan=2),
-        ]
-    return [
+    heads, in all of them (one head would draw the same lines twice: its lines take the whole width)."""
+    one_head = d.trace.config.n_heads == 1
+    panels = [
         d.matrix(),
         RowBarsPanel(*d.args, d.top, 1),
-        LinesPanel(*d.args, d.top + 1, 0, all_heads=False),
-        LinesPanel(*d.args, d.top + 1, 1, all_heads=True),
+        LinesPanel(*d.args, d.top + 1, 0, all_heads=False, colspan=2 if one_head else 1),
     ]
+    if not one_head:
+        panels.append(LinesPanel(*d.args, d.top + 1, 1, all_heads=True))
+    return panels
 
 
 # The plots of each kind of operation: the `panels` of its entry in gui/text/operations.py.
