@@ -155,3 +155,29 @@ def test_figures_let_go_are_deleted_at_once_not_by_the_garbage_collector(qapp):
     shiboken6.delete(view)  # the window goes
     assert not shiboken6.isValid(layouts[1])  # kept, not shown: deleted with its view
     assert not shiboken6.isValid(layouts[2])  # shown: deleted with the scene
+
+
+@pytest.mark.parametrize("redraw", ["stage", "whatif", "map", "heads"])
+def test_a_figure_drawn_over_another_deletes_the_old_ones_items_at_once(qapp, redraw):
+    """The docks draw a new figure into the layout they show (a what-if tab for a new sentence, the map for a new
+    model): the old figure's items, taken out of the scene, are deleted then, not left alive to the collector."""
+    from gui.plots.map import MapFigure
+    from gui.plots.whatif import draw_whatif
+
+    lesson = open_lesson("two-heads")
+    trace = ShownTrace(lesson.build_model().trace(lesson.text))
+    draw = {
+        "stage": lambda layout: draw_stage(layout, trace, "enc.0.attn.weights", PlotOptions()),
+        "whatif": lambda layout: draw_whatif(layout, trace, "no_scale", PlotOptions()),
+        "map": lambda layout: MapFigure(layout, trace, PlotOptions(), ("map",)),
+        "heads": lambda layout: draw_heads(layout, trace, "enc.0.attn.weights", PlotOptions()),
+    }[redraw]
+    view = FittedLayoutWidget()
+    view.resize(*SIZE)
+    draw(view.ci)
+    old = list(view.ci.items)
+    assert old and all(shiboken6.isValid(item) for item in old)
+    draw(view.ci)
+    assert not any(shiboken6.isValid(item) for item in old)
+    assert all(shiboken6.isValid(item) and item.scene() is view.scene() for item in view.ci.items)
+    view.close()

@@ -18,6 +18,7 @@ from engine import cost
 from .captions import caption
 from .figure import figure_title
 from .style import PlotOptions, color, font, foreground, html_size, markers, new_plot, set_caption
+from .view import clear_layout
 
 MEASURED_N = (32, 64, 128, 256)  # small enough to time when the dock is first shown (well under a second)
 LAYER_COLOR = QColor("#9a9a9a")  # a whole layer's total
@@ -272,7 +273,7 @@ class CostFigure:
     """The cost view's panels in one layout; refresh() follows the trace and the current stage."""
 
     def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions):
-        layout.clear()
+        clear_layout(layout)
         self.title = None
         top = 0
         if opts.slide and opts.title:

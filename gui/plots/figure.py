@@ -24,6 +24,7 @@ from .rope import RopePanel
 from .scale import shared_scale_names
 from .style import PlotOptions, font, foreground
 from .tiles import tile_panels
+from .view import clear_layout
 
 # The what-if switches that change which panels a stage of a kind of operation shows (the kinds of
 # gui/text/operations.py, see PANELS); the others change numbers only, or a stage's inputs (its build key holds them).
@@ -207,7 +208,7 @@ def draw_stage(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) 
     """Clear `layout` and draw the plots for `stage` (a name from trace.stage_names)."""
     if stage not in trace.stage_names:
         raise KeyError(f"no stage named {stage!r}")
-    layout.clear()
+    clear_layout(layout)
     title = None
     if opts.slide and opts.title:
         title = pg.LabelItem(justify="center")

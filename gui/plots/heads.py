@@ -23,6 +23,7 @@ from .matrix import row_of, stage_caption
 from .predicts import row_labels
 from .scale import Scale, scale_of
 from .style import PlotOptions, color, colormap, font, html_size
+from .view import clear_layout
 
 MAX_COLUMNS = 4  # tiles per row
 
@@ -236,7 +237,7 @@ def draw_heads(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) 
     kind = stage_operation(trace, stage).heads
     if kind is None:
         raise KeyError(f"{stage!r} has no heads to show side by side")
-    layout.clear()
+    clear_layout(layout)
     title = pg.LabelItem(justify="left")
     title.item.setFont(font(opts, "caption"))
     title.setText(caption("every_head", opts.lang, stage=stage_caption(trace, stage, opts).split(" · ")[0]))

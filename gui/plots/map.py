@@ -26,6 +26,7 @@ from .map_diagram import MapDrawing, box_title, collapses
 from .map_items import BACKWARD, HERE, Highlight
 from .matrix import stage_caption
 from .style import SLIDE_CAPTION_COLUMNS, PlotOptions, font, foreground
+from .view import clear_layout
 from .wrap import wrap_caption
 
 PANELS = ("map", "detail")
@@ -59,7 +60,7 @@ class MapFigure:
         panels: tuple[str, ...] = PANELS,
         captions: bool = True,
     ):
-        layout.clear()
+        clear_layout(layout)
         self.layout, self.trace, self.opts, self.panels = layout, trace, opts, panels
         names = trace.stage_names
         self.order = {name: i for i, name in enumerate(names)}

@@ -131,7 +131,16 @@ class FigureCache:
         return figure
 
 
-def _delete_unless_shown(layout: pg.GraphicsLayout) -> None:
+def clear_layout(layout: pg.GraphicsLayout) -> None:
+    """Empty `layout` for a new figure and delete the old figure's Qt items now (see FigureCache): taken out of
+    the scene, they would otherwise wait, alive, for the cyclic garbage collector."""
+    items = list(layout.items)
+    layout.clear()
+    for item in items:
+        _delete_unless_shown(item)
+
+
+def _delete_unless_shown(item: pg.GraphicsObject) -> None:
     """Delete a figure's Qt items now, unless it is in a scene (shown: the scene deletes it)."""
-    if shiboken6.isValid(layout) and layout.scene() is None:
-        shiboken6.delete(layout)
+    if shiboken6.isValid(item) and item.scene() is None:
+        shiboken6.delete(item)

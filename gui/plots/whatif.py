@@ -41,6 +41,7 @@ from .heatmap import Heatmap, axis_labels
 from .matrix import head_of
 from .scale import scale_of
 from .style import PlotOptions, color, font, foreground, new_plot, set_caption
+from .view import clear_layout
 
 D_KS = [2, 4, 8, 16, 32, 64, 128, 256]
 DEPTH = 6  # layers of the seeded models that show the spread growing or collapsing
@@ -258,7 +259,7 @@ def draw_whatif(layout: pg.GraphicsLayout, trace, switch: str, opts: PlotOptions
     """Clear `layout` and draw what `switch` (one of SWITCHES) does for this trace's model and sentence."""
     if switch not in SWITCHES:
         raise KeyError(f"no what-if switch named {switch!r}")
-    layout.clear()
+    clear_layout(layout)
     if switch == "no_pe":
         panels = [ReorderPanel(layout, trace, opts, 0)]
     elif switch == "no_scale":
