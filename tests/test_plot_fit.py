@@ -3,6 +3,7 @@ and a figure that still needs more room than its view is shrunk as a whole rathe
 
 import pytest
 from PySide6.QtCore import QRectF, Qt
+from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from engine import Model, ModelConfig
 from gui.plots import PlotOptions, draw_stage
@@ -113,3 +114,31 @@ def test_crowded_labels_turn_once_and_stay_turned_until_the_view_is_resized(view
     view.resize(901, 300)  # the view itself resized: the best plan that fits again
     qapp.processEvents()
     assert not axis.plan.rotated
+
+
+def test_a_figure_view_under_wrapped_text_in_a_scroll_area_keeps_its_height(qapp):
+    """The What-if dock: a word-wrapped explanation over a figure, in a scroll area that sizes its page by its
+    children's hints. The view's hint was its own size plus its frame, so it grew 2 px at each layout pass (a
+    hundred passes, each laying the figure out, after a language switch) until the figure overflowed the dock."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    page = QWidget()
+    column = QVBoxLayout(page)
+    explanation = QLabel("What if the scores were not divided by the square root of d_k? " * 3)
+    explanation.setWordWrap(True)
+    view = FittedLayoutWidget()
+    column.addWidget(explanation)
+    column.addWidget(view, 1)
+    area.setWidget(page)
+    area.resize(360, 520)
+    area.show()
+    trace = Model.create(ModelConfig(d_model=8, n_heads=2, decimals=1)).trace("I love AI")
+    draw_stage(view.ci, trace, "enc.0.attn.weights", PlotOptions())
+    heights = []
+    for _ in range(12):
+        view.settle()
+        qapp.processEvents()
+        heights.append(view.height())
+    assert len(set(heights[3:])) == 1, heights
+    assert page.height() <= area.viewport().height()  # nothing to scroll: the figure is shrunk to fit instead
+    area.close()

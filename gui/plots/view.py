@@ -9,7 +9,7 @@ from collections.abc import Callable, Hashable
 
 import pyqtgraph as pg
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRectF, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QMargins, QObject, QRectF, QSize, Qt, QTimer
 from PySide6.QtWidgets import QGraphicsScene, QWidget
 
 from gui.plots.axis import start_plans_afresh
@@ -38,6 +38,14 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         self.fit_timer.timeout.connect(self.fit)
         self.ci.installEventFilter(self)  # a new or re-captioned panel changes the figure's minimum size
         self.fitting = True
+
+    def sizeHint(self) -> QSize:
+        """The least the figure needs (fit shrinks it to any less). QGraphicsView's own hint is its scene rect
+        plus its frame, and pyqtgraph sets the scene rect to the view's size: in a layout that follows its
+        children's hints (the What-if dock's scroll area) the view grew by its frame at each layout pass."""
+        least = self.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).toSize()
+        frame = 2 * self.frameWidth()
+        return least.grownBy(QMargins(0, 0, frame, frame))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.ci and event.type() == QEvent.Type.LayoutRequest:
