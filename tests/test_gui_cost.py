@@ -68,6 +68,28 @@ def test_a_hidden_cost_dock_does_no_work(qtbot, start_window):
     assert list(cost.figure.share.point.xData) == [len(state.trace.tokens["enc"])] == [5]  # the new sentence
 
 
+def test_a_step_redraws_only_the_per_stage_panel_and_a_new_sentence_every_panel(qtbot, start_window):
+    """The share, time, memory and KV panels follow the model and the sentence, not the stage: a step leaves
+    them as they are (they cost two thirds of the dock's redraw), a new sentence or model redraws them."""
+    window = start_window("two-heads").window
+    state, cost = window.state, shown(qtbot, window)
+    updates = []
+
+    def counted(panel):
+        update, name = panel.update, type(panel).__name__
+        return lambda *args: (updates.append(name), update(*args))
+
+    for panel in cost.figure.panels:
+        panel.update = counted(panel)
+    state.step(1)
+    qtbot.waitUntil(lambda: cost.highlighted() == state.current_stage)
+    assert updates == ["StageMacsPanel"]
+    updates.clear()
+    state.set_sentences("you and I love AI")
+    qtbot.waitUntil(lambda: list(cost.figure.share.point.xData) == [5])
+    assert sorted(updates) == sorted(type(p).__name__ for p in cost.figure.panels)
+
+
 def test_the_cost_lesson_opens_the_dock_and_any_lesson_may(qtbot, start_window):
     controller = start_window("two-heads")
     window = controller.window

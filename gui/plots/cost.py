@@ -285,10 +285,15 @@ class CostFigure:
         self.share, self.time = SharePanel(layout, opts, top + 1, 0), TimePanel(layout, opts, top + 1, 1)
         self.memory, self.kv = MemoryPanel(layout, opts, top + 2, 0), KVPanel(layout, opts, top + 2, 1)
         self.panels = [self.stages, self.share, self.time, self.memory, self.kv]
+        self.drawn_for: tuple | None = None  # what the panels beside the per-stage one were drawn for
 
     def refresh(self, trace, stage: str, opts: PlotOptions) -> None:
-        for panel in self.panels:
+        """Every panel for a new model, sentence or options; only the per-stage one for another stage (or an
+        edited weight: costs follow the shapes, not the numbers)."""
+        drawn_for = (trace.config, {stack: list(tokens) for stack, tokens in trace.tokens.items()}, opts)
+        for panel in self.panels if drawn_for != self.drawn_for else [self.stages]:
             panel.update(trace, stage, opts)
+        self.drawn_for = drawn_for
         if self.title is not None:
             self.title.setText(
                 figure_title(trace, stage, opts, caption("cost_title", opts.lang)), color=foreground(opts)
