@@ -1,6 +1,7 @@
 """Plots fit the room they get: captions wrap instead of widening a plot, a title row is as tall as its lines,
 and a figure that still needs more room than its view is shrunk as a whole rather than cut at the edge."""
 
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
@@ -142,3 +143,48 @@ def test_a_figure_view_under_wrapped_text_in_a_scroll_area_keeps_its_height(qapp
     assert len(set(heights[3:])) == 1, heights
     assert page.height() <= area.viewport().height()  # nothing to scroll: the figure is shrunk to fit instead
     area.close()
+
+
+def test_on_screen_an_unchanged_axis_is_copied_not_drawn_again_and_exports_stay_vector(qapp, monkeypatch):
+    """Each repaint replayed every axis's picture (text and all: ~3 ms an axis in a shrunk figure, 40 ms for the
+    cost dock); on screen an axis is cached as a pixmap until it changes. Slides draw every axis (vector)."""
+    from PySide6.QtWidgets import QGraphicsItem
+
+    from gui.plots.axis import Axis
+
+    trace = Model.create(ModelConfig(d_model=8, n_heads=2, decimals=1)).trace("I love AI")
+    view = FittedLayoutWidget()
+    view.resize(700, 500)
+    view.show()
+    draw_stage(view.ci, trace, "enc.0.attn.weights", PlotOptions())
+    for _ in range(5):
+        qapp.processEvents()
+    axes = [item for item in view.scene().items() if isinstance(item, Axis) and item.isVisible()]
+    assert axes and all(a.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache for a in axes)
+    painted = []
+    monkeypatch.setattr(Axis, "paint", lambda self, *args: painted.append(self))
+    view.viewport().repaint()
+    assert painted == []
+    slide = FittedLayoutWidget()
+    draw_stage(slide.ci, trace, "enc.0.attn.weights", PlotOptions(slide=True))
+    assert all(a.cacheMode() == QGraphicsItem.CacheMode.NoCache for a in slide.scene().items() if isinstance(a, Axis))
+    view.close()
+    slide.close()
+
+
+def test_an_axis_rewrites_its_label_on_a_new_range_only_when_it_shows_one(qapp, monkeypatch):
+    """pyqtgraph rewrote every axis's (hidden, empty) label at each range change; a shown label with units
+    still gets its SI prefix."""
+    from gui.plots.axis import Axis
+
+    layout = pg.GraphicsLayout()
+    plot = new_plot(layout, PlotOptions(), 0, 0)
+    left = plot.getAxis("left")
+    assert isinstance(left, Axis)
+    written = []
+    monkeypatch.setattr(left.label, "setHtml", lambda html: written.append(html))
+    left.setRange(0, 1e-3)
+    assert written == []
+    left.setLabel("voltage", units="V")
+    left.setRange(0, 1e-3)
+    assert "mV" in written[-1]

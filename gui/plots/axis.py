@@ -86,6 +86,15 @@ class Axis(pg.AxisItem):
         self.setStyle(tickLength=0)
         self.replan()
 
+    def updateAutoSIPrefix(self) -> None:
+        """pyqtgraph rewrites the axis label (its HTML laid out anew, the axis resized) at every range change, to
+        put an SI prefix in it; an axis whose label is hidden and carries no prefix has nothing to rewrite."""
+        if self.label.isVisible() or self.autoSIPrefixScale != 1.0 or self.labelUnitPrefix:
+            super().updateAutoSIPrefix()
+        else:
+            self.picture = None
+            self.update()
+
     def resizeEvent(self, ev=None) -> None:
         super().resizeEvent(ev)
         if self.categories is not None:

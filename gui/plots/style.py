@@ -8,6 +8,7 @@ from functools import cache
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor, QFont, QFontMetrics
+from PySide6.QtWidgets import QGraphicsItem
 
 from .axis import Axis
 from .captions import caption
@@ -112,6 +113,8 @@ def new_plot(layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, c
             axis.setStyle(autoExpandTextSpace=False, tickTextHeight=text_height)
         axis.setPen(fg)
         axis.setTextPen(fg)
+        if not opts.slide:  # on screen an axis is drawn once into a pixmap, then copied (exports stay vector)
+            axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
     if opts.slide:
         plot.titleLabel.item.setFont(font(opts, "caption"))
     # The title may use the width of the axes and of a colour bar (column 5), not only the plot's own.
