@@ -188,3 +188,27 @@ def test_an_axis_rewrites_its_label_on_a_new_range_only_when_it_shows_one(qapp, 
     left.setLabel("voltage", units="V")
     left.setRange(0, 1e-3)
     assert "mV" in written[-1]
+
+
+@pytest.mark.parametrize("stage", ["enc.0.attn.scores", "enc.0.norm1.hat", "enc.0.ffn.act"])
+def test_a_settled_figure_is_painted_once_in_its_final_layout(qapp, stage):
+    """pyqtgraph lays a numeric axis's tick text out in its first paint and only then sizes the axis for it, so
+    each view painted, relaid out and painted again, two to four times a step. settle() lays the text out first:
+    painting a settled figure moves nothing."""
+    trace = Model.create(ModelConfig(d_model=8, n_heads=2, decimals=1)).trace("I love AI")
+    view = FittedLayoutWidget()
+    view.resize(700, 500)
+    view.show()
+    qapp.processEvents()
+    draw_stage(view.ci, trace, stage, PlotOptions())
+    view.settle()
+
+    def geometries():
+        return [item.geometry() for item in view.scene().items() if isinstance(item, pg.GraphicsWidget)]
+
+    settled = geometries()
+    view.viewport().repaint()
+    for _ in range(3):
+        qapp.processEvents()
+    assert geometries() == settled
+    view.close()

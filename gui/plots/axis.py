@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPicture
 
 SHRINK = (1.0, 0.85, 0.72)  # of the tick font, tried in turn before labels turn (or overflow)
 MIN_POINTS = 6.0
@@ -248,3 +248,27 @@ def start_plans_afresh(items) -> None:
         if isinstance(item, Axis) and item.categories is not None and item.floor:
             item.floor = 0
             item.replan()
+
+
+def lay_out_tick_text(items) -> bool:
+    """Lay out the tick text of each shown axis among `items` that has none yet, as its first paint would:
+    pyqtgraph sizes a numeric axis for its numbers only then, and the view, relaid out, painted again (two to
+    four paints of each view at a step). True when an axis asked for another size."""
+    resized = False
+    for item in items:
+        if not isinstance(item, pg.AxisItem) or item.picture is not None or not item.isVisible():
+            continue
+        before = (item.minimumWidth(), item.minimumHeight())
+        picture = QPicture()
+        painter = QPainter(picture)
+        try:
+            if item.style["tickFont"]:
+                painter.setFont(item.style["tickFont"])
+            specs = item.generateDrawSpecs(painter)
+            if specs is not None:
+                item.drawPicture(painter, *specs)
+        finally:
+            painter.end()
+        item.picture = picture
+        resized |= (item.minimumWidth(), item.minimumHeight()) != before
+    return resized

@@ -12,7 +12,7 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QMargins, QObject, QRectF, QSize, Qt, QTimer
 from PySide6.QtWidgets import QGraphicsScene, QWidget
 
-from gui.plots.axis import start_plans_afresh
+from gui.plots.axis import lay_out_tick_text, start_plans_afresh
 
 SETTLE_PASSES = 3  # layout passes a figure takes: its panels, their axes sized for the ticks, the numbers fitted
 
@@ -72,8 +72,11 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
     def settle(self) -> None:
         """Lay a new or refreshed figure out and fit it now, so that it is painted once, finished (left to the event
         loop, it takes a few passes, each painted: the axes widen for their new tick labels, and so on)."""
-        for _ in range(SETTLE_PASSES):
-            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        for _ in range(SETTLE_PASSES):  # until the numeric axes, sized for their tick text, stay as they are
+            for _ in range(SETTLE_PASSES):
+                QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            if not lay_out_tick_text(self.scene().items()):
+                break
         self.fit()
 
     def fit(self) -> None:
