@@ -251,12 +251,14 @@ def start_plans_afresh(items) -> None:
 
 
 def lay_out_tick_text(items) -> bool:
-    """Lay out the tick text of each shown axis among `items` that has none yet, as its first paint would:
+    """Lay out the tick text of each shown numeric axis among `items` that has none yet, as its first paint would:
     pyqtgraph sizes a numeric axis for its numbers only then, and the view, relaid out, painted again (two to
     four paints of each view at a step). True when an axis asked for another size."""
     resized = False
     for item in items:
         if not isinstance(item, pg.AxisItem) or item.picture is not None or not item.isVisible():
+            continue
+        if getattr(item, "categories", None) is not None:  # sized by its plan already (Axis.replan)
             continue
         before = (item.minimumWidth(), item.minimumHeight())
         picture = QPicture()
