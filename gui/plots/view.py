@@ -97,6 +97,8 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
                 super().resizeEvent(None)  # back to one scene unit per pixel
         elif abs(scale - self.scale) > 1e-3 or self.autoPixelRange:
             self.setRange(QRectF(0, 0, width * scale, height * scale), padding=0, lockAspect=True)
+        if self.ci.geometry() != self.range:  # laid out when it needed more room than now (Qt keeps it that wide)
+            self.ci.setGeometry(self.range)
         self.scale = scale
 
 
