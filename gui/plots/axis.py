@@ -261,16 +261,11 @@ def lay_out_tick_text(items) -> bool:
         if getattr(item, "categories", None) is not None:  # sized by its plan already (Axis.replan)
             continue
         before = (item.minimumWidth(), item.minimumHeight())
-        picture = QPicture()
-        painter = QPainter(picture)
+        scratch = QPicture()  # pyqtgraph's own paint builds the axis's picture; it is replayed into this
+        painter = QPainter(scratch)
         try:
-            if item.style["tickFont"]:
-                painter.setFont(item.style["tickFont"])
-            specs = item.generateDrawSpecs(painter)
-            if specs is not None:
-                item.drawPicture(painter, *specs)
+            item.paint(painter, None, None)
         finally:
             painter.end()
-        item.picture = picture
         resized |= (item.minimumWidth(), item.minimumHeight()) != before
     return resized

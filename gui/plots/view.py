@@ -109,7 +109,7 @@ class FigureCache:
     a stage stepped to again, and a trace of the same structure (a what-if switch on or off, its undo) reuse the
     figures. The `limit` most recently shown are kept.
 
-    A figure the cache lets go (the oldest, all of them when the view goes or the cache is replaced) has its Qt
+    A figure the cache lets go (the oldest, all of them when the view goes or the presentation mode changes) has its Qt
     items deleted at once, while its Python objects are whole. Left to the cyclic garbage collector, the items
     were deleted while it cleared their attributes, and Qt asked a half-cleared LabelItem for its size hint."""
 
