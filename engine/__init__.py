@@ -1,7 +1,7 @@
 """Stepformer's engine: pure torch, no Qt. Config → Model → Trace of named stages.
 
 The names below load on first use (PEP 562), so `import engine.assets` or `engine.errors` does not import torch:
-the window's first frame needs the assets' folder long before it needs torch (gui/loading.py).
+the window's first frame needs the assets' folder long before it needs torch (gui/window/loading.py).
 """
 
 from importlib import import_module

@@ -3,12 +3,13 @@
 export_deck picks the deck's writer here (deck.py for a PDF, pptx.py for a PPTX, which reads deck.py's slides).
 """
 
+from dataclasses import replace
 from pathlib import Path
 
 from engine import EngineError
 from engine.formats.files import check_target
 
-from .deck import Progress, write_pdf_deck
+from .deck import Progress, slides, write_pdf_deck
 from .figure import FORMATS, copy_figure, export_figure
 from .matrix import MATRIX_FORMATS, export_matrix, to_csv, to_latex
 
@@ -45,8 +46,10 @@ def export_deck(
         raise EngineError(
             f"cannot export slides as {fmt or 'a file without extension'!r}; use one of {', '.join(DECK_FORMATS)}"
         )
+    opts = replace(opts, slide=True, title=False)  # each slide's title is the slide's own
+    deck = slides(trace, opts, stages)
     if fmt == "pdf":
-        return write_pdf_deck(trace, opts, path, progress, stages, inset)
+        return write_pdf_deck(trace, opts, deck, path, progress, inset)
     from .pptx import write_pptx_deck  # python-pptx loads only when a PPTX is asked for
 
-    return write_pptx_deck(trace, opts, path, progress, stages, inset)
+    return write_pptx_deck(trace, opts, deck, path, progress, inset)

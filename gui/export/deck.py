@@ -166,17 +166,8 @@ def draw_page(
     painter.drawText(QRectF(0, SCENE_H - 24, SCENE_W - MARGIN, 20), Qt.AlignmentFlag.AlignRight, f"{page} / {pages}")
 
 
-def write_pdf_deck(
-    trace,
-    opts: PlotOptions,
-    path: Path,
-    progress: Progress | None = None,
-    stages: list[str] | None = None,
-    inset: bool = True,
-) -> int:
-    """The map's page, then one page per stage (of `stages`, default all); returns the page count."""
-    opts = replace(opts, slide=True, title=False)
-    deck = slides(trace, opts, stages)
+def write_pdf_deck(trace, opts: PlotOptions, deck: list, path: Path, progress: Progress | None, inset: bool) -> int:
+    """The map's page, then one page per slide of `deck` (slides() with the slides' `opts`); returns the count."""
     buffer = memory_file()
     writer = pdf_writer(buffer)
     painter = open_painter(writer)

@@ -17,7 +17,7 @@ from gui.plots import PlotOptions
 from gui.plots.heatmap import format_cell
 from gui.plots.map import draw_map
 
-from .deck import FIGURE_SIZE, Progress, Slide, SlideMatrix, cut_note, slides, with_progress
+from .deck import FIGURE_SIZE, Progress, Slide, SlideMatrix, cut_note, with_progress
 from .figure import PNG_QUALITY
 from .map_slides import INSET_SIZE, map_inset
 from .render import SCENE_H, SCENE_W, render_image
@@ -103,19 +103,10 @@ def add_slide(prs, slide: Slide, image: bytes, inset: bytes | None = None) -> No
     set_text(page.notes_slide.notes_text_frame, slide.notes, 12)
 
 
-def write_pptx_deck(
-    trace,
-    opts: PlotOptions,
-    path: Path,
-    progress: Progress | None = None,
-    stages: list[str] | None = None,
-    inset: bool = True,
-) -> int:
-    """The map's 16:9 slide, then one per stage (of `stages`, default all); returns the slide count."""
-    opts = replace(opts, slide=True, title=False)
+def write_pptx_deck(trace, opts: PlotOptions, deck: list, path: Path, progress: Progress | None, inset: bool) -> int:
+    """The map's 16:9 slide, then one per slide of `deck` (slides() with the slides' `opts`); returns the count."""
     prs = Presentation()
     prs.slide_width, prs.slide_height = Inches(13.333), Inches(7.5)
-    deck = slides(trace, opts, stages)
     add_map_slide(prs, trace, opts)
     if progress is not None:
         progress(1, len(deck) + 1)

@@ -18,16 +18,41 @@ class StepperBar(QWidget):
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
         self.state = state
-        style = self.style()
+        self._make_actions(state)
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self._advance)
+        self.pace = self._make_pace()
+        self.counter = QLabel(self)
+        font = self.counter.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        font.setBold(True)
+        self.counter.setFont(font)
 
-        def action(text, icon, keys, slot) -> QAction:
-            a = QAction(style.standardIcon(icon), text, self)
-            a.setShortcuts([QKeySequence(k) for k in keys])
-            a.triggered.connect(slot)
-            keys_text = ", ".join(k.toString(QKeySequence.NativeText) for k in a.shortcuts())
-            a.setToolTip(f"{text} ({keys_text})" if keys_text else text)
-            return a
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 2, 6, 2)
+        for a in self.actions_in_order:
+            button = QToolButton(self)
+            button.setDefaultAction(a)
+            button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
+            button.setFocusPolicy(Qt.NoFocus)  # Space stays "next stage", never "press this button"
+            layout.addWidget(button)
+        layout.addWidget(self.pace)
+        layout.addStretch(1)
+        layout.addWidget(self.counter)
+        state.cursorChanged.connect(self._update)
+        state.lessonChanged.connect(self._lesson_changed)
+        self._update(state.cursor)
 
+    def _action(self, text: str, icon, keys: list, slot) -> QAction:
+        action = QAction(self.style().standardIcon(icon), text, self)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        action.triggered.connect(slot)
+        keys_text = ", ".join(k.toString(QKeySequence.NativeText) for k in action.shortcuts())
+        action.setToolTip(f"{text} ({keys_text})" if keys_text else text)
+        return action
+
+    def _make_actions(self, state: AppState) -> None:
+        action = self._action
         self.first_action = action(
             self.tr("First"), QStyle.SP_MediaSkipBackward, [Qt.Key_Home], lambda: state.set_cursor(0)
         )
@@ -56,36 +81,17 @@ class StepperBar(QWidget):
             self.play_action,
         ]
 
-        self.timer = QTimer(self)
-        self.timer.timeout.connect(self._advance)
-        self.pace = QDoubleSpinBox(self)
-        self.pace.setRange(0.2, 30.0)
-        self.pace.setSingleStep(0.5)
-        self.pace.setDecimals(1)
-        self.pace.setSuffix(self.tr(" s per stage"))
-        self.pace.setValue(float(settings().value("stepper/pace", 2.0)))
-        self.pace.setToolTip(self.tr("Pace of Play: seconds on each stage"))
-        self.pace.valueChanged.connect(self._pace_changed)
-        self.counter = QLabel(self)
-        font = self.counter.font()
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        font.setBold(True)
-        self.counter.setFont(font)
-
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(6, 2, 6, 2)
-        for a in self.actions_in_order:
-            button = QToolButton(self)
-            button.setDefaultAction(a)
-            button.setToolButtonStyle(Qt.ToolButtonTextBesideIcon)
-            button.setFocusPolicy(Qt.NoFocus)  # Space stays "next stage", never "press this button"
-            layout.addWidget(button)
-        layout.addWidget(self.pace)
-        layout.addStretch(1)
-        layout.addWidget(self.counter)
-        state.cursorChanged.connect(self._update)
-        state.lessonChanged.connect(self._lesson_changed)
-        self._update(state.cursor)
+    def _make_pace(self) -> QDoubleSpinBox:
+        """Play's seconds on each stage, remembered between sessions."""
+        pace = QDoubleSpinBox(self)
+        pace.setRange(0.2, 30.0)
+        pace.setSingleStep(0.5)
+        pace.setDecimals(1)
+        pace.setSuffix(self.tr(" s per stage"))
+        pace.setValue(float(settings().value("stepper/pace", 2.0)))
+        pace.setToolTip(self.tr("Pace of Play: seconds on each stage"))
+        pace.valueChanged.connect(self._pace_changed)
+        return pace
 
     def _lesson_changed(self) -> None:
         self._update(self.state.cursor)
