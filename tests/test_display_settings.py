@@ -15,6 +15,7 @@ from PySide6.QtGui import QImage, QPalette
 from PySide6.QtWidgets import QApplication, QFileDialog, QGraphicsRectItem, QGraphicsTextItem, QInputDialog
 
 from engine.generate import next_token_distribution
+from gui.export import export_figure
 from gui.plots.scale import color_table
 from gui.plots.style import PlotOptions, colormap, font
 from tests import gui_lessons
@@ -23,7 +24,6 @@ own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  #
 
 LESSON = "cost-of-context"  # a decoder with two heads: every dock has something to draw
 STAGE = "dec.0.self_attn.weights"
-FIGURES = ("stage view", "heads", "what if", "KV cache", "generate", "cost")
 SIZES = ("title", "caption", "tick", "text")
 
 
@@ -42,6 +42,7 @@ def figures(window) -> dict:
         "KV cache": docks.kv_cache.plot,
         "generate": docks.generation.plot,
         "cost": docks.cost.plot,
+        "map": window.map_dock.widget().plot,
     }
 
 
@@ -227,3 +228,10 @@ def test_file_export_and_right_click_export_draw_the_same_figure(qtbot, lesson, 
     menu["Export figure…"].trigger()
     menu_figure, right_click = QImage(str(tmp_path / "menu.png")), QImage(str(tmp_path / "right-click.png"))
     assert not menu_figure.isNull() and menu_figure == right_click
+    # … and both are the figure of the settings the teacher chose, not of the defaults
+    decimals = lesson.state.display.decimals  # the lesson's own
+    chosen = PlotOptions(head=1, row=2, temperature=2.0, colormap="cb-safe", decimals=decimals)
+    for name, opts in (("chosen.png", chosen), ("default.png", PlotOptions(decimals=decimals))):
+        export_figure(state.view, stage, opts, tmp_path / name, width=800)
+    assert menu_figure == QImage(str(tmp_path / "chosen.png"))
+    assert menu_figure != QImage(str(tmp_path / "default.png"))

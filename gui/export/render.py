@@ -33,7 +33,7 @@ def offscreen_figure(
     view.figure = draw(view.ci, trace, stage, opts)  # kept alive: its panels re-fit labels on resizes
     view.show()
     app.processEvents()
-    view.fit()
+    view.settle()  # the axes sized for their tick text before the figure is painted: the same figure every time
     try:
         yield view
     finally:
