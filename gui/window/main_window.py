@@ -105,10 +105,10 @@ class MainWindow(QMainWindow):
         self.training_step = TrainingStepActions(state, self)
         self.training_step_dock = add_training_step_view(self)
         self.model_picker = ModelPicker(self)
+        self.presentation = PresentationMenu(self)  # presentation mode, the text size, colours, decimals
         bar = self.menu_bar = MenuBar(self)
         self.menus, self.recent_menu = bar.menus, bar.recent_menu
         self.undo_action, self.redo_action, self.reset_action = bar.undo, bar.redo, bar.reset
-        self.presentation = PresentationMenu(self)  # (its entries go at the end of the View menu)
         state.message.connect(self.show_message)
         state.lessonChanged.connect(self.show_lesson)
         self.statusBar().messageChanged.connect(self._status_shown)

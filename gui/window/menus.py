@@ -4,8 +4,7 @@ Language, Help.
 An action that belongs to a part of the window is that part's (the stepper's keys, a dock's toggle, the model
 picker's choices, a switch); this module only places it. The actions whose work is the lesson controller's
 (lessons, open, save, the language) are made here and emit requests, which the controller connects: nothing
-here holds the controller. (Presentation mode, gui/window/presentation.py, adds its own entries at the end of
-the View menu.)
+here holds the controller.
 """
 
 from __future__ import annotations
@@ -114,6 +113,11 @@ class MenuBar(QObject):
         menu.addActions(
             [*w.teaching.view_actions(), w.lab_dock.toggleViewAction(), w.training_step_dock.toggleViewAction()]
         )
+        menu.addSeparator()
+        menu.addActions(w.presentation.size_actions)
+        menu.addSeparator()
+        menu.addActions(w.presentation.colour_actions)
+        menu.addMenu(w.presentation.decimals_menu)
 
     def _model(self) -> None:
         w = self.window

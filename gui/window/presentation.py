@@ -1,4 +1,4 @@
-"""Presentation mode and the display choices, in the View menu.
+"""Presentation mode and the display choices (their actions; the View menu places them, gui/window/menus.py).
 
 F5 turns presentation mode on (Esc leaves it, F5 again too): full screen, the menus, toolbar, sentence row, stage
 tree and stepping bar folded into a slim breadcrumb ("Encoder › Block 0 › Self-attention › Softmax"), and type
@@ -18,7 +18,7 @@ from html import escape
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSizePolicy, QWidget
 
 from gui.state.app_state import AppState
 from gui.state.display import DECIMALS, room_scale_for
@@ -34,18 +34,7 @@ class PresentationMenu(QObject):
         super().__init__(window)
         self.window, self.settings = window, window.state.display
         settings = self.settings
-        view = window.menus["view"]
-        view.addSeparator()
-
-        def action(text: str, keys, slot, checkable: bool = False) -> QAction:
-            a = QAction(text, window)
-            sequences = {QKeySequence(k).toString(): QKeySequence(k) for k in keys}  # once each: ZoomOut is Ctrl+-
-            a.setShortcuts(list(sequences.values()))
-            a.setCheckable(checkable)
-            (a.toggled if checkable else a.triggered).connect(slot)
-            view.addAction(a)
-            return a
-
+        action = self._action
         self.present = action(self.tr("Presentation mode"), ["F5"], self.set_presenting, checkable=True)
         self.leave = QAction(self.tr("Leave presentation mode"), window)
         self.leave.setShortcut(QKeySequence(Qt.Key_Escape))
@@ -62,7 +51,6 @@ class PresentationMenu(QObject):
             lambda: settings.set(font_scale=settings.next_font_scale(-1)),
         )
         self.normal = action(self.tr("Normal size"), ["Ctrl+0"], lambda: settings.set(font_scale=1.0))
-        view.addSeparator()
         self.projector = action(
             self.tr("Projector palette (light, high contrast)"),
             [],
@@ -75,14 +63,17 @@ class PresentationMenu(QObject):
             lambda on: settings.set(colormap="cb-safe" if on else "default"),
             checkable=True,
         )
-        decimals = view.addMenu(self.tr("Decimals in matrices"))
+        self.decimals_menu = QMenu(self.tr("Decimals in matrices"), window)
         self.decimals = QActionGroup(self)
         for n in DECIMALS:
-            a = decimals.addAction(str(n))
+            a = self.decimals_menu.addAction(str(n))
             a.setCheckable(True)
             a.setData(n)
             self.decimals.addAction(a)
         self.decimals.triggered.connect(lambda a: settings.set(decimals=a.data()))
+        # what the View menu shows of these (gui/window/menus.py places them)
+        self.size_actions = [self.present, self.larger, self.smaller, self.normal]
+        self.colour_actions = [self.projector, self.cb_safe]
         self.follow = QTimer(self)  # presentation mode's type follows a full-screen window to another screen
         self.follow.setSingleShot(True)
         self.follow.setInterval(FOLLOW_DELAY_MS)
@@ -90,6 +81,14 @@ class PresentationMenu(QObject):
         settings.changed.connect(self.sync)  # a window that stays (no rebuild) ticks the new choices
         self.sync()
         window.installEventFilter(self)
+
+    def _action(self, text: str, keys, slot, checkable: bool = False) -> QAction:
+        action = QAction(text, self.window)
+        sequences = {QKeySequence(k).toString(): QKeySequence(k) for k in keys}  # once each: ZoomOut is Ctrl+-
+        action.setShortcuts(list(sequences.values()))
+        action.setCheckable(checkable)
+        (action.toggled if checkable else action.triggered).connect(slot)
+        return action
 
     def sync(self, *_) -> None:
         """Tick what is in force now (without acting on it)."""
