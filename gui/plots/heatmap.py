@@ -42,8 +42,9 @@ def color_bar(
     bar.setImageItem(images, insert_in=beside)
     bar.set_tick_font(font(opts, "tick"))
     bar.axis.setTextPen(foreground(opts))
-    if not opts.slide:  # as the plots' axes: on screen drawn once into a pixmap until its levels change
-        bar.axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    if not opts.slide:  # as the plots' axes: on screen drawn once into a pixmap until its map or levels change
+        for item in (bar.axis, bar.strip):
+            item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
     return bar
 
 

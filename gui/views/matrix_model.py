@@ -60,6 +60,7 @@ class MatrixModel(QAbstractTableModel):
         self.shown = torch.zeros(0, 0)  # the numbers painted: values, or the change from before the last edit
         self.changed: torch.Tensor | None = None  # bool mask of cells the last edit changed
         self._values = self.shown.numpy()  # numpy views of the two: a cell reads ~10× faster than from torch
+        self._floating = True  # whether the numbers are amounts (else ids: labels, in plain cells)
         self._changed = None
         self._changed_box: tuple[int, int, int, int] | None = None  # rows and columns the change marks span
         self._flags = Qt.ItemIsEnabled | Qt.ItemIsSelectable
@@ -157,6 +158,7 @@ class MatrixModel(QAbstractTableModel):
     def _take(self, numbers: Numbers) -> None:
         self.shown, self.changed, self.scale = numbers.shown, numbers.changed, numbers.scale
         self._values = self.shown.numpy()
+        self._floating = self.shown.is_floating_point()
         self._changed = None if self.changed is None else self.changed.numpy()
         self._changed_box = None
         if self.changed is not None:
@@ -175,31 +177,36 @@ class MatrixModel(QAbstractTableModel):
         return float(self._values[r, c])
 
     def text(self, r: int, c: int) -> str:
-        v = self.value(r, c)
-        return self.state.display.format_value(v, integer=not self.shown.is_floating_point())
+        return self.look(r, c)[2]
 
     def color(self, r: int, c: int) -> QColor:
         """The cell's colour from the plots' own ColorMap and scale (one number, one colour on the screen)."""
-        k = self._shade(r, c)
-        if k is None:
-            return HIDDEN_COLOR if self.shown.is_floating_point() else PLAIN_COLOR  # ids are labels, not amounts
-        return color_table(self.state.display.colormap, self.scale.signed)[k]
+        return self.look(r, c)[0]
 
     def ink(self, r: int, c: int) -> QColor:
         """Black on light cells, white on dark ones (as the plots write their numbers)."""
-        k = self._shade(r, c)
-        if k is None:
-            return INK[self.shown.is_floating_point()]  # white on a hidden (−∞) cell, black on an id
-        return INK[dark_table(self.state.display.colormap, self.scale.signed)[k]]
+        return self.look(r, c)[1]
 
-    def _shade(self, r: int, c: int) -> int | None:
-        """The cell's entry in the colour table (None: not a finite number)."""
-        v = self.value(r, c)
-        if not math.isfinite(v) or not self.shown.is_floating_point():
+    def _shade(self, r: int, c: int, v: float | None = None) -> int | None:
+        """The cell's entry in the colour table (None: not a finite number); `v`: its value, when read already."""
+        v = self.value(r, c) if v is None else v
+        if not math.isfinite(v) or not self._floating:
             return None
         lo, hi = self.scale.lo, self.scale.hi
         at = (v - lo) / (hi - lo) if hi > lo else 0.5
         return min(COLOR_STEPS - 1, max(0, int(at * COLOR_STEPS)))
+
+    def look(self, r: int, c: int) -> tuple[QColor, QColor, str]:
+        """A cell's fill, ink and number at once, its value read once (a cell is painted from these: color, ink
+        and text each read the value and the colour table again, a third of a table's paint)."""
+        v = float(self._values[r, c])
+        k = self._shade(r, c, v)
+        floating = self._floating
+        text = self.state.display.format_value(v, integer=not floating)
+        if k is None:  # a hidden (−∞) cell: white on grey; an id is a label, not an amount: black on plain
+            return (HIDDEN_COLOR if floating else PLAIN_COLOR), INK[floating], text
+        colormap, signed = self.state.display.colormap, self.scale.signed
+        return color_table(colormap, signed)[k], INK[dark_table(colormap, signed)[k]], text
 
     def is_highlighted(self, r: int, c: int) -> bool:
         return self.highlight is not None and hits(self.highlight[0], r) and hits(self.highlight[1], c)

@@ -51,7 +51,8 @@ class HeatDelegate(QStyledItemDelegate):
         model: MatrixModel = index.model()
         r, c = index.row(), index.column()
         rect = option.rect
-        painter.fillRect(rect, model.color(r, c))
+        fill, ink, text = model.look(r, c)
+        painter.fillRect(rect, fill)
         if model.highlight is not None and model.is_highlighted(r, c):
             painter.fillRect(rect, HIGHLIGHT)
             painter.setPen(HIGHLIGHT_PEN)
@@ -59,8 +60,8 @@ class HeatDelegate(QStyledItemDelegate):
         if option.state & SELECTED:
             painter.setPen(SELECTED_PEN)
             painter.drawRect(rect.adjusted(1, 1, -1, -1))
-        painter.setPen(model.ink(r, c))
-        painter.drawText(rect.adjusted(3, 0, -5, 0), NUMBER_ALIGN, model.text(r, c))
+        painter.setPen(ink)
+        painter.drawText(rect.adjusted(3, 0, -5, 0), NUMBER_ALIGN, text)
         if model.is_changed(r, c):
             s = min(rect.height(), rect.width()) / 3
             right, top = rect.right() + 1, rect.top()
