@@ -245,3 +245,26 @@ def test_an_edit_repaints_every_cell_whose_number_or_mark_moved(qtbot):
                 covered[top : bottom + 1, left : right + 1] = True
             assert not (must & ~covered).any(), p.model.slice.name
             p.model.dataChanged.disconnect()
+
+
+def test_an_edit_reads_afresh_only_the_tables_it_can_have_moved(qtbot, monkeypatch):
+    """A table the edit did not recompute keeps its numbers unread, unless it must lose the change marks of the
+    edit before."""
+    from gui.views.matrix_model import MatrixModel
+
+    window = open_window(qtbot)
+    state, view = window.state, window.stage_view
+    state.go_to("enc.0.attn.q")
+    x = state.view.stage("enc.0.attn.q").inputs[0]  # the stream X, editable (a pin)
+    read = []
+    numbers = MatrixModel._numbers
+    monkeypatch.setattr(MatrixModel, "_numbers", lambda self, part: read.append(part.name) or numbers(self, part))
+    assert state.edit_cell(x, (1, 1), 0.25)
+    table = next(p.model for p in view.panels() if p.model.slice.name == x)
+    assert table._changed is not None  # X's marks …
+    read.clear()
+    assert state.edit_cell(W_Q, (0, 0), 0.5)
+    assert x in read and table._changed is None  # … are cleared by the next edit
+    read.clear()
+    assert state.edit_cell(W_Q, (0, 1), 0.5)
+    assert x not in read and {W_Q, "enc.0.attn.q"} <= set(read)

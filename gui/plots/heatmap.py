@@ -113,6 +113,8 @@ class Heatmap:
         small.setPointSizeF(self.number_font.pointSizeF() * 0.85)
         self.number_fonts = (self.number_font, small)  # the cells' numbers: the text size, else a little smaller
         self.cached_numbers = not opts.slide  # on screen a number is drawn once into a pixmap (exports: vector)
+        self._numbers_look: tuple = (None, 0)  # the font the number items are in (None: hidden), and how many
+        self._widths: tuple[tuple[str, ...], list[int]] = ((), [])  # the texts measured, the widest in each font
         self.plot.vb.sigResized.connect(self.fit)
 
     def set(
@@ -188,12 +190,11 @@ class Heatmap:
         (on every resize); else none. Their items are made (and set) only when they first fit: numbers too small
         to read cost nothing (a TextItem takes about 1 ms to make; a small dock's heatmaps hide most)."""
         rows, cols = self.labels
-        texts = [text for _, _, text, _ in self.cells]
         width, height = slot(self.plot, len(cols)), slot(self.plot, len(rows), vertical=True)
         fitting = [
             f
-            for f in self.number_fonts
-            if texts and text_width(f, texts) + 2 * NUMBER_MARGIN <= width and QFontMetrics(f).height() <= height
+            for f, widest in zip(self.number_fonts, self._widest_numbers())
+            if self.cells and widest + 2 * NUMBER_MARGIN <= width and QFontMetrics(f).height() <= height
         ]
         if fitting and not self._cells_shown:
             while len(self.numbers) < len(self.cells):
@@ -211,10 +212,21 @@ class Heatmap:
                     item.setText(text, color=ink)
                     self._held[k] = cell
             self._cells_shown = True
-        for item in self.numbers:
-            if fitting and item.textItem.font() != fitting[0]:
-                item.setFont(fitting[0])
-            item.setVisible(bool(fitting))
+        font = fitting[0] if fitting else None
+        look = (font.key() if font else None, len(self.numbers))
+        if look != self._numbers_look:  # else nothing to change: each item touched is a few Python calls
+            for item in self.numbers:
+                if font is not None and item.textItem.font() != font:
+                    item.setFont(font)
+                item.setVisible(font is not None)
+            self._numbers_look = look
+
+    def _widest_numbers(self) -> list[int]:
+        """The width of the widest cell number in each of the number fonts (measured once per set of texts)."""
+        texts = tuple(text for _, _, text, _ in self.cells)
+        if self._widths[0] != texts:
+            self._widths = (texts, [text_width(f, list(texts)) for f in self.number_fonts])
+        return self._widths[1]
 
     def _numbers(self, matrix, cell_text, cmap, levels, opts) -> None:
         """What each cell's number says (drawn by fit, when the numbers fit)."""

@@ -94,12 +94,15 @@ class MatrixModel(QAbstractTableModel):
         moved — all of them when the colour scale moved too, or when `names` is None."""
         if self.slice is None:
             return
+        name = self.slice.name
+        unmoved = names is not None and name not in names and self._changed_box is None and not self.show_difference
+        if unmoved and not self._scale_shared(name):
+            return  # not recomputed, no change marks to clear, no change shown, its own colour scale: nothing moved
         old_box, old_scale = self._changed_box, self.scale
         self._take(self._numbers(self.slice))
         rows, cols = self.shown.shape
         if not rows or not cols:
             return
-        name = self.slice.name
         unknown = names is None or (name in names and name not in self.state.previous)  # no "before" to compare
         if self.scale != old_scale or self.show_difference or unknown:
             self._repaint((0, rows - 1, 0, cols - 1))
@@ -143,6 +146,10 @@ class MatrixModel(QAbstractTableModel):
             shown = torch.zeros_like(values, dtype=torch.float32) if self.show_difference else values
             scale = self._scale(part, shown)
         return Numbers(shown, changed if changed is not None and changed.any() else None, scale)
+
+    def _scale_shared(self, name: str) -> bool:
+        """Whether the tensor shares its colour scale with others at this stage (A + B = C)."""
+        return name in shared_scale_names(self.state.view, self.state.current_stage)
 
     def _scale(self, part: TensorSlice, shown: torch.Tensor) -> Scale:
         """The colour scale the plot of the same numbers uses (gui/plots/scale.py): by the operation's kind, one
