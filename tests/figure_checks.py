@@ -18,6 +18,7 @@ from PySide6.QtGui import QPainter, QPicture
 from PySide6.QtWidgets import QGraphicsTextItem
 
 from gui.plots.axis import number_line
+from gui.plots.heatmap import CellNumber
 
 TOUCH = 3.0  # px: closer than this, a tick mark and a number read as one sign
 SLACK = 1.5  # px of overlap forgiven (anti-aliased edges of neighbouring rectangles)
@@ -62,6 +63,14 @@ def _glyphs(item: QGraphicsTextItem) -> QRectF:
     return item.mapRectToScene(item.boundingRect().adjusted(m, m, -m, -m))
 
 
+def _number_rect(item: CellNumber) -> QRectF:
+    """Where a cell's number stands in the scene: it ignores the plot's transform (drawn at its font's size), so
+    its scene rectangle is its rectangle on the view, mapped back."""
+    view = item.scene().views()[0]
+    on_view = item.deviceTransform(view.viewportTransform()).mapRect(item.boundingRect())
+    return view.viewportTransform().inverted()[0].mapRect(on_view)
+
+
 def _clip_of(item) -> QRectF | None:
     """The scene rectangle of the ViewBox an item is drawn in (it clips what sticks out), if any."""
     parent = item.parentItem()
@@ -80,6 +89,8 @@ def figure_texts(scene) -> tuple[list[Text], list[QLineF]]:
             labels, lines = axis_specs(item)
             texts += [Text(t, r, f"{item.orientation} axis label") for t, r in labels if t]
             ticks += lines
+        elif isinstance(item, CellNumber) and visible(item) and item.text().strip():
+            texts.append(Text(item.text(), _number_rect(item), "number", _clip_of(item)))
         elif isinstance(item, QGraphicsTextItem) and visible(item) and item.toPlainText().strip():
             inside = isinstance(item.parentItem(), pg.TextItem)
             texts.append(

@@ -11,11 +11,12 @@ import re
 import pyqtgraph as pg
 import pytest
 from pyqtgraph import ImageItem
-from PySide6.QtGui import QImage, QPalette
+from PySide6.QtGui import QFont, QImage, QPalette
 from PySide6.QtWidgets import QApplication, QFileDialog, QGraphicsRectItem, QGraphicsTextItem, QInputDialog
 
 from engine.generate import next_token_distribution
 from gui.export import export_figure
+from gui.plots.heatmap import SMALLER_NUMBERS, CellNumber
 from gui.plots.scale import color_table
 from gui.plots.style import PlotOptions, colormap, font
 from tests import gui_lessons
@@ -62,12 +63,12 @@ def in_legend(item) -> bool:
 
 
 def text_sizes(view) -> set[int]:
-    """The point sizes the figure's captions and labels are written in."""
+    """The point sizes the figure's captions, labels and cell numbers are written in."""
     return {
         int(size)
         for item in shown(view, QGraphicsTextItem)
         for size in re.findall(r"font-size:\s*(\d+)pt", item.toHtml())
-    }
+    } | {item.font().pointSize() for item in shown(view, CellNumber)}
 
 
 def colour_maps(view) -> set[str]:
@@ -84,7 +85,10 @@ def outlined_rows(view) -> set[int]:
 
 
 def sizes_at(scale: float) -> set[int]:
-    return {font(PlotOptions(font_scale=scale), size).pointSize() for size in SIZES}
+    sizes = {font(PlotOptions(font_scale=scale), size) for size in SIZES}
+    smaller = QFont(font(PlotOptions(font_scale=scale), "text"))  # cells' numbers that do not fit at the text size
+    smaller.setPointSizeF(smaller.pointSizeF() * SMALLER_NUMBERS)
+    return {f.pointSize() for f in (*sizes, smaller)}
 
 
 def maps_of(name: str) -> set[str]:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QComboBox,
+    QGraphicsSimpleTextItem,
     QGraphicsTextItem,
     QHeaderView,
     QLabel,
@@ -96,7 +97,9 @@ def visible_texts(window) -> list[str]:
         elif isinstance(w, QComboBox):
             texts.append(w.currentText())
     scene = window.stage_view.plot.scene()
-    texts += [item.toPlainText() for item in scene.items() if isinstance(item, QGraphicsTextItem) and item.isVisible()]
+    for item in scene.items():
+        if isinstance(item, QGraphicsTextItem | QGraphicsSimpleTextItem) and item.isVisible():  # the cells' numbers
+            texts.append(item.toPlainText() if isinstance(item, QGraphicsTextItem) else item.text())
     return texts
 
 

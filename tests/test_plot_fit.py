@@ -197,7 +197,7 @@ def test_a_heatmap_repaints_from_a_premultiplied_image_and_cached_numbers_and_ha
         assert heat.image.qimage.format() == QImage.Format.Format_ARGB32_Premultiplied
         assert [item.isVisible() for item in heat.backdrop] == [hides, hides], stage
         assert heat.numbers and all(
-            n.textItem.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache for n in heat.numbers
+            n.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache for n in heat.numbers
         )
         # the colour bar: copied from pixmaps; its axis ticks the labelled values and halfway, not every 0.1
         assert {item.cacheMode() for item in (heat.bar.axis, heat.bar.strip)} == {
@@ -210,7 +210,7 @@ def test_a_heatmap_repaints_from_a_premultiplied_image_and_cached_numbers_and_ha
     slide.figure = draw_stage(slide.ci, trace, "dec.0.self_attn.q", PlotOptions(slide=True))
     slide.settle()
     heat = heatmaps(slide)[-1]
-    assert heat.numbers and all(n.textItem.cacheMode() == QGraphicsItem.CacheMode.NoCache for n in heat.numbers)
+    assert heat.numbers and all(n.cacheMode() == QGraphicsItem.CacheMode.NoCache for n in heat.numbers)
     view.close()
     slide.close()
 
