@@ -36,7 +36,7 @@ LANGS = ("en", "zh")
 LESSONS_DIR = ASSETS_DIR / "lessons"
 _FIELDS = ("format", "version", "title", "description", "config", "vocabularies", "text", "target", "stage", "lang")
 _OPTIONAL = ("views", "lab", "show")  # absent in older files
-# The window's views (docks) a lesson may open with it, by name: plain data here; gui/docks/teaching_docks.py shows them.
+# The window's views (docks) a lesson may open with it, by name: plain data; gui/docks/teaching_docks.py shows them.
 VIEWS = ("heads", "whatif", "generation", "kv_cache", "cost", "lab")
 # What a lesson opens on, so its point is on screen: the head, the query row (a token index, or "last" for the
 # sentence's last token) and the decimals the matrices and plots show (the seeds' 0.452 and −0.447 need three).
