@@ -166,7 +166,9 @@ def draw_page(
     painter.drawText(QRectF(0, SCENE_H - 24, SCENE_W - MARGIN, 20), Qt.AlignmentFlag.AlignRight, f"{page} / {pages}")
 
 
-def write_pdf_deck(trace, opts: PlotOptions, deck: list, path: Path, progress: Progress | None, inset: bool) -> int:
+def write_pdf_deck(
+    trace, opts: PlotOptions, deck: list[Slide], path: Path, progress: Progress | None, inset: bool
+) -> int:
     """The map's page, then one page per slide of `deck` (slides() with the slides' `opts`); returns the count."""
     buffer = memory_file()
     writer = pdf_writer(buffer)

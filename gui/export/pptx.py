@@ -103,7 +103,9 @@ def add_slide(prs, slide: Slide, image: bytes, inset: bytes | None = None) -> No
     set_text(page.notes_slide.notes_text_frame, slide.notes, 12)
 
 
-def write_pptx_deck(trace, opts: PlotOptions, deck: list, path: Path, progress: Progress | None, inset: bool) -> int:
+def write_pptx_deck(
+    trace, opts: PlotOptions, deck: list[Slide], path: Path, progress: Progress | None, inset: bool
+) -> int:
     """The map's 16:9 slide, then one per slide of `deck` (slides() with the slides' `opts`); returns the count."""
     prs = Presentation()
     prs.slide_width, prs.slide_height = Inches(13.333), Inches(7.5)

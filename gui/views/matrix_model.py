@@ -180,9 +180,6 @@ class MatrixModel(QAbstractTableModel):
     def columnCount(self, parent=None) -> int:
         return 0 if parent is not None and parent.isValid() else self.shown.shape[1]
 
-    def value(self, r: int, c: int) -> float:
-        return float(self._values[r, c])
-
     def text(self, r: int, c: int) -> str:
         return self.look(r, c)[2]
 
@@ -194,9 +191,8 @@ class MatrixModel(QAbstractTableModel):
         """Black on light cells, white on dark ones (as the plots write their numbers)."""
         return self.look(r, c)[1]
 
-    def _shade(self, r: int, c: int, v: float | None = None) -> int | None:
-        """The cell's entry in the colour table (None: not a finite number); `v`: its value, when read already."""
-        v = self.value(r, c) if v is None else v
+    def _shade(self, v: float) -> int | None:
+        """A value's entry in the colour table (None: not a finite number)."""
         if not math.isfinite(v) or not self._floating:
             return None
         lo, hi = self.scale.lo, self.scale.hi
@@ -207,7 +203,7 @@ class MatrixModel(QAbstractTableModel):
         """A cell's fill, ink and number at once, its value read once (a cell is painted from these: color, ink
         and text each read the value and the colour table again, a third of a table's paint)."""
         v = float(self._values[r, c])
-        k = self._shade(r, c, v)
+        k = self._shade(v)
         floating = self._floating
         text = self.state.display.format_value(v, integer=not floating)
         if k is None:  # a hidden (−∞) cell: white on grey; an id is a label, not an amount: black on plain
