@@ -264,6 +264,13 @@ def test_clicker_keys_step_and_escape_leaves(qtbot, start_window):
     assert state.cursor == 0
 
 
+def settled(qtbot, window):
+    """`window` laid out for its size: its docks placed (placement waits REFIT_DELAY_MS after a resize or show) and
+    the layout they ask for done."""
+    qtbot.waitUntil(lambda: not window.teaching.placement.timer.isActive())
+    QApplication.processEvents()
+
+
 def test_leaving_presentation_mode_gives_back_the_desk_exactly(qtbot, start_window):
     controller = start_window("masked-decoder")
     window = controller.window
@@ -271,11 +278,13 @@ def test_leaving_presentation_mode_gives_back_the_desk_exactly(qtbot, start_wind
     qtbot.waitUntil(lambda: window.size().toTuple() == (1500, 950))
     window.teaching.heads_action.trigger()
     go(qtbot, window, "dec.0.self_attn.masked")
-    window.splitter.setSizes([300, window.splitter.width() - 300])
-    QApplication.processEvents()
+    settled(qtbot, window)
+    window.splitter.setSizes([300, window.splitter.width() - 300])  # the stage view narrower than a dock would leave it
+    settled(qtbot, window)
     font = QApplication.font()
 
     def desk(w):
+        docks = [d for d in w.findChildren(pg.QtWidgets.QDockWidget) if d.isVisible()]
         return (
             w.geometry(),
             w.windowState(),
@@ -283,12 +292,14 @@ def test_leaving_presentation_mode_gives_back_the_desk_exactly(qtbot, start_wind
             w.menuBar().isVisible(),
             [bar.isVisible() for bar in w.findChildren(QToolBar)],
             w.stage_list.isVisible(),
-            sorted(d.objectName() for d in w.findChildren(pg.QtWidgets.QDockWidget) if d.isVisible()),
+            sorted((d.objectName(), d.isFloating()) for d in docks),
+            sorted(d.geometry().translated(-w.geometry().topLeft()) for d in docks if d.isFloating()),
             w.stage_view.title.isVisible(),
             w.stepper.isVisible(),
         )
 
     before = desk(window)
+    assert not window.teaching.heads_dock.isFloating() and window.stage_view.width() < STAGE_MIN_WIDTH
     shown = presenting(qtbot, controller)
     assert shown.isFullScreen() and shown.presenting and not shown.stage_list.isVisible()
     shown.presentation.larger.trigger()  # for the room only
@@ -298,10 +309,34 @@ def test_leaving_presentation_mode_gives_back_the_desk_exactly(qtbot, start_wind
     shown.presentation.leave.trigger()
     after = controller.window
     qtbot.waitUntil(lambda: after.isVisible() and after.size().toTuple() == (1500, 950))
+    settled(qtbot, after)
     assert desk(after) == before, (desk(after), before)
     settings, fresh = controller.state.display, display.DisplaySettings()
     assert QApplication.font() == font and not settings.presenting and settings.type_scale == fresh.type_scale
     assert controller.state.current_stage == "dec.0.self_attn.masked"
+
+
+def test_a_dock_floating_over_the_stage_view_floats_over_it_again_after_presentation_mode(qtbot, start_window):
+    controller = start_window("masked-decoder")
+    window = controller.window
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1280, 720))
+    window.teaching.heads_action.trigger()  # no room beside the stage view at 1280×720: over its right part
+
+    def over_stage_right(w):
+        dock, view = w.teaching.heads_dock, w.stage_view
+        right = view.mapToGlobal(view.rect().topRight()).x()
+        return dock.isFloating() and dock.isVisible() and abs(dock.geometry().right() - right) <= 1
+
+    settled(qtbot, window)
+    assert over_stage_right(window)
+    shown = presenting(qtbot, controller)
+    settled(qtbot, shown)
+    assert over_stage_right(shown)
+    shown.presentation.leave.trigger()
+    qtbot.waitUntil(lambda: controller.window is not shown and controller.window.isVisible())
+    settled(qtbot, controller.window)
+    assert over_stage_right(controller.window)
 
 
 def test_the_whatif_dock_shows_the_switch_just_turned_on_and_keeps_it(qtbot, start_window):

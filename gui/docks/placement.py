@@ -5,10 +5,11 @@ STAGE_MIN_WIDTH for its tables and figure; where that leaves the dock under DOCK
 presentation mode's large type) it floats over the stage view's right part instead, the tables left uncovered. In
 a window shorter than STACK_MIN_HEIGHT a dock opened where another is shown becomes a tab beside it, rather than
 take half its height. The widths are in pixels at normal type and grow with the display settings' type_scale. A
-window made smaller later narrows the docks (or floats them) the same way; a window not shown yet places them once
-it is. The docks that open under the stage view (the training step, the lab) take BELOW_SHARE of a tall window's
-height; in a window shorter than STACK_MIN_HEIGHT they open beside the stage view like the others (under it, the
-stage view would keep too little height for its tables).
+window made smaller later, or its type made larger, narrows the docks (or floats them) the same way; a window not
+shown yet places them once it is; a window given back a stored layout (leaving presentation mode, a new language)
+keeps its docks where that layout has them. The docks that open under the stage view (the training step, the lab)
+take BELOW_SHARE of a tall window's height; in a window shorter than STACK_MIN_HEIGHT they open beside the stage
+view like the others (under it, the stage view would keep too little height for its tables).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class DockPlacement(QObject):
         self.window, self.docks = window, docks
         self.pending: list[QDockWidget] = []  # opened before the window was shown
         self.floated: set[QDockWidget] = set()  # floated over the stage view here (kept over it)
+        self.fitted: tuple[int, float] | None = None  # the window's width and type scale the docks were placed for
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(REFIT_DELAY_MS)
@@ -73,6 +75,16 @@ class DockPlacement(QObject):
         window.resizeDocks([dock], [width], Qt.Horizontal)
         self._tab_if_short(dock)
 
+    def restored(self, width: int, scale: float) -> None:
+        """The window was given a stored layout whose docks were placed for a window `width` wide at type `scale`."""
+        self.fitted = (width, scale)
+
+    def carry_over(self, old: DockPlacement) -> None:
+        """The window replacing `old`'s: the docks floated over the old stage view float over this one, once it is
+        shown (the stored layout alone would leave them where the old window's stage view was)."""
+        names = {dock.objectName() for dock in old.floated}
+        self.floated = {dock for dock in self.docks() if dock.objectName() in names}
+
     def keep_below(self, dock: QDockWidget) -> None:
         """`dock` opens under the stage view in a tall window, with BELOW_SHARE of its height, else beside it."""
         dock.visibilityChanged.connect(lambda visible: visible and QTimer.singleShot(0, lambda: self._below(dock)))
@@ -90,7 +102,8 @@ class DockPlacement(QObject):
 
     def refit(self) -> None:
         """The window was shown or resized: docks opened meanwhile are placed, floated ones kept over the stage
-        view, and docks beside a stage view squeezed under STAGE_MIN_WIDTH placed again."""
+        view, and, unless the docks were placed for this width or a wider one at this type size, docks beside a stage
+        view squeezed under STAGE_MIN_WIDTH placed again."""
         pending, self.pending = self.pending, []
         for dock in pending:
             if dock.isVisible():
@@ -98,9 +111,12 @@ class DockPlacement(QObject):
         for dock in self.floated:
             if dock.isFloating() and dock.isVisible():
                 self._float_over_stage(dock)
-        if self.window.stage_view.width() < STAGE_MIN_WIDTH * self.scale:
+        width, fitted = self.window.width(), self.fitted
+        narrowed = fitted is None or width < fitted[0] or self.scale > fitted[1]
+        if narrowed and self.window.stage_view.width() < STAGE_MIN_WIDTH * self.scale:
             for dock in self._beside():
                 self.place(dock)
+        self.fitted = (width, self.scale)
 
     def _free(self, dock: QDockWidget) -> int:
         """The width the stage view and `dock`'s side share: the window's, less the stage list and the docks on

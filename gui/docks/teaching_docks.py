@@ -122,5 +122,7 @@ class TeachingViews(QObject):
         self.whatif.show_switch(switch)
 
     def carry_over(self, old: TeachingViews) -> None:
-        """What the docks of a window being replaced showed (a new language, text size, presentation mode)."""
+        """What the docks of a window being replaced showed (a new language, text size, presentation mode), and
+        which of them floated over its stage view."""
         self.whatif.show_switch(old.whatif.switch())
+        self.placement.carry_over(old.placement)

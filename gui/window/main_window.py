@@ -45,6 +45,7 @@ class WindowLayout:
     docks: QByteArray
     state: Qt.WindowState
     splitter: QByteArray
+    type_scale: float  # the type size the docks were placed for
 
 
 class MainWindow(QMainWindow):
@@ -144,13 +145,16 @@ class MainWindow(QMainWindow):
 
     def layout_state(self) -> WindowLayout:
         place = self.normalGeometry() if self.normalGeometry().isValid() else self.geometry()
-        return WindowLayout(place, self.saveState(), self.windowState(), self.splitter.saveState())
+        return WindowLayout(
+            place, self.saveState(), self.windowState(), self.splitter.saveState(), self.state.display.type_scale
+        )
 
     def restore_layout(self, layout: WindowLayout) -> None:
         self.setGeometry(layout.place)
         self.restoreState(layout.docks)
         self.setWindowState(layout.state)
         self.splitter.restoreState(layout.splitter)
+        self.teaching.placement.restored(layout.place.width(), layout.type_scale)
         self._list_sized = True
 
     def edit_sentence(self) -> None:
