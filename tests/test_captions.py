@@ -1,5 +1,6 @@
 """The figures' words live in one dictionary (gui/plots/captions.py): no key written twice, every key the code
-names is there with both languages, and the keys built from a name cover every name."""
+names is there with both languages, and the keys built from a name cover every name. The What-if switches' words
+are in one table of their own (gui/text/switches.py)."""
 
 import ast
 import re
@@ -10,6 +11,7 @@ import pytest
 
 from engine.config import ACTIVATIONS, POSITIONALS, SWITCHES
 from gui.plots.captions import CAPTIONS, caption, plain
+from gui.text.switches import SWITCH_TEXTS, switch_name, switch_names, switch_note
 
 ROOT = Path(__file__).resolve().parent.parent
 CALL = re.compile(r"""\b(?:caption|plain)\(\s*["']([\w.-]+)["']\s*[,)]""")  # a whole key, not a prefix
@@ -37,10 +39,18 @@ def test_every_entry_has_both_languages_with_the_same_blanks():
 
 @pytest.mark.parametrize(
     "prefix, names",
-    [("off.", SWITCHES), ("pos.", POSITIONALS), ("", ACTIVATIONS), ("", POSITIONALS)],
+    [("pos.", POSITIONALS), ("", ACTIVATIONS), ("", POSITIONALS)],
 )
 def test_keys_built_from_names_cover_every_name(prefix, names):
     assert [name for name in names if prefix + name not in CAPTIONS] == []
+
+
+def test_every_switch_has_one_entry_with_its_name_and_its_map_note_in_both_languages():
+    assert sorted(SWITCH_TEXTS) == sorted(SWITCHES)
+    for switch, texts in SWITCH_TEXTS.items():
+        assert all(texts.name) and all(texts.note) and texts.name != texts.note, switch
+    assert switch_name("no_scale", "zh") == "去掉缩放（÷√d_k）" and switch_note("no_scale", "en") == "no ÷√d_k"
+    assert switch_names(("no_pe", "no_mask"), "zh") == "去掉位置编码、去掉掩码（解码器能看到未来）"
 
 
 def test_captions_escape_tokens_and_plain_text_does_not():

@@ -1,7 +1,7 @@
 """Every word drawn in a figure, in English and Chinese, in one dictionary: the stage figures, the docks' plots
 (head grid, What-if, generation, KV cache, RoPE, SwiGLU, cost) and the map. Figures are drawn and exported in the
 lesson's language, not the UI's, so these are not Qt translations. Keys with a dot are built from a name: "op." +
-an operation, "pos." + a positional encoding, "off." + a What-if switch."""
+an operation, "pos." + a positional encoding."""
 
 from __future__ import annotations
 
@@ -262,12 +262,6 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "gelu_tanh": ("GELU (tanh)", "GELU（tanh）"),
     "swiglu": ("SwiGLU: gate ⊙ up", "SwiGLU：门控 ⊙ 升维"),
     "pe": ("PE", "位置"),
-    # What-if switches, as the map marks them
-    "off.no_pe": ("positional encoding off", "位置编码已关闭"),
-    "off.no_scale": ("no ÷√d_k", "不除以 √d_k"),
-    "off.no_mask": ("mask off: sees the future", "掩码已关闭：能看到未来"),
-    "off.no_residual": ("residual removed", "残差已移除"),
-    "off.no_layernorm": ("LayerNorm off", "层归一化已关闭"),
     # titles
     "map": ("The map", "结构图"),
     "you_are_here": ("You are here: {stage}", "你在这里：{stage}"),

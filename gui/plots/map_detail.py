@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
 from engine.architecture import Architecture, Box, Operation
+from gui.text.switches import switch_note
 
 from .captions import plain
 from .map_items import EDGE_COLORS, BoxItem, arrow, rich_lines, text_item
@@ -59,7 +60,7 @@ class DetailDrawing:
         return self.texts[-1]
 
     def _node(self, arch, box: Box, op: Operation, lang: str, tip) -> BoxItem:
-        notes = [(plain("off." + op.off, lang), True)] if op.off else []
+        notes = [(switch_note(op.off, lang), True)] if op.off else []
         node = BoxItem(
             self.root,
             box.place.part,

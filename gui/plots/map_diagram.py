@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsItem, QGraphicsRect
 
 from engine.architecture import Architecture, Box
 from engine.graph import Place
+from gui.text.switches import switch_note
 
 from .captions import plain
 from .map_items import EDGE_COLORS, OFF, BoxItem, arrow, rich_lines, text_item
@@ -58,7 +59,7 @@ def box_notes(arch: Architecture, box: Box, lang: str) -> list[tuple[str, bool]]
         notes.append((heads + (" · " + plain("rope_tag", lang) if "rope" in box.notes else ""), False))
     elif part in ("ffn", "embedding"):
         notes += [(plain(note, lang), False) for note in box.notes]
-    return notes + [(plain("off." + switch, lang), True) for switch in box.off]
+    return notes + [(switch_note(switch, lang), True) for switch in box.off]
 
 
 @dataclass
