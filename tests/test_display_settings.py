@@ -168,7 +168,7 @@ def test_projector_palette_reaches_the_window_that_is_open(qtbot, lesson):
 
 def test_the_head_reaches_every_view_that_shows_one(qtbot, lesson):
     window = lesson.window
-    window.stage_view.head_box.activated.emit(1)
+    window.stage_view.controls.head_box.activated.emit(1)
 
     def follows():
         for name in ("stage view", "what if", "KV cache"):
@@ -191,13 +191,13 @@ def test_the_temperature_is_one_number_for_the_output_bars_and_the_next_token(qt
     window, state = lesson.window, lesson.state
     state.go_to("probs")
     generation = window.teaching.generation
-    window.stage_view.temp_slider.setValue(20)  # T = 2
+    window.stage_view.controls.temp_slider.setValue(20)  # T = 2
     assert generation.temperature.value() == 2.0
     qtbot.waitUntil(lambda: "T = 2)" in texts(figures(window)["stage view"]))
     k = generation.top_k.value() or None
     assert generation.next_choice().probs.tolist() == next_token_distribution(state.trace, 2.0, k).tolist()
     generation.temperature.setValue(0.5)
-    assert "0.5" in window.stage_view.temp_label.text() and window.stage_view.temp_slider.value() == 5
+    assert "0.5" in window.stage_view.controls.temp_label.text() and window.stage_view.controls.temp_slider.value() == 5
     qtbot.waitUntil(lambda: "T = 0.5)" in texts(figures(window)["stage view"]))
 
 
@@ -219,9 +219,9 @@ def test_file_export_and_right_click_export_draw_the_same_figure(qtbot, lesson, 
     state.go_to(stage)
     window.presentation.cb_safe.trigger()
     window = window_after_change(lesson)
-    window.stage_view.head_box.activated.emit(1)
+    window.stage_view.controls.head_box.activated.emit(1)
     state.set_row(2)
-    window.stage_view.temp_slider.setValue(20)
+    window.stage_view.controls.temp_slider.setValue(20)
     path = {"now": ""}
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (path["now"], ""))
     monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: (800, True))

@@ -112,7 +112,7 @@ def test_one_training_step_is_one_command_and_undone_exactly(qtbot):
     assert loss_after < float(grads["loss"])
     assert messages[-1] == f"Training step: loss {float(grads['loss']):.4f} → {loss_after:.4f}"
     view = window.stage_view
-    view.difference_action.setChecked(True)  # the weight table shows the step: −lr·∂L/∂W
+    view.controls.difference_action.setChecked(True)  # the weight table shows the step: −lr·∂L/∂W
     weights = panel_for(window, "dec.0.ffn.W1")
     assert torch.allclose(weights.model.shown, -0.5 * grads["grad.dec.0.ffn.W1"])
     press(qtbot, window, Qt.Key_Z, Qt.ControlModifier)

@@ -132,10 +132,10 @@ def test_difference_toggle_shows_the_change_of_the_last_edit(qtbot):
     before = state.trace["enc.0.attn.scores"]
     assert state.edit_cell(W_Q, (0, 1), 2.0)
     after = state.trace["enc.0.attn.scores"]
-    view.difference_action.setChecked(True)
+    view.controls.difference_action.setChecked(True)
     assert torch.equal(view.output.model.shown, (after - before)[0])
     assert not view.output.model.flags(view.output.model.index(0, 0)) & Qt.ItemIsEditable
-    view.difference_action.setChecked(False)
+    view.controls.difference_action.setChecked(False)
     assert torch.equal(view.output.model.shown, after[0])
 
 

@@ -146,7 +146,7 @@ def test_the_head_grid_shows_every_head(qtbot):
         assert torch.allclose(torch.tensor(tile.heatmap.image.image.T, dtype=torch.float32), weights[h])
     click = type("Click", (), {"scenePos": lambda self: tiles[2].sceneBoundingRect().center()})()
     views.heads._clicked(click)  # a click on head 2's tile selects head 2 for the stage view
-    assert state.head == 2 and window.stage_view.head_box.currentIndex() == 2
+    assert state.head == 2 and window.stage_view.controls.head_box.currentIndex() == 2
     state.go_to("enc.0.norm1.out")  # after the attention: the latest weights stay in view
     qtbot.waitUntil(lambda: views.heads.figure is not None)
     assert views.heads.shown == "enc.0.attn.weights"

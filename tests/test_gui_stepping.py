@@ -133,15 +133,15 @@ def test_head_selector_reslices_every_per_head_matrix(qtbot):
     window = open_window(qtbot)
     state, view = window.state, window.stage_view
     state.go_to("enc.0.attn.q")
-    assert not view.head_box.isHidden()
-    view.head_box.activated.emit(1)
+    assert not view.controls.head_box.isHidden()
+    view.controls.head_box.activated.emit(1)
     assert state.head == 1
     w_q = next(p for p in view.inputs if p.model.slice.name == "enc.0.attn.W_Q")
     assert torch.equal(w_q.model.shown, state.trace["enc.0.attn.W_Q"][:, 2:4])
     assert torch.equal(view.output.model.shown, state.trace["enc.0.attn.q"][1])
     assert "head 1 of 2: columns 2–3 of W_Q" in view.formula.text()
     state.go_to("enc.0.attn.out")
-    assert view.head_box.isHidden()  # nothing per head here
+    assert view.controls.head_box.isHidden()  # nothing per head here
 
 
 def test_play_advances_to_the_end_and_stops(qtbot):
@@ -171,5 +171,5 @@ def test_the_window_opens_ready_to_step_and_f6_types_a_sentence(qtbot):
 def test_one_head_offers_no_head_choice(qtbot):
     window = open_window(qtbot, ModelConfig(d_model=4, n_heads=1, d_ff=8, n_layers=1, seed=0))
     window.state.go_to("enc.0.attn.weights")
-    assert window.stage_view.head_box.isHidden() and window.stage_view.head_label.isHidden()
+    assert window.stage_view.controls.head_box.isHidden() and window.stage_view.controls.head_label.isHidden()
     assert "head 0 of 1" in window.stage_view.formula.text()  # the formula still says which

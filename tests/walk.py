@@ -200,7 +200,7 @@ class Walker:
         return f"jump to {name}"
 
     def head(self) -> str:
-        box = self.window.stage_view.head_box
+        box = self.window.stage_view.controls.head_box
         head = self.rng.randrange(max(box.count(), 1))
         box.setCurrentIndex(head)
         box.activated.emit(head)
@@ -314,7 +314,7 @@ class Walker:
         return "reset weights"
 
     def difference(self) -> str:
-        action = self.window.stage_view.difference_action
+        action = self.window.stage_view.controls.difference_action
         action.trigger()
         return f"show change → {action.isChecked()}"
 

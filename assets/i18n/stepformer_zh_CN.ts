@@ -287,6 +287,22 @@
         <source>Export the map…</source>
         <translation>导出结构图…</translation>
     </message>
+    <message>
+        <source>Head:</source>
+        <translation>头：</translation>
+    </message>
+    <message>
+        <source>Show change from before the last edit</source>
+        <translation>显示相对上次修改前的变化</translation>
+    </message>
+    <message>
+        <source>{0} of {1}</source>
+        <translation>{0}，共 {1} 个</translation>
+    </message>
+    <message>
+        <source>Temperature T = {0:g}</source>
+        <translation>温度 T = {0:g}</translation>
+    </message>
 </context>
 <context>
     <name>AppState</name>
@@ -1005,20 +1021,8 @@
 <context>
     <name>StageView</name>
     <message>
-        <source>Head:</source>
-        <translation>头：</translation>
-    </message>
-    <message>
-        <source>Show change from before the last edit</source>
-        <translation>显示相对上次修改前的变化</translation>
-    </message>
-    <message>
         <source>Hover over an output cell to see where it came from · double-click a ✎ matrix to change a number</source>
         <translation>将鼠标停在输出单元格上可查看它的来源 · 双击带 ✎ 的矩阵可修改数字</translation>
-    </message>
-    <message>
-        <source>{0} of {1}</source>
-        <translation>{0}，共 {1} 个</translation>
     </message>
     <message>
         <source>head {0}</source>
@@ -1027,10 +1031,6 @@
     <message>
         <source>head {0}: columns {1}–{2}</source>
         <translation>头 {0}：第 {1}–{2} 列</translation>
-    </message>
-    <message>
-        <source>Temperature T = {0:g}</source>
-        <translation>温度 T = {0:g}</translation>
     </message>
     <message>
         <source>This sentence cannot be stepped through:</source>

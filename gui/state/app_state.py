@@ -14,10 +14,10 @@ from shiboken6 import Shiboken, isValid
 
 from engine import EngineError, Model, ModelConfig, Trace, check_value
 from engine.formats.lesson import Lesson
-from engine.training.backward import forward_of, is_backward, training_step
+from engine.training.backward import forward_of, is_backward
 from engine.training.shown_trace import ShownTrace
 from gui.state import commands
-from gui.state.commands import EditCellCommand, ReplaceParamsCommand, TrainingStepCommand
+from gui.state.commands import EditCellCommand
 from gui.state.display import DisplaySettings
 
 EMPTY_TEXTS = {"en": "", "zh": ""}  # a title or description a model without a lesson has
@@ -346,24 +346,7 @@ class AppState(QObject):
     def take_training_step(self, lr: float) -> bool:
         """One step of gradient descent on this sentence's loss, as one undoable command; the status bar says
         the loss before and after. A model without an output head or a bad learning rate changes nothing."""
-        try:
-            step = training_step(self.trace, lr)
-        except EngineError as exc:
-            self.message.emit(str(exc))
-            return False
-        self.undo_stack.push(
-            TrainingStepCommand(
-                self,
-                step,
-                lambda: QCoreApplication.translate("AppState", "Training step (learning rate {0:g})").format(step.lr),
-            )
-        )
-        self.message.emit(
-            QCoreApplication.translate("AppState", "Training step: loss {0:.4f} → {1:.4f}").format(
-                step.loss_before, step.loss_after
-            )
-        )
-        return True
+        return commands.take_training_step(self, lr)
 
     def retranslate_history(self) -> None:
         """The undo history's texts in the language just installed (Edit ▸ Undo names the change in it)."""
@@ -372,11 +355,7 @@ class AppState(QObject):
 
     def reset_weights(self) -> None:
         """Return to the lesson's own weights (undoable)."""
-        self.undo_stack.push(
-            ReplaceParamsCommand(
-                self, self.original_params, lambda: QCoreApplication.translate("AppState", "Reset weights")
-            )
-        )
+        self.undo_stack.push(commands.reset_weights_command(self))
 
     # ---- what-if switches and generated tokens (undoable; gui/state/commands.py) -----------------
     def set_switch(self, switch: str, on: bool) -> bool:

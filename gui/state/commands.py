@@ -21,7 +21,7 @@ from PySide6.QtGui import QUndoCommand
 from engine import EngineError, Trace
 from engine.config import SWITCHES
 from engine.tokenizer import START
-from engine.training.backward import TrainingStep, apply_step, undo_step
+from engine.training.backward import TrainingStep, apply_step, training_step, undo_step
 from gui.text.formulas import letter
 from gui.text.places import place
 from gui.text.switches import switch_name
@@ -118,6 +118,34 @@ class TrainingStepCommand(LessonCommand):
 
     def undo(self):
         self._set(undo_step)
+
+
+def reset_weights_command(state: AppState) -> ReplaceParamsCommand:
+    """Back to the lesson's own weights (AppState.original_params)."""
+    return ReplaceParamsCommand(
+        state, state.original_params, lambda: QCoreApplication.translate("AppState", "Reset weights")
+    )
+
+
+def take_training_step(state: AppState, lr: float) -> bool:
+    """Push a TrainingStepCommand (one step of gradient descent on the sentence's loss) and say the loss before
+    and after it; a model without an output head or a bad learning rate is explained and changes nothing."""
+    try:
+        step = training_step(state.trace, lr)
+    except EngineError as exc:
+        state.message.emit(str(exc))
+        return False
+
+    def text() -> str:
+        return QCoreApplication.translate("AppState", "Training step (learning rate {0:g})").format(step.lr)
+
+    state.undo_stack.push(TrainingStepCommand(state, step, text))
+    state.message.emit(
+        QCoreApplication.translate("AppState", "Training step: loss {0:.4f} → {1:.4f}").format(
+            step.loss_before, step.loss_after
+        )
+    )
+    return True
 
 
 @dataclass(frozen=True)

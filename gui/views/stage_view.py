@@ -11,18 +11,13 @@ from dataclasses import replace
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QComboBox,
     QGridLayout,
-    QHBoxLayout,
     QLabel,
     QScrollArea,
-    QSlider,
     QSplitter,
     QStackedWidget,
     QStyle,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -38,6 +33,7 @@ from gui.views.figure_view import FigureView
 from gui.views.fonts import scale_font
 from gui.views.matrix_layout import PLOT_MIN_WIDTH, MatrixLayout, matrices_width, matrices_widths, table_scales
 from gui.views.matrix_view import MatrixPanel
+from gui.views.stage_controls import StageControls
 from gui.views.tensor_slice import TensorSlice, slice_for
 
 MAX_INPUTS = 5  # a backward step through X·W + b: X, W, b, ∂L/∂W, ∂L/∂b
@@ -45,7 +41,6 @@ FORMULA_SCALE = 1.25  # the formula against the text around it: 1.35 in presenta
 PRESENT_FORMULA_SCALE = 1.35
 EXPLANATION_LINES = 5  # the explanation's most lines before it scrolls (3 in presentation mode: tables first)
 PRESENT_EXPLANATION_LINES = 3
-TEMPERATURE_STEPS = 10  # the slider's steps per unit of temperature: 0.1 … 5.0
 
 
 def is_editable(trace, name: str) -> bool:
@@ -71,32 +66,8 @@ class StageView(QWidget):
         self.formula.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.formula.setWordWrap(True)
 
-        self.head_label = QLabel(self.tr("Head:"), self)
-        self.head_box = QComboBox(self)
-        self.head_box.setFocusPolicy(Qt.NoFocus)
-        self.head_box.activated.connect(state.set_head)
-        self.temp_label = QLabel(self)
-        self.temp_slider = QSlider(Qt.Horizontal, self)
-        self.temp_slider.setRange(1, 5 * TEMPERATURE_STEPS)
-        self.temp_slider.setFixedWidth(160)
-        self.temp_slider.setFocusPolicy(Qt.NoFocus)
-        self.temp_slider.valueChanged.connect(lambda value: self.settings.set(temperature=value / TEMPERATURE_STEPS))
-        self._show_temperature()
-        self.difference_action = QAction(self.tr("Show change from before the last edit"), self)
-        self.difference_action.setCheckable(True)
-        self.difference_action.toggled.connect(self._difference_toggled)
-        self.difference_button = difference_button = QToolButton(self)
-        difference_button.setDefaultAction(self.difference_action)
-        difference_button.setFocusPolicy(Qt.NoFocus)
-
-        controls = QHBoxLayout()
-        controls.addWidget(self.head_label)
-        controls.addWidget(self.head_box)
-        controls.addSpacing(16)
-        controls.addWidget(self.temp_label)
-        controls.addWidget(self.temp_slider)
-        controls.addStretch(1)
-        controls.addWidget(difference_button)
+        self.controls = controls = StageControls(self, self.settings, state.set_head)
+        controls.difference_action.toggled.connect(self._difference_toggled)
         self.hint = hint = QLabel(
             self.tr("Hover over an output cell to see where it came from · double-click a ✎ matrix to change a number"),
             self,
@@ -154,7 +125,7 @@ class StageView(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.location)
         layout.addWidget(self.formula)
-        layout.addLayout(controls)
+        layout.addLayout(controls.row)
         layout.addWidget(self.splitter, 1)
         layout.addWidget(explanation_box)
         layout.addWidget(hint)
@@ -202,7 +173,7 @@ class StageView(QWidget):
         the formula larger, the tables first and whole beside a figure that adds to them (no heatmap repeating a
         table: PlotOptions.tables_shown), no hints or buttons for the desk."""
         self.presenting = on
-        for widget in (self.title, self.location, self.hint, self.difference_button):
+        for widget in (self.title, self.location, self.hint, self.controls.difference_button):
             widget.setVisible(not on)
         font = self.font()
         font.setPointSizeF(font.pointSizeF() * (PRESENT_FORMULA_SCALE if on else FORMULA_SCALE))
@@ -260,13 +231,8 @@ class StageView(QWidget):
         self.title.setToolTip(name)
         self.explanation.setText(explanation)
         self._fit_explanation()
-        self.head_box.clear()
-        self.head_box.addItems(
-            [self.tr("{0} of {1}").format(h, trace.config.n_heads) for h in range(trace.config.n_heads)]
-        )
-        self.head_box.setCurrentIndex(state.head)
-        self.temp_label.setVisible(entry.panels == "top_k")  # the temperature of the top-k plot
-        self.temp_slider.setVisible(entry.panels == "top_k")
+        self.controls.show_heads(trace.config.n_heads, state.head)
+        self.controls.show_temperature_choice(entry.panels == "top_k")  # the temperature of the top-k plot
         self._show_matrices(matrices)
         self.plot.viewport().setUpdatesEnabled(False)  # the blank is not painted: the figure comes in a moment
         self.plot.show_layout(self.blank)
@@ -328,10 +294,9 @@ class StageView(QWidget):
         )
         per_head = any(p.model.slice.head is not None or p.model.slice.col_stop is not None for p in self.panels())
         choice = per_head and self.state.view.config.n_heads > 1  # one head: nothing to choose (the formula names it)
-        self.head_label.setVisible(choice)
-        self.head_box.setVisible(choice)
+        self.controls.show_head_choice(choice)
         for panel in self.panels():
-            panel.model.set_show_difference(self.difference_action.isChecked())
+            panel.model.set_show_difference(self.controls.difference_action.isChecked())
         self._fit_split()
 
     def _note(self, part: TensorSlice) -> str:
@@ -362,12 +327,12 @@ class StageView(QWidget):
         repainted and re-fitted; the plots redrawn with the new options. (The language and the text size come
         with a new window.)"""
         if "temperature" in names:
-            self._show_temperature()
+            self.controls.show_temperature()
         if "head" in names and self.shown_head != self.state.head:
             shown_formula = formula(self.state.view, self.state.current_stage, self.state.head)
             matrices = self._matrices()
             self.shown_head = self.state.head
-            self.head_box.setCurrentIndex(self.state.head)
+            self.controls.head_box.setCurrentIndex(self.state.head)
             self.formula.setText(shown_formula)
             self._show_matrices(matrices)
         elif names & {"decimals", "colormap"}:
@@ -388,14 +353,6 @@ class StageView(QWidget):
             if panel.model.slice is not None:
                 panel.model.set_highlight(found.get(panel.model.slice.name))
         self.output.model.set_highlight(index)
-
-    def _show_temperature(self) -> None:
-        """The slider and its label at the temperature in force (the Generate panel sets it too)."""
-        temperature = self.settings.temperature
-        self.temp_label.setText(self.tr("Temperature T = {0:g}").format(temperature))
-        self.temp_slider.blockSignals(True)
-        self.temp_slider.setValue(round(temperature * TEMPERATURE_STEPS))  # within the slider's range
-        self.temp_slider.blockSignals(False)
 
     def _difference_toggled(self, on: bool) -> None:
         for panel in self.panels():

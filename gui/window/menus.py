@@ -106,7 +106,7 @@ class MenuBar(QObject):
         menu = self._menu("view", self.tr("&View"))
         menu.addActions(w.stepper.actions_in_order)
         menu.addSeparator()
-        menu.addAction(w.stage_view.difference_action)
+        menu.addAction(w.stage_view.controls.difference_action)
         menu.addSeparator()
         menu.addActions([w.map_actions["toggle"], w.map_actions["reduce_motion"]])
         menu.addSeparator()
