@@ -12,13 +12,14 @@ import pyqtgraph as pg
 import pytest
 from pyqtgraph import ImageItem
 from PySide6.QtGui import QFont, QImage, QPalette
-from PySide6.QtWidgets import QApplication, QFileDialog, QGraphicsRectItem, QGraphicsTextItem, QInputDialog
+from PySide6.QtWidgets import QFileDialog, QGraphicsRectItem, QGraphicsTextItem, QInputDialog
 
 from engine.generate import next_token_distribution
 from gui.export import export_figure
 from gui.plots.heatmap import SMALLER_NUMBERS, CellNumber
 from gui.plots.scale import color_table
 from gui.plots.style import PlotOptions, colormap, font
+from gui.state import display
 from tests import gui_lessons
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
@@ -144,13 +145,35 @@ def test_larger_text_reaches_every_figure(qtbot, lesson):
     qtbot.waitUntil(follows)
 
 
-def test_decimals_repaint_the_tables_in_place_and_are_the_matrix_export_default(qtbot, lesson, monkeypatch, tmp_path):
+DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")  # a number with decimals, alone or in a caption
+
+
+def decimals_of(view) -> set[int]:
+    """How many decimals the figure's cell numbers and captions print ("0.452": 3)."""
+    written = [item.text() for item in shown(view, CellNumber)] + texts(view).split("\n")
+    return {len(number.split(".")[1]) for text in written for number in DECIMAL.findall(text)}
+
+
+def test_decimals_reach_the_tables_and_figures_in_place_and_are_the_matrix_export_default(
+    qtbot, lesson, monkeypatch, tmp_path
+):
     window = lesson.window
+    window.resize(1920, 1080)  # room for the cells' numbers
+    start = lesson.state.display.decimals
+    counts = {"cost", "map"}  # multiply-adds and bytes ("1.5 KB"), no matrix numbers
+    with_numbers = [name for name, view in figures(window).items() if decimals_of(view) and name not in counts]
+    assert {"stage view", "generate"} <= set(with_numbers), with_numbers
+    before = {name: decimals_of(figures(window)[name]) for name in with_numbers}
+    assert before == dict.fromkeys(with_numbers, {start}), before
     three = next(a for a in window.presentation.decimals.actions() if a.data() == 3)
+    assert start != 3
     three.trigger()
     assert lesson.window is window
     table = window.stage_view.output.model
     assert len(table.text(0, 0).split(".")[1]) == 3
+    qtbot.waitUntil(
+        lambda: {name: decimals_of(figures(window)[name]) for name in with_numbers} == dict.fromkeys(with_numbers, {3})
+    )
     asked = []
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / "m.csv"), ""))
     monkeypatch.setattr(QInputDialog, "getInt", lambda _p, _t, _l, value, *a: asked.append(value) or (0, False))
@@ -158,12 +181,26 @@ def test_decimals_repaint_the_tables_in_place_and_are_the_matrix_export_default(
     assert asked == [3] and not (tmp_path / "m.csv").exists()
 
 
-def test_projector_palette_reaches_the_window_that_is_open(qtbot, lesson):
+def test_projector_palette_reaches_every_view_and_dock_of_the_window_that_is_open(qtbot, lesson):
     window = lesson.window
+    docks = window.teaching
+    views = {
+        "stage list": window.stage_list,
+        "stage view": window.stage_view,
+        **{f"table {panel.model.slice.name}": panel.table for panel in window.stage_view.panels()},
+        **{dock.objectName(): dock.widget() for dock in (*docks.docks(), window.map_dock)},
+    }
+    projector = display.projector_palette()
+
+    def colours(widget) -> tuple[str, ...]:
+        palette = widget.palette()
+        return tuple(palette.color(role).name() for role in (QPalette.Window, QPalette.Base, QPalette.Highlight))
+
+    wanted = tuple(projector.color(role).name() for role in (QPalette.Window, QPalette.Base, QPalette.Highlight))
+    assert all(colours(view) != wanted for view in views.values())  # the system's palette until now
     window.presentation.projector.trigger()
-    assert lesson.window is window
-    assert QApplication.instance().palette().color(QPalette.Base).name() == "#ffffff"
-    assert window.presentation.projector.isChecked()
+    assert lesson.window is window and window.presentation.projector.isChecked()
+    qtbot.waitUntil(lambda: {name: colours(view) for name, view in views.items() if colours(view) != wanted} == {})
 
 
 def test_the_head_reaches_every_view_that_shows_one(qtbot, lesson):

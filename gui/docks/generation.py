@@ -133,7 +133,7 @@ class GenerationPanel(QWidget):
             self.temperature.blockSignals(True)
             self.temperature.setValue(self.settings.temperature)
             self.temperature.blockSignals(False)
-        if names & {"temperature", "colormap"}:
+        if names & {"temperature", "colormap", "decimals"}:
             self.show_choice()
 
     def _mode_changed(self, *_) -> None:
@@ -232,4 +232,6 @@ class GenerationPanel(QWidget):
         opts = self.settings.plot_options()
         if self.choice_panel is None:
             self.choice_panel = ChoicePanel(self.plot.ci, opts)
-        self.choice_panel.set(self.state.model.vocabs["dec"].tokens, choice, opts, choice_title(choice, opts.lang))
+        self.choice_panel.set(
+            self.state.model.vocabs["dec"].tokens, choice, opts, choice_title(choice, opts.lang, opts.decimals)
+        )

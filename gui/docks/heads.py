@@ -62,7 +62,7 @@ class HeadGridView(LazyView):
         )
 
     def _settings_changed(self, names: frozenset[str]) -> None:
-        if names & {"row", "colormap"}:  # new options, the same figure
+        if names & {"row", "colormap", "decimals"}:  # new options, the same figure
             self._edited()
 
     def _edited(self, *_) -> None:

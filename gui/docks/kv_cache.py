@@ -41,7 +41,7 @@ class KVCacheView(LazyView):
         layout.addWidget(self.plot, 1)
         for signal in (state.lessonChanged, state.traceEdited):
             signal.connect(self.schedule)
-        self.redraw_on(self.settings, {"head", "colormap"})
+        self.redraw_on(self.settings, {"head", "colormap", "decimals"})
 
     def rows(self) -> int:
         """K and V rows in the cache as shown."""

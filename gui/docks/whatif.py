@@ -91,7 +91,7 @@ class WhatIfView(LazyView):
         self.tabs.currentChanged.connect(self.schedule)
         for signal in (state.lessonChanged, state.traceEdited):
             signal.connect(self.schedule)
-        self.redraw_on(self.settings, {"head", "row", "colormap"})
+        self.redraw_on(self.settings, {"head", "row", "colormap", "decimals"})
 
     def switch(self) -> str:
         return SWITCHES[self.tabs.currentIndex()]

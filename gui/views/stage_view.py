@@ -337,7 +337,7 @@ class StageView(QWidget):
             self._show_matrices(matrices)
         elif names & {"decimals", "colormap"}:
             self._show_matrices(self._matrices())
-        if names & {"head", "row", "temperature", "colormap"}:
+        if names & {"head", "row", "temperature", "colormap", "decimals"}:
             self._refresh_plots()
 
     def _row_clicked(self, panel: MatrixPanel, row: int) -> None:
