@@ -1,6 +1,8 @@
 """The "Cost of this model" dock: for any model, following the cursor, every bar named, idle while hidden,
 opened by a lesson that asks for it, its figure exportable."""
 
+import re
+
 import pytest
 from PySide6.QtGui import QFontMetrics
 
@@ -12,6 +14,8 @@ from gui.plots.style import font
 from tests import gui_lessons
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
+
+STAGE_ID = re.compile(r"\b(enc|dec)\.\d|\b(self_attn|cross_attn|attn|ffn|norm\d|add\d)\.|\boutput\b")  # not words
 
 
 def shown(qtbot, window):
@@ -28,6 +32,8 @@ def assert_every_bar_named(qtbot, cost) -> None:
     heights = bars.item.opts["width"]
     assert [i for i, _ in ticks] == list(range(len(heights))) and len(heights) == len(cost.figure.stages.rows)
     assert all(label.strip() for _, label in ticks) and len({label for _, label in ticks}) == len(ticks)
+    title = bars.plot.titleLabel.text
+    assert [text for text in [title] + [label for _, label in ticks] if STAGE_ID.search(text)] == []
     line = QFontMetrics(font(PlotOptions(), "tick")).height()
     room = len(ticks) * line * ROW_SPACING - 1  # for every label, once laid out (shrunk as a whole if need be)
     qtbot.waitUntil(lambda: bars.plot.vb.height() >= room)

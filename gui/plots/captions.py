@@ -76,6 +76,10 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     ),
     "per_head": (" ({macs} per head)", "（每个头 {macs} 次）"),
     "layer_total": ("{layer}, all stages", "{layer} 全部阶段"),
+    "enc_block": ("Encoder block {i}", "编码器第 {i} 块"),
+    "dec_block": ("Decoder block {i}", "解码器第 {i} 块"),
+    "enc_outside_blocks": ("Encoder: embedding, final norm", "编码器：嵌入、最终归一化"),
+    "dec_outside_blocks": ("Decoder: embedding, final norm", "解码器：嵌入、最终归一化"),
     "bytes": ("bytes", "字节"),
     "share": (
         "Attention's share (Q·Kᵀ and A·V) of all multiply-adds as n grows (log axes); ● this sentence, "

@@ -14,8 +14,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontMetrics
 
 from engine import cost
+from gui.text.operations import place_of, stage_title
 
-from .captions import caption
+from .captions import caption, plain
 from .figure import figure_title
 from .style import PlotOptions, color, font, foreground, html_size, markers, new_plot, set_caption
 from .view import clear_layout
@@ -107,10 +108,21 @@ def stage_rows(costs: dict[str, dict[str, int]], stage: str) -> list[tuple[str, 
     return rows
 
 
-def _row_label(name: str, kind: str, group: str, lang: str) -> str:
+def group_label(trace, group: str, lang: str) -> str:
+    """A layer of engine.cost (its `layer_of`) in words: "Decoder block 0", "Decoder: embedding", "Linear +
+    Softmax"."""
+    place = place_of(trace, next(name for name in trace.stage_names if cost.layer_of(name) == group))
+    if place.stack is None:
+        return plain("output", lang)
+    if place.block is None:
+        return plain(f"{place.stack}_outside_blocks", lang)
+    return plain(f"{place.stack}_block", lang, i=place.block)
+
+
+def _row_label(trace, name: str, kind: str, lang: str) -> str:
     if kind == "layer":
-        return caption("layer_total", lang, layer=name)
-    return name[len(group) + 1 :] if name.startswith(group + ".") else name
+        return plain("layer_total", lang, layer=group_label(trace, name, lang))
+    return stage_title(trace, name, lang)
 
 
 class StageMacsPanel:
@@ -135,14 +147,14 @@ class StageMacsPanel:
         text = caption(
             "stage_macs",
             opts.lang,
-            layer=group,
+            layer=group_label(trace, group, opts.lang),
             macs=f"{this['macs']:,}",
             per_head=one_head,
             size=cost.format_bytes(this["bytes"]),
         )
         values = [float(m) for _, m, _ in self.rows]
         self.bars.set(
-            [_row_label(n, k, group, opts.lang) for n, _, k in self.rows],
+            [_row_label(trace, n, k, opts.lang) for n, _, k in self.rows],
             values,
             [self.COLORS[k] for _, _, k in self.rows],
             [_count(m) for m in values],
