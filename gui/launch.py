@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QApplication
 
 from engine.formats.lesson import shipped_lessons
-from gui.lesson_controller import LessonController
+from gui.lesson.controller import LessonController
 from gui.state import display, preferences
 from gui.state.app_state import AppState
 

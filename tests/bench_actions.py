@@ -43,7 +43,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from engine import sources  # noqa: E402
 from engine.formats.lesson import open_lesson  # noqa: E402
-from gui.lesson_controller import LessonController  # noqa: E402
+from gui.lesson.controller import LessonController  # noqa: E402
 from gui.state.app_state import AppState  # noqa: E402
 from tests.gui_lessons import FakePrompts  # noqa: E402
 

@@ -17,7 +17,7 @@ torch.set_num_threads(1)
 # The modules every test uses, imported once and then frozen out of the garbage collector's view: the
 # collection after each test (below) then looks only at objects made since, in ~1 ms instead of ~0.3–0.6 s
 # for the ~200,000 objects of torch, Qt, pyqtgraph and the app's modules.
-import gui.lesson_controller  # noqa: E402,F401
+import gui.lesson.controller  # noqa: E402,F401
 import gui.plots  # noqa: E402,F401
 from gui.text import i18n  # noqa: E402
 

@@ -12,7 +12,7 @@ from shiboken6 import isValid
 
 from engine.formats.lesson import Lesson, open_lesson
 from gui.idle_collection import collect_between_events
-from gui.lesson_controller import LessonController
+from gui.lesson.controller import LessonController
 from gui.state import display
 from gui.state.app_state import AppState
 from gui.text import i18n

@@ -16,7 +16,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "gui")
 # gui's folders from the bottom up: a module may import its own folder and the folders below it (engine is below all)
-LAYERS = ("gui.text", "gui.plots", "gui.state", "gui.export", "gui.views", "gui.docks", "gui.window", "gui")
+LAYERS = (
+    "gui.text",
+    "gui.plots",
+    "gui.state",
+    "gui.export",
+    "gui.views",
+    "gui.docks",
+    "gui.window",
+    "gui.lesson",
+    "gui",
+)
 QT = ("PySide6", "shiboken6", "pyqtgraph")
 
 
@@ -113,7 +123,7 @@ def layer(name: str) -> int:
 
 
 def test_every_module_is_read_and_its_imports_resolve():
-    assert {"engine.model", "gui.plots.style", "gui.state.display", "gui.lesson_controller"} <= set(modules())
+    assert {"engine.model", "gui.plots.style", "gui.state.display", "gui.lesson.controller"} <= set(modules())
     assert "gui.plots.style" in graph()["gui.plots.heatmap"]  # a relative import (from .style import …)
     assert "engine.ops" in graph()["gui.plots.rope"]  # from engine.ops import … and from engine import ops
     assert "gui.state.app_state" not in graph()["gui.state.commands"]  # an `if TYPE_CHECKING:` import

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.formats.lesson import open_lesson, shipped_lessons
-from gui.lesson_prompts import Prompts
+from gui.lesson.prompts import Prompts
 from gui.state import preferences
 from gui.text import i18n
 from gui.text.operations import stage_op, text_key

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
-from gui.lesson_controller import LessonController
+from gui.lesson.controller import LessonController
 from gui.plots.scale import color_table
 from gui.state import display, preferences
 from tests import gui_lessons

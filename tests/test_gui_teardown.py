@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 
-from gui.lesson_controller import LessonController
+from gui.lesson.controller import LessonController
 from tests.gui_lessons import FakePrompts, state_for
 
 

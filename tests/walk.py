@@ -21,7 +21,7 @@ import torch
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication
 
-from gui.lesson_controller import LessonController
+from gui.lesson.controller import LessonController
 from gui.views.stage_list import NAME_ROLE
 
 CELL_VALUES = [

@@ -1,4 +1,4 @@
-"""What the lesson controller offers at the start (`LessonStart`, a part of gui/lesson_controller.py's
+"""What the lesson controller offers at the start (`LessonStart`, a part of gui/lesson/controller.py's
 LessonController): after a crash the lessons autosaved by Stepformers no longer running, one by one, and the start
 page with the shipped lessons (the menus and the model picker open it too)."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from engine import EngineError
 from engine.formats.lesson import shipped_lessons
 from engine.formats.recovery import RecoveryFolder, orphaned_folders
-from gui.lesson_prompts import Prompts
+from gui.lesson.prompts import Prompts
 from gui.state import preferences
 from gui.state.autosave import Autosaver
 from gui.window.main_window import MainWindow
@@ -17,7 +17,7 @@ from gui.window.start_page import StartPage
 
 
 class LessonStart:
-    """The start's part of the lesson controller (its other parts: gui/lesson_window.py, gui/lesson_files.py)."""
+    """The start's part of the lesson controller (its other parts: gui/lesson/window.py, gui/lesson/files.py)."""
 
     window: MainWindow | None
     prompts: Prompts

@@ -1,4 +1,4 @@
-"""The lesson controller's files (`LessonFiles`, a part of gui/lesson_controller.py's LessonController): open a
+"""The lesson controller's files (`LessonFiles`, a part of gui/lesson/controller.py's LessonController): open a
 shipped lesson, a `.stepformer` file or a model the model picker built, Save / Save As and the recent files, and
 the question about unsaved edits before a lesson is replaced."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from engine import EngineError
 from engine.formats.lesson import Lesson, open_lesson, save_lesson
-from gui.lesson_prompts import Prompts
+from gui.lesson.prompts import Prompts
 from gui.state import preferences
 from gui.state.app_state import AppState
 from gui.state.autosave import Autosaver
@@ -20,7 +20,7 @@ SUFFIX = ".stepformer"
 
 
 class LessonFiles:
-    """The files' part of the lesson controller (its other parts: gui/lesson_window.py, gui/lesson_start.py)."""
+    """The files' part of the lesson controller (its other parts: gui/lesson/window.py, gui/lesson/start.py)."""
 
     state: AppState
     window: MainWindow | None

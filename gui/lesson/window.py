@@ -1,4 +1,4 @@
-"""The lesson controller's window (`LessonWindow`, a part of gui/lesson_controller.py's LessonController):
+"""The lesson controller's window (`LessonWindow`, a part of gui/lesson/controller.py's LessonController):
 built and shown where it was last time, its menus' and model picker's requests connected, its title (the lesson's
 name and the unsaved marker); the language and display choices kept for the next start and given to the app (font,
 palette), a new window for the language, the text size and presentation mode (the app state, with its undo
@@ -19,7 +19,7 @@ from gui.window.main_window import MainWindow, WindowLayout
 
 
 class LessonWindow:
-    """The window's part of the lesson controller (its other parts: gui/lesson_files.py, gui/lesson_start.py)."""
+    """The window's part of the lesson controller (its other parts: gui/lesson/files.py, gui/lesson/start.py)."""
 
     state: AppState
     window: MainWindow | None

@@ -1,16 +1,16 @@
 """Lessons in the window: `LessonController` sits above the window, connects to the requests its menus and model
 picker emit, and nothing below it holds it. It is made of parts, each in a file of its own:
 
-- gui/lesson_window.py: the window, built and shown where it was last time, and built anew for the language, the
+- gui/lesson/window.py: the window, built and shown where it was last time, and built anew for the language, the
   text size and presentation mode; its title; the display choices kept for the next start and given to the app
   (font, palette); on close the question about unsaved edits, then a clean exit;
-- gui/lesson_files.py: open a shipped lesson, a `.stepformer` file or a model the model picker built; Save, Save As
+- gui/lesson/files.py: open a shipped lesson, a `.stepformer` file or a model the model picker built; Save, Save As
   and the recent files;
-- gui/lesson_start.py: the offer to restore what a Stepformer that crashed autosaved, and the start page;
+- gui/lesson/start.py: the offer to restore what a Stepformer that crashed autosaved, and the start page;
 - this file: every change, with its journal records, autosaved (gui/state/autosave.py), and the title bar's
   unsaved marker.
 
-The questions it asks the teacher go through `Prompts` (gui/lesson_prompts.py), which the tests replace;
+The questions it asks the teacher go through `Prompts` (gui/lesson/prompts.py), which the tests replace;
 gui/launch.py shows the window as `python main.py` does.
 """
 
@@ -23,10 +23,10 @@ from PySide6.QtCore import QObject
 from shiboken6 import isValid
 
 from engine import EngineError
-from gui.lesson_files import LessonFiles
-from gui.lesson_prompts import Prompts
-from gui.lesson_start import LessonStart
-from gui.lesson_window import LessonWindow
+from gui.lesson.files import LessonFiles
+from gui.lesson.prompts import Prompts
+from gui.lesson.start import LessonStart
+from gui.lesson.window import LessonWindow
 from gui.state.app_state import AppState
 from gui.state.autosave import Autosaver
 from gui.state.change_records import Records, rebuild_record, stage_record, undo_moves
