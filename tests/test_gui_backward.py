@@ -12,7 +12,7 @@ from gui.export.matrix import export_matrix
 from gui.plots import PlotOptions
 from gui.text.operations import text_key
 from gui.text.stage_texts import op_title
-from gui.views.stage_list import stage_title
+from gui.views.stage_list import tree_title
 from tests.gui_window import open_lesson_window, open_window, panel_for, press
 
 
@@ -35,7 +35,7 @@ def test_a_decoder_steps_to_the_loss_and_back_through_every_backward_stage(qtbot
         assert view.title.text() == op_title(text_key(state.trace, name)) and view.formula.text()
         assert view.explanation.text()
     leaves = {leaf.data(Qt.UserRole + 1): leaf for leaf in window.stage_list.leaves}
-    assert leaves["grad.dec.0.self_attn.weights"].text() == "∂L/∂ " + stage_title(
+    assert leaves["grad.dec.0.self_attn.weights"].text() == "∂L/∂ " + tree_title(
         state.trace, "dec.0.self_attn.weights", "en"
     )
     group = leaves["grad.dec.0.self_attn.weights"].parent()

@@ -3,6 +3,8 @@ chrome folded into a breadcrumb of human names, every table whole or scrollable 
 and the desk's layout given back exactly; at 1280×720 with Ctrl+= twice no table is cut either; the What-if dock
 on the switch just turned on; docks that leave the stage view room at 1280×720."""
 
+from html import escape
+
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QRect, Qt
@@ -23,6 +25,8 @@ from PySide6.QtWidgets import (
 
 from gui.docks.placement import DOCK_MIN_WIDTH, STAGE_MIN_WIDTH
 from gui.state import display
+from gui.text.stage_texts import op_title
+from gui.views.stage_list import NAME_ROLE
 from tests import gui_lessons
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
@@ -222,6 +226,20 @@ def test_the_breadcrumb_names_the_stage_in_chinese(qtbot, start_window):
     text = window.breadcrumb.path.text()
     assert "编码器" in text and "自注意力" in text and "enc.0" not in text
     assert window.breadcrumb.path.toolTip() == "enc.0.attn.weights"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_tree_the_breadcrumb_and_the_stage_view_give_a_stage_one_title(qtbot, start_window, lang):
+    """In cross-attention too: "Cross-attention weights: which source words", not the self-attention title."""
+    controller = start_window("cross-attention", lang)
+    desk = controller.window
+    go(qtbot, desk, "dec.0.cross_attn.weights")
+    title = desk.stage_view.title.text()
+    assert title == op_title("cross_attn.weights", lang) != op_title("attn.weights", lang)
+    leaves = {leaf.data(NAME_ROLE): leaf.text() for leaf in desk.stage_list.leaves}
+    assert leaves["dec.0.cross_attn.weights"] == title
+    window = present(qtbot, controller, (1920, 1080))
+    assert window.breadcrumb.crumbs()[-1] == title and escape(title) in window.breadcrumb.path.text()
 
 
 def test_the_figure_leaves_out_heatmaps_that_repeat_the_tables(qtbot, start_window):

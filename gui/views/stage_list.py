@@ -8,19 +8,20 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QStyle, QTreeView, QVBo
 
 from engine.training.backward import forward_of, is_backward
 from gui.state.app_state import AppState
-from gui.text.operations import stage_operation
+from gui.text.operations import stage_title
 from gui.text.places import group_path, tr
-from gui.text.stage_texts import op_title
 
 NAME_ROLE = Qt.UserRole + 1
 NOT_COMPUTED = QColor("#9a9a9a")
 
 
-def stage_title(trace, name: str, lang: str) -> str:
-    """The operation's title; a step of tiled attention also says which tile (block of queries, block of keys)."""
+def tree_title(trace, name: str, lang: str) -> str:
+    """How the stage tree and the breadcrumb name a stage: its title, as the stage view shows it (in
+    cross-attention, the cross-attention wording); a step of the backward pass, ∂L/∂ and the title of the stage
+    whose gradient it is; a step of tiled attention also says which tile (block of queries, block of keys)."""
     if is_backward(name):
-        return "∂L/∂ " + stage_title(trace, forward_of(name), lang)
-    title = op_title(stage_operation(trace, name).text_key, lang)
+        return "∂L/∂ " + tree_title(trace, forward_of(name), lang)
+    title = stage_title(trace, name, lang)
     stage = trace.stage(name)
     if stage is None or stage.tile is None:
         return title
@@ -77,7 +78,7 @@ class StageList(QWidget):
                     groups[key] = QStandardItem(path[depth - 1])
                     parent.appendRow(groups[key])
                 parent = groups[key]
-            leaf = QStandardItem(stage_title(trace, name, self.state.display.lang))
+            leaf = QStandardItem(tree_title(trace, name, self.state.display.lang))
             leaf.setData(name, NAME_ROLE)
             parent.appendRow(leaf)
             self.leaves.append(leaf)

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSizePolicy, QWidget
 from gui.state.app_state import AppState
 from gui.state.display import DECIMALS, room_scale_for
 from gui.text.places import group_path
-from gui.views.stage_list import stage_title
+from gui.views.stage_list import tree_title
 
 TITLE_SCALE = 1.5  # the breadcrumb's last crumb, the stage's title, against the text around it
 FOLLOW_DELAY_MS = 300  # a window moved to another screen settles before its type is sized for it
@@ -151,7 +151,7 @@ class Breadcrumb(QWidget):
     def crumbs(self) -> list[str]:
         """The groups the current stage sits in, outermost first, then its title (as the stage tree names them)."""
         trace, name = self.state.view, self.state.current_stage
-        return [*group_path(trace, name), stage_title(trace, name, self.state.display.lang)]
+        return [*group_path(trace, name), tree_title(trace, name, self.state.display.lang)]
 
     def update_path(self, *_) -> None:
         *groups, title = self.crumbs()
