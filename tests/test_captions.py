@@ -56,3 +56,11 @@ def test_every_switch_has_one_entry_with_its_name_and_its_map_note_in_both_langu
 def test_captions_escape_tokens_and_plain_text_does_not():
     assert caption("row", "en", token="<start>") == "row of &lt;start&gt;"
     assert plain("row", "zh", token="<start>") == "<start> 这一行"
+
+
+def test_the_figures_name_a_block_as_the_window_does_in_chinese():
+    from gui.text import i18n
+
+    window = i18n.catalogue("zh").translate("StageList", "Block {0}").format(0)
+    assert plain("block", "zh", i=0) == window == "第 0 层"
+    assert plain("dec_block", "zh", i=0) == "解码器" + window
