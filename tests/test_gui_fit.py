@@ -1,6 +1,6 @@
 """At the classroom window sizes the issue names (1280×720 and 1600×1000), in both languages, every stage's
 plot area lies inside the window and its figure inside the plot area, shrunk at most a little; and no table's
-scroll bar covers its last row."""
+scroll bar covers its last row; the explanation shows every line."""
 
 import pytest
 from PySide6.QtCore import QRect, QRectF
@@ -67,3 +67,19 @@ def test_generation_and_kv_cache_docks_fit_beside_the_stage_view_at_1280x720(qtb
         for widget in (*widgets, window.stage_view.plot, window.stepper):
             assert fits_inside(widget, window), type(widget).__name__
     assert views.kv_cache.plot.height() >= 150
+
+
+def test_the_explanation_shows_every_line_whatever_the_width_the_window_is_given(qtbot, start_window):
+    """Its height follows the lines its width wraps it into: a viewport left its old height cut the last line
+    off, with no scroll bar to reach it (1100 px wide after 1280, 1400 after 1100)."""
+    window = start_window("the-cat-sat").window
+    window.state.go_to("enc.0.ffn.act")  # an explanation of four lines and more
+    box = window.stage_view.explanation_box
+    cut = []
+    for width in (1920, 1500, 1280, 1100, 1400, 1280):
+        window.resize(width, 720)
+        qtbot.waitUntil(lambda w=width: window.width() == w)
+        qtbot.wait(50)
+        if box.viewport().height() != box.height() or box.verticalScrollBar().isVisible():
+            cut.append((width, box.height(), box.viewport().height()))
+    assert not cut

@@ -149,7 +149,10 @@ class StageView(QWidget):
 
     def eventFilter(self, watched, event) -> bool:
         if watched is self.explanation_box.viewport() and event.type() == QEvent.Type.Resize:
-            self._fit_explanation()  # a new width wraps the explanation into more or fewer lines
+            # a new width wraps the explanation into more or fewer lines: its height follows once the scroll area has
+            # laid out its viewport (a new height set from inside that layout left the viewport its old height, the
+            # last line cut off without a scroll bar)
+            QTimer.singleShot(0, self, self._fit_explanation)
         elif watched is self.splitter and event.type() == QEvent.Type.Resize:
             self._fit_split()
         return False
