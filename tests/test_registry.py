@@ -1,6 +1,6 @@
 """Every operation of every architecture has one complete entry in gui/text/operations.py (title and
 explanation in English and Chinese, formula, colour-map kind, plots), its colour kind fits its numbers, and the
-teaching texts write the formulas with the letters the formula line uses."""
+teaching texts write the formulas with the letters the formula line uses and name no lesson's words."""
 
 import re
 
@@ -176,3 +176,29 @@ def test_the_check_finds_a_stale_letter():
     assert _equations("A = SiLU(G) ⊙ H, with SiLU(g) = g·sigmoid(g)") == [("A", ["H"])]
     ffn_down = _formula_symbols()["ffn.down"]
     assert "H_act" in ffn_down and "H" not in ffn_down
+
+
+def test_the_stage_texts_speak_of_any_sentence_not_of_one_lessons():
+    """A stage's text is shown for every model and sentence: naming a lesson's words ("the row that predicts 爱
+    looks mostly at love") contradicts every other screen. The words any sentence has are allowed."""
+    import json
+
+    from engine.assets import ASSETS_DIR
+
+    common = {",", "。", "I", "The", "the", "on", "它"}  # punctuation, "I" and "the" in English, 它 "it"
+    words = set()
+    for path in (ASSETS_DIR / "lessons").glob("*.json"):
+        lesson = json.loads(path.read_text(encoding="utf-8"))
+        words |= set(lesson.get("text", "").split()) | set(lesson.get("target", "").split())
+    assert {"love", "爱", "cat"} <= words
+    texts = json.loads((ASSETS_DIR / "stage_texts.json").read_text(encoding="utf-8"))
+    named = {
+        (key, word)
+        for key, entry in texts.items()
+        if key != "_about"
+        for field in ("title", "caption", "text")
+        for text in entry.get(field, {}).values()
+        for word in words - common
+        if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text)
+    }
+    assert named == set()
