@@ -32,6 +32,7 @@ from engine.generate import MAX_TEMPERATURE, MIN_TEMPERATURE, choose, next_token
 from engine.tokenizer import END
 from gui.plots.kv_cache import Choice, ChoicePanel, choice_title
 from gui.plots.view import FittedLayoutWidget
+from gui.state import display
 from gui.state.app_state import AppState
 from gui.state.commands import AppendTokenCommand
 
@@ -133,7 +134,7 @@ class GenerationPanel(QWidget):
             self.temperature.blockSignals(True)
             self.temperature.setValue(self.settings.temperature)
             self.temperature.blockSignals(False)
-        if names & {"temperature", "colormap", "decimals"}:
+        if names & ({"temperature"} | display.LOOK):
             self.show_choice()
 
     def _mode_changed(self, *_) -> None:

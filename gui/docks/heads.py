@@ -15,6 +15,7 @@ from gui.plots import figure_build_key
 from gui.plots.captions import plain
 from gui.plots.heads import draw_heads, heads_stage
 from gui.plots.view import FigureCache, FittedLayoutWidget
+from gui.state import display
 from gui.state.app_state import AppState
 from gui.views.lazy_view import LazyView
 
@@ -62,7 +63,7 @@ class HeadGridView(LazyView):
         )
 
     def _settings_changed(self, names: frozenset[str]) -> None:
-        if names & {"row", "colormap", "decimals"}:  # new options, the same figure
+        if names & ({"row"} | display.LOOK):  # new options, the same figure
             self._edited()
 
     def _edited(self, *_) -> None:

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from gui.plots.kv_cache import CachePanel, MacsPanel, self_attentions
 from gui.plots.view import FittedLayoutWidget
+from gui.state import display
 from gui.state.app_state import AppState
 from gui.text.places import group_path
 from gui.views.lazy_view import LazyView
@@ -41,7 +42,7 @@ class KVCacheView(LazyView):
         layout.addWidget(self.plot, 1)
         for signal in (state.lessonChanged, state.traceEdited):
             signal.connect(self.schedule)
-        self.redraw_on(self.settings, {"head", "colormap", "decimals"})
+        self.redraw_on(self.settings, {"head"} | display.LOOK)
 
     def rows(self) -> int:
         """K and V rows in the cache as shown."""

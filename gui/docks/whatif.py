@@ -13,6 +13,7 @@ from gui.plots import StageFigure
 from gui.plots.captions import plain
 from gui.plots.view import FittedLayoutWidget
 from gui.plots.whatif import draw_whatif, whatif_build_key
+from gui.state import display
 from gui.state.app_state import AppState
 from gui.text.switches import switch_name
 from gui.views.lazy_view import LazyView
@@ -91,7 +92,7 @@ class WhatIfView(LazyView):
         self.tabs.currentChanged.connect(self.schedule)
         for signal in (state.lessonChanged, state.traceEdited):
             signal.connect(self.schedule)
-        self.redraw_on(self.settings, {"head", "row", "colormap", "decimals"})
+        self.redraw_on(self.settings, {"head", "row"} | display.LOOK)
 
     def switch(self) -> str:
         return SWITCHES[self.tabs.currentIndex()]

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from engine.provenance import sources
 from gui.plots import PlotOptions, draw_stage, figure_build_key
 from gui.plots.view import FigureCache
+from gui.state import display
 from gui.state.app_state import AppState
 from gui.text.formulas import formula, symbols
 from gui.text.operations import stage_operation, stage_text, stage_title
@@ -338,9 +339,9 @@ class StageView(QWidget):
             self.controls.head_box.setCurrentIndex(self.state.head)
             self.formula.setText(shown_formula)
             self._show_matrices(matrices)
-        elif names & {"decimals", "colormap"}:
+        elif names & display.LOOK:
             self._show_matrices(self._matrices())
-        if names & {"head", "row", "temperature", "colormap", "decimals"}:
+        if names & ({"head", "row", "temperature"} | display.LOOK):
             self._refresh_plots()
 
     def _row_clicked(self, panel: MatrixPanel, row: int) -> None:
