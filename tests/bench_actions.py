@@ -14,6 +14,8 @@ loop is idle again with the window repainted:
     undo      undo of the last change (a weight edit or a switch), then its redo
     head      the head shown (Heads ▸ head 0 / 1)
 
+Between two actions the teacher pauses (`--pause`, 1 s: the event loop runs, untimed, and the window draws the
+figures of the stages next to the cursor ahead, gui/views/prefetch.py); `--pause 0` takes the actions back to back.
 Each row gives the median and the largest time per action; the last line sums up: the median over all actions
 and the slowest single action of each model. `--cpu` counts the process's CPU time instead of the wall clock:
 on a machine shared with other work it compares two versions more fairly (the window's work is all on one
@@ -38,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pyqtgraph as pg  # noqa: E402
 import torch  # noqa: E402
-from PySide6.QtCore import QEvent, Qt  # noqa: E402
+from PySide6.QtCore import QEvent, QEventLoop, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from engine import sources  # noqa: E402
@@ -82,6 +84,16 @@ def settle(app: QApplication) -> None:
         app.sendPostedEvents()
         app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         quiet = quiet + 1 if time.perf_counter() - start < 0.001 else 0
+
+
+def pause(app: QApplication, seconds: float) -> None:
+    """A teacher's pause between two actions, untimed: the application's event loop runs, waiting for input as it
+    does in the app (what it starts when idle, then finished)."""
+    if seconds > 0:
+        loop = QEventLoop()
+        QTimer.singleShot(round(seconds * 1000), loop.quit)
+        loop.exec()
+    settle(app)
 
 
 def timed(app: QApplication, action: Callable[[], object]) -> float:
@@ -141,7 +153,9 @@ def actions(controller: LessonController) -> dict[str, Callable[[], object]]:
     return {"step": step, "jump": jump, "what-if": switch, "language": language, "undo": undo, "head": head}
 
 
-def measure(app: QApplication, make_state: Callable[[], AppState], rounds: int) -> dict[str, list[float]]:
+def measure(
+    app: QApplication, make_state: Callable[[], AppState], rounds: int, seconds: float
+) -> dict[str, list[float]]:
     controller = open_window(app, make_state)
     todo = actions(controller)
     settle(app)
@@ -151,6 +165,7 @@ def measure(app: QApplication, make_state: Callable[[], AppState], rounds: int) 
             if name != "step":
                 controller.state.go_to(next(n for n in controller.state.stage_names if n.endswith("attn.weights")))
                 settle(app)
+            pause(app, seconds)
             samples[name].append(timed(app, action))
     controller.state.undo_stack.setClean()
     controller.window.close()
@@ -162,6 +177,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=12, help="times each action is taken per model")
     parser.add_argument("--cpu", action="store_true", help="count CPU time, not the wall clock")
+    parser.add_argument("--pause", type=float, default=1.0, help="seconds between two actions (0: back to back)")
     args = parser.parse_args()
     global clock
     clock = time.process_time if args.cpu else time.perf_counter
@@ -170,7 +186,7 @@ def main() -> int:
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
     summary = []
     for model, make_state in MODELS.items():
-        samples = measure(app, make_state, max(2, args.rounds))
+        samples = measure(app, make_state, max(2, args.rounds), max(0.0, args.pause))
         for name, times in samples.items():
             print(
                 f"{model:10} {name:9} median {statistics.median(times):7.1f} ms   max {max(times):7.1f} ms", flush=True

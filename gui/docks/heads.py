@@ -18,6 +18,7 @@ from gui.plots.view import FigureCache, FittedLayoutWidget
 from gui.state import display
 from gui.state.app_state import AppState
 from gui.views.lazy_view import LazyView
+from gui.views.prefetch import Prefetch
 
 
 class HeadGridView(LazyView):
@@ -39,6 +40,7 @@ class HeadGridView(LazyView):
         layout.addWidget(self.pages)
         self.figures = FigureCache(self.plot)  # by stage shown and structure
         self.blank = pg.GraphicsLayout()
+        self.prefetch = Prefetch(self, state, self._prepare)  # the next stage's heads, drawn while idle
         state.cursorChanged.connect(self.schedule)
         state.lessonChanged.connect(self.schedule)
         state.traceEdited.connect(self._edited)
@@ -54,13 +56,23 @@ class HeadGridView(LazyView):
             self.pages.setCurrentWidget(self.empty)
             return
         self.pages.setCurrentWidget(self.plot)
-        shown = self.shown
-        options = self.settings.plot_options
         self.figure = self.figures.show(
-            figure_build_key(trace, shown),
-            lambda layout: draw_heads(layout, trace, shown, options()),
-            lambda figure: figure.refresh(trace, options()),
+            figure_build_key(trace, self.shown),
+            self._drawing(self.shown),
+            lambda figure: figure.refresh(trace, self.settings.plot_options()),
         )
+        self.prefetch.restart()
+
+    def _drawing(self, shown: str):
+        """What draws the heads of the attention stage `shown` into a layout."""
+        trace, options = self.state.trace, self.settings.plot_options()
+        return lambda layout: draw_heads(layout, trace, shown, options)
+
+    def _prepare(self, stage: str) -> None:
+        """Draw the heads that `stage` (a stage of the stepped view) shows into the cache, not shown (Prefetch)."""
+        shown = heads_stage(self.state.trace, self.state.forward_stage(stage))
+        if shown is not None:
+            self.figures.prepare(figure_build_key(self.state.trace, shown), self._drawing(shown))
 
     def _settings_changed(self, names: frozenset[str]) -> None:
         if names & ({"row"} | display.LOOK):  # new options, the same figure

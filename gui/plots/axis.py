@@ -68,6 +68,7 @@ class Axis(pg.AxisItem):
     plan: Plan | None = None
     floor = 0  # the most compact plan taken since the plans started afresh: never a less compact one till then
     least = 0.0  # the length along the axis the labels need at their smallest
+    measured: tuple | None = None  # (labels, bold, font, direction) and the plans measured for them (_plans)
 
     def __init__(self, orientation: str, **kwargs):
         super().__init__(orientation, **kwargs)
@@ -112,15 +113,25 @@ class Axis(pg.AxisItem):
         rect = self.geometry()
         return (rect.height() if self.vertical else rect.width()) / span
 
-    def _plans(self) -> list[tuple[Plan, float]]:
-        """The ways to draw the labels, best first, each with the length one label needs along the axis."""
+    def _plans(self) -> list[tuple[Plan, float, float]]:
+        """The ways to draw the labels, best first, each with the length one label needs along the axis and the
+        room the labels need across it; measured once per set of labels and font (an axis is replanned at every
+        resize and range change)."""
         base = self.style["tickFont"] or QFont()
-        fonts = [_scaled(base, s) for s in SHRINK]
-        if self.vertical:
-            return [(Plan(f, False), QFontMetricsF(f).height()) for f in fonts]
-        flat = [(Plan(f, False), self._largest(Plan(f, False))[0] + GAP) for f in fonts[:2]]
-        turned = [(Plan(f, True), self._largest(Plan(f, True))[0] + 2) for f in fonts]
-        return flat + turned
+        key = (tuple(self.categories), self.bold, base.key(), self.vertical)
+        if self.measured is None or self.measured[0] != key:
+            fonts = [_scaled(base, s) for s in SHRINK]
+            if self.vertical:
+                plans = [(Plan(f, False), QFontMetricsF(f).height()) for f in fonts]
+            else:
+                plans = [(Plan(f, False), GAP) for f in fonts[:2]] + [(Plan(f, True), 2) for f in fonts]
+            sizes = [self._largest(plan) for plan, _ in plans]
+            measured = [
+                (plan, extra if self.vertical else along + extra, across)
+                for (plan, extra), (along, across) in zip(plans, sizes)
+            ]
+            self.measured = (key, measured)
+        return self.measured[1]
 
     def _size(self, text: str, font: QFont, rotated: bool) -> tuple[float, float]:
         """(along the axis, across it) of one label: turned on its side, or for Chinese stacked upright."""
@@ -152,18 +163,18 @@ class Axis(pg.AxisItem):
         """Pick the first plan whose labels fit their slots (else the last), and size the axis for it."""
         plans = self._plans()
         slot = self._slot()
-        fitting = next((i for i, (_, need) in enumerate(plans) if need <= slot), len(plans) - 1)
+        fitting = next((i for i, (_, need, _) in enumerate(plans) if need <= slot), len(plans) - 1)
         self.floor = max(fitting, self.floor)
-        plan = plans[self.floor][0]
+        plan, _, across = plans[self.floor]
         span = abs(self.range[1] - self.range[0]) or 1.0
         least = plans[-1][1] * span
         if len(self.categories) > ALL_LABELS or number_line(self.categories):  # the first plan, every step-th label
-            first, need = plans[0]
+            first, need, across = plans[0]
             plan, least = Plan(first.font, False, max(1, math.ceil(need / max(slot, 1e-6)))), 0.0
         if least != self.least:
             self.least = least
             (self.setMinimumHeight if self.vertical else self.setMinimumWidth)(least)
-        across = self._largest(plan)[1] + self.style["tickTextOffset"][0 if self.vertical else 1] + 2
+        across += self.style["tickTextOffset"][0 if self.vertical else 1] + 2
         if self.label.isVisible():
             across += self.label.boundingRect().height() * 0.8
         if plan != self.plan or abs(across - self._across()) > 0.5:

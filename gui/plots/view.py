@@ -143,6 +143,17 @@ class FigureCache:
         self.view.settle()
         return figure
 
+    def prepare(self, key: Hashable, draw: Callable[[pg.GraphicsLayout], object]) -> None:
+        """Draw the figure for `key` ahead of its showing, into a layout of its own off screen, unless the cache has
+        it: `show` then only swaps it in and refreshes it (a step to the stage next to the one shown)."""
+        if key in self.figures:
+            return
+        layout = pg.GraphicsLayout()
+        layout.setGeometry(self.view.ci.geometry())  # drawn at the size it will be shown at, as `show` draws
+        self.figures[key] = (layout, draw(layout))
+        while len(self.figures) > self.limit:
+            _delete_unless_shown(self.figures.popitem(last=False)[1][0])
+
 
 def clear_layout(layout: pg.GraphicsLayout) -> None:
     """Empty `layout` for a new figure and delete the old figure's Qt items now (see FigureCache): taken out of

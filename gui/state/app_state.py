@@ -299,11 +299,12 @@ class AppState(QObject):
             show["row"] = "last"
         return {k: v for k, v in show.items() if v != 0 or k in self.show}
 
-    def forward_stage(self) -> str:
-        """The current stage as the forward pass knows it (a lesson file records it, the docks show it): on a
-        backward stage ∂L/∂X, the stage X; on the loss, `probs`, the last stage of the forward pass."""
+    def forward_stage(self, name: str | None = None) -> str:
+        """The current stage (or `name`, a stage of the stepped view) as the forward pass knows it (a lesson file
+        records it, the docks show it): on a backward stage ∂L/∂X, the stage X; on the loss, `probs`, the last stage
+        of the forward pass."""
         names = self.trace.stage_names
-        name = self.current_stage
+        name = self.current_stage if name is None else name
         forward = forward_of(name) if is_backward(name) else name
         return forward if forward in names else "probs"
 

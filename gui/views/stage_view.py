@@ -34,6 +34,7 @@ from gui.views.figure_view import FigureView
 from gui.views.fonts import scale_font
 from gui.views.matrix_layout import PLOT_MIN_WIDTH, MatrixLayout, matrices_width, matrices_widths, table_scales
 from gui.views.matrix_view import MatrixPanel
+from gui.views.prefetch import Prefetch
 from gui.views.stage_controls import StageControls
 from gui.views.tensor_slice import TensorSlice, slice_for
 
@@ -94,6 +95,7 @@ class StageView(QWidget):
         self.plot_timer.setSingleShot(True)
         self.plot_timer.setInterval(0)
         self.plot_timer.timeout.connect(self.draw_plots)
+        self.prefetch = Prefetch(self, state, self._prepare_plots)  # the next stage's figure, drawn while idle
         self.plot.setMinimumWidth(PLOT_MIN_WIDTH)
         matrices_box = QScrollArea(self)  # a narrow window scrolls the matrices rather than squeezing them
         matrices_box.setWidget(matrices)
@@ -251,14 +253,24 @@ class StageView(QWidget):
         try:
             self.figure = self.figures.show(
                 figure_build_key(view, stage),
-                lambda layout: draw_stage(layout, view, stage, self.plot_options()),
+                self._drawing(stage),
                 lambda figure: figure.refresh(view, self.plot_options()),
             )
         finally:
             self.plot.viewport().setUpdatesEnabled(True)
+        self.prefetch.restart()
         if self.presenting and self.plot.isHidden() == bool(self.figure.panels):
             self.plot.setVisible(bool(self.figure.panels))  # no figure beyond the tables: they take the width
             self._fit_split()
+
+    def _drawing(self, stage: str):
+        """What draws the figure of `stage` (a name in the stepped view) into a layout."""
+        view, options = self.state.view, self.plot_options()
+        return lambda layout: draw_stage(layout, view, stage, options)
+
+    def _prepare_plots(self, stage: str) -> None:
+        """Draw the figure of `stage` into the cache, not shown (Prefetch: the stages next to the cursor)."""
+        self.figures.prepare(figure_build_key(self.state.view, stage), self._drawing(stage))
 
     def _matrices(self) -> list[tuple]:
         """For each panel (inputs, then the output): the show_tensor arguments for the current stage and head,
