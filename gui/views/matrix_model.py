@@ -19,6 +19,7 @@ from gui.views.head_colors import header_tint
 from gui.views.tensor_slice import TensorSlice, axis_labels, hits
 
 INK = (QColor("black"), QColor("white"))  # a number's colour on a light or a dark cell
+ZEROS = str.maketrans("123456789", "000000000")  # a number's shape (number_shapes)
 # Qt's roles, looked up once: reading Qt.BackgroundRole takes ~9 µs in PySide6, and headers and cells ask for
 # their data many times per layout and paint
 SHOW_ROLE, EDIT_ROLE, TIP_ROLE, COLOR_ROLE = (Qt.DisplayRole, Qt.EditRole, Qt.ToolTipRole, Qt.BackgroundRole)
@@ -65,6 +66,7 @@ class MatrixModel(QAbstractTableModel):
         self._changed_box: tuple[int, int, int, int] | None = None  # rows and columns the change marks span
         self._flags = Qt.ItemIsEnabled | Qt.ItemIsSelectable
         self.scale = Scale(False, 0.0, 1.0)
+        self._number_shapes: tuple[int, set[str]] | None = None  # (decimals, shapes) of the numbers shown
         self.highlight: tuple[int | slice, int | slice] | None = None
         self.row_labels: list[str] = []
         self.col_labels: list[str] = []
@@ -163,6 +165,9 @@ class MatrixModel(QAbstractTableModel):
         return scale_of(values) if stage is None else scale_for(stage.op, values)
 
     def _take(self, numbers: Numbers) -> None:
+        old, new = self.shown, numbers.shown
+        if new.shape != old.shape or new.dtype != old.dtype or not torch.equal(new, old):
+            self._number_shapes = None  # other numbers (a refresh that moved none keeps their shapes)
         self.shown, self.changed, self.scale = numbers.shown, numbers.changed, numbers.scale
         self._values = self.shown.numpy()
         self._floating = self.shown.is_floating_point()
@@ -182,6 +187,17 @@ class MatrixModel(QAbstractTableModel):
 
     def text(self, r: int, c: int) -> str:
         return self.look(r, c)[2]
+
+    def number_shapes(self) -> set[str]:
+        """The shapes of the numbers shown (sampled: a huge vocabulary stays fast), each digit written 0: a table
+        is as wide as its widest shape, since numbers are drawn with digits of one width. Kept until the numbers
+        or the decimals change (the stage view measures a table at each font it tries)."""
+        decimals = self.state.display.decimals
+        if self._number_shapes is None or self._number_shapes[0] != decimals:
+            rows, cols = self.shown.shape
+            texts = {self.text(r, c) for r in range(min(rows, 50)) for c in range(min(cols, 50))}
+            self._number_shapes = (decimals, {text.translate(ZEROS) for text in texts})
+        return self._number_shapes[1]
 
     def color(self, r: int, c: int) -> QColor:
         """The cell's colour from the plots' own ColorMap and scale (one number, one colour on the screen)."""

@@ -145,9 +145,7 @@ class MatrixTable(QTableView):
         stay fast)."""
         fm = QFontMetrics(self.font())
         model = self.matrix()
-        rows, cols = model.shown.shape
-        sample = [model.text(r, c) for r in range(min(rows, 50)) for c in range(min(cols, 50))]
-        widest = max([fm.horizontalAdvance(s) for s in sample + model.col_labels[:500]], default=0)
+        widest = max([fm.horizontalAdvance(s) for s in [*model.number_shapes(), *model.col_labels[:500]]], default=0)
         most = self.settings.type_scale  # the widest column and row labels grow with the type
         column = min(max(widest, fm.horizontalAdvance("−0.00")) + 10, round(160 * most))
         row_header = max((fm.horizontalAdvance(s) for s in model.row_labels[:500]), default=0) + 14
