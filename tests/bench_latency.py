@@ -22,6 +22,7 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -118,37 +119,49 @@ def time_edits(
         window = MainWindow(state)
         window.show()
     window.resize(1600, 1000)
-    state.go_to(stage)
+    # what an edit of W_Q[r, c] must repaint: that cell, column c of Q, and the plots of Q; the large lesson's Q
+    # lies below its inputs, so the matrices are scrolled to it, and what stays out of view is not waited for
+    counter = watch_stage(app, window, stage, weight)
+    if len(counter.counts) < 3:
+        print(f"  ({3 - len(counter.counts)} of W_Q, Q and the figure out of view at 1600×1000)")
+    panel = next(p for p in window.stage_view.inputs if p.model.slice.name == weight)
+    model = panel.model
+    samples = []
+    for k in range(edits):
+        (row, col), value = edit(k)
+        commit = partial(model.setData, model.index(row, col), value)
+        samples.append(until_repainted(app, counter, commit, f"edit {k}"))
+    assert state.undo_stack.count() == edits
+    if bare:
+        window.close()
+    return statistics.median(samples)
+
+
+def watch_stage(app: QApplication, window: MainWindow, stage: str, weight: str) -> PaintCounter:
+    """Go to `stage` and watch what an edit of a `weight` cell must repaint: the weight's table, the stage's table and
+    the plots (those out of view at the window's size are not waited for)."""
+    window.state.go_to(stage)
     for _ in range(20):  # the stage's layout and plots
         app.processEvents()
     view = window.stage_view
     panel = next(p for p in view.inputs if p.model.slice.name == weight)
     output = next(p for p in view.panels() if p.model.slice.name == stage)
-    # what an edit of W_Q[r, c] must repaint: that cell, column c of Q, and the plots of Q; the large lesson's Q
-    # lies below its inputs, so the matrices are scrolled to it, and what stays out of view is not waited for
     view.matrices_box.ensureWidgetVisible(output.table, 0, 0)
     app.processEvents()
     watched = [panel.table.viewport(), output.table.viewport(), view.plot.viewport()]
-    counter = PaintCounter([w for w in watched if not w.visibleRegion().isEmpty()])
-    if len(counter.counts) < len(watched):
-        print(f"  ({len(watched) - len(counter.counts)} of W_Q, Q and the figure out of view at 1600×1000)")
-    model = panel.model
-    samples = []
-    for k in range(edits):
-        (row, col), value = edit(k)
-        index = model.index(row, col)
-        before = dict(counter.counts)
-        start = time.perf_counter()
-        assert model.setData(index, value), f"edit {k} refused"
-        while not counter.all_painted_since(before):
-            app.processEvents()
-            if time.perf_counter() - start > 10:
-                raise RuntimeError(f"edit {k}: the views were not repainted within 10 s")
-        samples.append((time.perf_counter() - start) * 1000)
-    assert state.undo_stack.count() == edits
-    if bare:
-        window.close()
-    return statistics.median(samples)
+    return PaintCounter([w for w in watched if not w.visibleRegion().isEmpty()])
+
+
+def until_repainted(app: QApplication, counter: PaintCounter, action, what: str) -> float:
+    """ms from calling `action` until every view `counter` watches has been repainted."""
+    before = dict(counter.counts)
+    start = time.perf_counter()
+    assert action() is not False, f"{what} refused"
+    while not counter.all_painted_since(before):
+        app.processEvents()
+        if time.perf_counter() - start > 10:
+            raise RuntimeError(f"{what}: the views were not repainted within 10 s")
+    return (time.perf_counter() - start) * 1000
 
 
 def main() -> int:
