@@ -24,7 +24,7 @@ from gui.plots.scale import scale_for
 from gui.plots.style import colormap
 from gui.plots.view import FittedLayoutWidget
 from gui.state.display import DisplaySettings, room_scale_for
-from tests.figure_checks import drawn_labels, figure_problems, missing_labels
+from tests.figure_checks import axis_specs, drawn_labels, figure_problems, missing_labels
 
 NARROW = (620, 440)  # about what a 1280×720 window leaves a figure: where the tester saw −0.54 and lost labels
 
@@ -357,4 +357,22 @@ def test_bars_are_named_even_when_crowded(qapp):
     assert drawn_labels(bars.plot, "bottom") == names
     assert bars.plot.getAxis("bottom").plan.rotated
     assert figure_problems(view.scene()) == []
+    view.close()
+
+
+@pytest.mark.parametrize("size", [NARROW, (340, 400)])
+def test_no_axis_label_is_cut_at_the_end_of_its_axis(qapp, lessons, size):
+    """The labels of a number line (features 0, 10, 20, 30 of H [6×32]) stand centred on their columns: in a narrow
+    heatmap the first and last ran past the ends of the axis, which clips them ("0" drawn half)."""
+    trace = lessons["the-cat-sat"]
+    view = shown_figure(qapp, trace, "enc.0.ffn.up", PlotOptions(), size)
+    checked = 0
+    for item in view.scene().items():
+        if isinstance(item, pg.AxisItem) and getattr(item, "categories", None) and item.isVisible():
+            bounds = item.sceneBoundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
+            labels, _ = axis_specs(item)
+            outside = [text for text, rect in labels if not bounds.contains(rect)]
+            assert outside == [], (item.orientation, outside)
+            checked += len(labels)
+    assert checked >= 6 + 4  # the tokens and the features
     view.close()

@@ -212,18 +212,21 @@ class Axis(pg.AxisItem):
                 continue
             v = i + self.offset
             along, across = self._size(text, self._font(i), self.plan.rotated)
+            # centred on its category, but never past the ends of the axis, which clip (a number line's first label
+            # in a narrow heatmap: "0" drawn half)
             if self.vertical:
                 w, h = across, along
                 at = bounds.bottom() - (v - lo) / (hi - lo) * bounds.height()
                 x = edge - gap - w if self.orientation == "left" else edge + gap
-                specs.append((QRectF(x, at - h / 2, w, h), side | Qt.AlignmentFlag.AlignVCenter, text))
-                self.drawn.append(i)
+                top = min(max(at - h / 2, bounds.top()), bounds.bottom() - h)
+                specs.append((QRectF(x, top, w, h), side | Qt.AlignmentFlag.AlignVCenter, text))
             else:
                 at = bounds.left() + (v - lo) / (hi - lo) * bounds.width()
                 w, h = along, across
                 y = edge - gap - h if self.orientation == "top" else edge + gap
-                specs.append((QRectF(at - w / 2, y, w, h), Qt.AlignmentFlag.AlignCenter, text))
-                self.drawn.append(i)
+                left = min(max(at - w / 2, bounds.left()), bounds.right() - w)
+                specs.append((QRectF(left, y, w, h), Qt.AlignmentFlag.AlignCenter, text))
+            self.drawn.append(i)
         return (self.pen(), *line), [], specs
 
     def drawPicture(self, p, axisSpec, tickSpecs, textSpecs) -> None:
