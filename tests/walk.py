@@ -1,6 +1,7 @@
 """A seeded random walk through the real window, as a restless user would drive it: steps, jumps, heads,
 good and bad cell values, sentences (empty, 300 tokens, emoji, control characters, too long targets),
-what-if switches, generation and its undo, language, display settings, docks, undo, redo, Reset weights.
+what-if switches, generation and its undo, language, display settings, docks, undo, redo, Reset weights, and pauses
+(the window idle, drawing the figures beside the cursor ahead).
 
 Every action goes through what a user touches (the menus' actions, the sentence boxes and Enter, the stage
 list, the head box, a table's cell editor); the walk fails on the first exception raised anywhere (Qt slots
@@ -18,10 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
-from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from gui.lesson.controller import LessonController
+from gui.views import prefetch
 from gui.views.stage_list import NAME_ROLE
 
 CELL_VALUES = [
@@ -108,6 +110,7 @@ class Walker:
             (1, self.reset_weights),
             (1, self.difference),
             (1, self.undo_and_redo_everything),
+            (2, self.pause),
         ]
 
     # ---- the window as it is now (a language or display change builds a new one) -------------------
@@ -312,6 +315,14 @@ class Walker:
     def reset_weights(self) -> str:
         self.window.reset_action.trigger()
         return "reset weights"
+
+    def pause(self) -> str:
+        """The teacher pauses: the event loop waits for input, as the app's does, long enough for the views to
+        start drawing the figures beside the cursor ahead (gui/views/prefetch.py)."""
+        loop = QEventLoop()
+        QTimer.singleShot(prefetch.IDLE_MS + 200, loop.quit)
+        loop.exec()
+        return "pause"
 
     def difference(self) -> str:
         action = self.window.stage_view.controls.difference_action
