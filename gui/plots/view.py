@@ -137,9 +137,7 @@ class FigureCache:
         layout = pg.GraphicsLayout()
         self.view.show_layout(layout)
         figure = draw(layout)
-        self.figures[key] = (layout, figure)
-        while len(self.figures) > self.limit:
-            _delete_unless_shown(self.figures.popitem(last=False)[1][0])
+        self._keep(key, layout, figure)
         self.view.settle()
         return figure
 
@@ -150,7 +148,11 @@ class FigureCache:
             return
         layout = pg.GraphicsLayout()
         layout.setGeometry(self.view.ci.geometry())  # drawn at the size it will be shown at, as `show` draws
-        self.figures[key] = (layout, draw(layout))
+        self._keep(key, layout, draw(layout))
+
+    def _keep(self, key: Hashable, layout: pg.GraphicsLayout, figure) -> None:
+        """Keep a new figure, letting the oldest go beyond `limit`."""
+        self.figures[key] = (layout, figure)
         while len(self.figures) > self.limit:
             _delete_unless_shown(self.figures.popitem(last=False)[1][0])
 
