@@ -181,3 +181,32 @@ def test_a_figure_drawn_over_another_deletes_the_old_ones_items_at_once(qapp, re
     assert not any(shiboken6.isValid(item) for item in old)
     assert all(shiboken6.isValid(item) and item.scene() is view.scene() for item in view.ci.items)
     view.close()
+
+
+# (lesson, source and target of trace A, of trace B): other words and other counts, as generating a token makes
+SENTENCES = [
+    ("two-heads", ("I love AI", ""), ("AI love I love", "")),
+    ("two-heads", ("I love AI", ""), ("AI", "")),
+    ("masked-decoder", ("我 爱 大 模型", ""), ("我 爱 大 模型 我", "")),
+    ("cross-attention", ("I love", "我 爱"), ("I love AI", "我")),
+    ("positional-encoding", ("狗 咬 人", ""), ("人 咬 狗 人", "")),
+    ("flash-attention", ("the cat sat on mat", ""), ("the cat sat on mat the", "")),
+]
+
+
+@pytest.mark.parametrize("case", SENTENCES, ids=[f"{c[0]}-{len(c[2][0].split())}" for c in SENTENCES])
+def test_a_figure_refreshed_with_another_sentence_equals_one_drawn_for_it(qapp, views, case):
+    """Tokens are numbers to a figure: one drawn for a sentence and refreshed for another (a generated token, a
+    sentence typed) shows what one drawn anew shows, its labels and the number of its rows included."""
+    torch.set_num_threads(1)
+    lesson_name, (text_a, target_a), (text_b, target_b) = case
+    model = open_lesson(lesson_name).build_model()
+    a, b = ShownTrace(model.trace(text_a, target_a)), ShownTrace(model.trace(text_b, target_b))
+    opts = PlotOptions(head=1, row=0)
+    kept = [n for n in b.stage_names if n in a.stage_names and figure_build_key(a, n) == figure_build_key(b, n)]
+    rebuilt = {b.stage(n).op for n in b.stage_names if n not in kept}
+    assert all("tiled" in op for op in rebuilt), rebuilt  # a tile more (flash attention), forward and backward
+    for name in kept:
+        compare(qapp, views, draw_stage, a, b, name, opts)
+        if stage_operation(a, name).heads:
+            compare(qapp, views, draw_heads, a, b, name, opts)

@@ -39,13 +39,23 @@ class _Strip(pg.GraphicsWidget):
         painter.drawRect(rect)
 
 
+class _ValueAxis(Axis):
+    """The bar's number line, exactly as wide as its labels. pyqtgraph keeps up to 10 px more after they narrow (a
+    panned axis does not jitter then), so a figure refreshed for smaller numbers stayed wider than one drawn anew."""
+
+    def _updateMaxTextSize(self, x: int) -> None:
+        if x != self.textWidth:
+            self.textWidth = x
+            self._updateWidth()
+
+
 class ColorBar(pg.GraphicsWidget):
     """The scale of `images`: setLevels and setColorMap set theirs too."""
 
     def __init__(self, cmap: pg.ColorMap, width: float, images=()):
         super().__init__()
         self.strip = _Strip(width, self)
-        self.axis = Axis("right", parent=self)  # a number line that rewrites no hidden label at each new range
+        self.axis = _ValueAxis("right", parent=self)  # a number line that rewrites no hidden label at each new range
         # Ticks at the labelled values and halfway only: pyqtgraph's third level (every 0.1 of ±2) took 2 of the
         # 3 ms of laying the bar out anew, at every edit that moves the largest number.
         self.axis.setStyle(maxTickLevel=1)

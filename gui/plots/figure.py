@@ -33,16 +33,17 @@ LAYOUT_SWITCHES = {"positions": ("no_pe",)}
 
 def trace_structure(trace) -> tuple:
     """What every figure of a trace is built from besides its stage: the model's settings (the what-if switches
-    aside) and the tokens."""
+    aside). Not the tokens: a figure's refresh writes its labels and sizes its rows (another sentence, a token
+    generated, keeps the figures; tests/test_figure_reuse.py)."""
     cfg = trace.config
     settings = tuple(getattr(cfg, f.name) for f in fields(cfg) if f.name != "switches")
-    return settings, tuple((stack, tuple(tokens)) for stack, tokens in trace.tokens.items())
+    return settings
 
 
 def figure_build_key(trace, stage: str) -> tuple:
     """What draw_stage (and gui.plots.heads.draw_heads) build the items of `stage` from, beyond the numbers their
     refresh reads: a figure drawn for another trace with the same key is refreshed for this one, not built again
-    (a what-if switch on or off keeps nearly every figure)."""
+    (a what-if switch on or off, another sentence, keeps nearly every figure)."""
     st = trace.stage(stage)
     if st is None:  # token ids
         return stage, None, trace_structure(trace)

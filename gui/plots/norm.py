@@ -131,6 +131,9 @@ class NormStepsPanel:
             gap = np.full((values.shape[1], 1), np.nan)
             xs = np.hstack([np.tile(at, (values.shape[1], 1)), gap]).ravel()
             self.lines[0].setData(xs, np.hstack([values.T, gap]).ravel())
+        span = finite_range(values, np.zeros(1))  # the dotted line at 0 in view
+        if span is not None:
+            self.plot.setYRange(*span, padding=0.05)
         self.plot.getAxis("bottom").set_categories([caption(k, opts.lang) for k in STEPS], 0.0)
         self.plot.setXRange(-0.55, len(STEPS) - 0.45, padding=0)  # room for the outer step names under the axis
         mean, var = (format_cell(float(steps[k][r]), opts.decimals) for k in ("mean", "var"))

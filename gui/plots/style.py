@@ -140,11 +140,15 @@ def set_caption(plot: pg.PlotItem, text: str, opts: PlotOptions) -> None:
 
 
 def finite_range(*arrays: np.ndarray) -> tuple[float, float] | None:
-    """The smallest and largest finite value of the arrays (None when there is none): overflowed values (∞, NaN)
-    cannot set an axis range."""
+    """The smallest and largest finite value of the arrays, one apart around a value they all equal (None when there
+    is none): overflowed values (∞, NaN) cannot set an axis range, and pyqtgraph keeps the scale shown before for an
+    empty range (a figure refreshed would differ from one drawn anew)."""
     values = np.concatenate([np.ravel(a) for a in arrays])
     values = values[np.isfinite(values)]
-    return (float(values.min()), float(values.max())) if values.size else None
+    if not values.size:
+        return None
+    low, high = float(values.min()), float(values.max())
+    return (low, high) if low < high else (low - 0.5, high + 0.5)
 
 
 def with_overflow_note(text: str, values: np.ndarray, opts: PlotOptions) -> str:
