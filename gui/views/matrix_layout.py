@@ -48,49 +48,77 @@ def choose_arrangement(sizes: dict[str, QSize], room: QSize) -> str:
     return min(ARRANGEMENTS, key=lambda a: sizes[a].width())
 
 
-def place_panels(
-    grid: QGridLayout, inputs: list, output, kind: str, n_inputs: int, arrangement: str, natural: dict
-) -> None:
-    """Lay out the matrix panels of a stage (`inputs[:n_inputs]` and `output`) in `grid`, in the stage's own
-    arrangement ("natural": its operation's `inputs` kind, gui/text/operations.py), or all in one "row" or
-    "column"; `natural`: each panel's table.natural_sizes()."""
-    for panel in [*inputs, output]:
-        grid.removeWidget(panel)
+def arrange(inputs: list, output, kind: str, n_inputs: int, arrangement: str) -> tuple[list[tuple], list[list]]:
+    """Where the panels of a stage (`inputs[:n_inputs]` and `output`) go in `arrangement`: the stage's own
+    ("natural": its operation's `inputs` kind, gui/text/operations.py), or all in one "row" or "column", …
+    (ARRANGEMENTS). Returns (panel, grid row, grid column) for each, and the groups of panels stacked cell under
+    cell (they get the same column width)."""
     stacked = arrangement != "natural"
     shown = [*inputs[:n_inputs], output]
     if arrangement == "row":
-        places = [(p, 0, i) for i, p in enumerate(shown)]
-        columns = [[p] for p in shown]
-    elif arrangement == "over":  # the inputs side by side, the output under the first
+        return [(p, 0, i) for i, p in enumerate(shown)], [[p] for p in shown]
+    if arrangement == "over":  # the inputs side by side, the output under the first
         places = [(p, 0, i) for i, p in enumerate(inputs[:n_inputs])] + [(output, 1, 0)]
-        columns = [[*inputs[:1], output] if n_inputs else [output], *[[p] for p in inputs[1:n_inputs]]]
-    elif arrangement == "two":
-        places = [(p, i // 2, i % 2) for i, p in enumerate(shown)]
-        columns = [c for c in (shown[0::2], shown[1::2]) if c]
-    elif kind == BACKWARD and not stacked:
+        return places, [[*inputs[:1], output] if n_inputs else [output], *[[p] for p in inputs[1:n_inputs]]]
+    if arrangement == "two":
+        return [(p, i // 2, i % 2) for i, p in enumerate(shown)], [c for c in (shown[0::2], shown[1::2]) if c]
+    if kind == BACKWARD and not stacked:
         weights = inputs[1:n_inputs]  # the parameters, then their gradients
         half = len(weights) // 2
         forward, grads = [inputs[0], *weights[:half]], [output, *weights[half:]]
         places = [(p, row, col) for col, panels in enumerate((forward, grads)) for row, p in enumerate(panels)]
-        columns = [forward, grads]
-    elif kind in (PRODUCT, HEAD_PRODUCT) and not stacked:
+        return places, [forward, grads]
+    if kind in (PRODUCT, HEAD_PRODUCT) and not stacked:
         x, w, b = inputs[:3]
-        places = [(w, 0, 1), (x, 1, 0), (output, 1, 1), (b, 2, 1)]
-        columns = [[x], [w, output, b]]
-    else:
-        places = [(p, i, 0) for i, p in enumerate(inputs[:n_inputs])] + [(output, n_inputs, 0)]
-        columns = [[p for p, _, _ in places]]
+        return [(w, 0, 1), (x, 1, 0), (output, 1, 1), (b, 2, 1)], [[x], [w, output, b]]
+    places = [(p, i, 0) for i, p in enumerate(inputs[:n_inputs])] + [(output, n_inputs, 0)]
+    return places, [[p for p, _, _ in places]]
+
+
+def shared_sizes(columns: list[list], natural: dict) -> dict:
+    """Each panel's table sections (column width, row-label width): the widest of the panels stacked with it."""
+    sections = {}
+    for column in columns:
+        sizes = [natural[p] for p in column]
+        width, header = max(s[0] for s in sizes), max(s[1] for s in sizes)
+        sections.update((p, (width, header)) for p in column)
+    return sections
+
+
+def place_panels(
+    grid: QGridLayout, inputs: list, output, kind: str, n_inputs: int, arrangement: str, natural: dict
+) -> None:
+    """Lay out the matrix panels of a stage in `grid` in `arrangement` (see arrange); `natural`: each panel's
+    table.natural_sizes()."""
+    for panel in [*inputs, output]:
+        grid.removeWidget(panel)
+    places, columns = arrange(inputs, output, kind, n_inputs, arrangement)
     for panel, row, col in places:
         grid.addWidget(panel, row, col, Qt.AlignLeft | Qt.AlignTop)
     last_row, last_col = max(row for _, row, _ in places), max(col for _, _, col in places)
     for i in range(len(inputs) + 2):  # the room left over goes below and right of the matrices, not between them
         grid.setRowStretch(i, 1 if i == last_row + 1 else 0)
         grid.setColumnStretch(i, 1 if i == last_col + 1 else 0)
-    for column in columns:  # equal column widths, so stacked matrices line up cell under cell
-        sizes = [natural[p] for p in column]
-        width, header = max(s[0] for s in sizes), max(s[1] for s in sizes)
-        for p in column:
-            p.table.apply_sizes(width, header)
+    for panel, (width, header) in shared_sizes(columns, natural).items():
+        panel.table.apply_sizes(width, header)
+
+
+def arranged_size(grid: QGridLayout, places: list[tuple], hints: dict) -> QSize:
+    """The size `grid` asks for with the panels at `places`, each panel as large as its hint in `hints` (a
+    hidden panel takes no room, nor a row or column of hidden ones)."""
+    widths: dict[int, int] = {}
+    heights: dict[int, int] = {}
+    for panel, row, col in places:
+        if panel.isHidden():
+            continue
+        hint = hints[panel]
+        widths[col] = max(widths.get(col, 0), hint.width())
+        heights[row] = max(heights.get(row, 0), hint.height())
+    margins = grid.contentsMargins()
+    return QSize(
+        sum(widths.values()) + grid.horizontalSpacing() * max(0, len(widths) - 1) + margins.left() + margins.right(),
+        sum(heights.values()) + grid.verticalSpacing() * max(0, len(heights) - 1) + margins.top() + margins.bottom(),
+    )
 
 
 def matrices_widths(total: int, presenting: bool, figure_shown: bool) -> list[int]:
@@ -111,33 +139,29 @@ def matrices_width(total: int, wanted: int, presenting: bool, figure_shown: bool
 
 
 class MatrixLayout:
-    """The stage view's matrix panels in their grid: measured in every arrangement (per table font, as needed)
-    once per stage (`show`), then placed in the one that suits the room they have (`fit`)."""
+    """The stage view's matrix panels in their grid: placed in the first arrangement (ARRANGEMENTS order) that suits
+    the room they have, at the readable table font or a smaller one (`fit`). The arrangements are measured from
+    the tables' sizes (MatrixPanel.hint_at), without moving a widget; only the one chosen is laid out."""
 
     def __init__(self, area: QWidget, grid: QGridLayout, inputs: list, output):
         self.area, self.grid, self.inputs, self.output = area, grid, inputs, output
         self.kind, self.n_inputs = "stacked", 0  # the stage's operation's `inputs` kind, and how many
         self.shown: tuple[float, str] | None = (1.0, "natural")  # the table font scale and arrangement placed
-        self.measured: dict[float, tuple[dict, dict[str, QSize]]] = {}  # scale → (natural sizes, size per arrangement)
-
-    @property
-    def sizes(self) -> dict[str, QSize]:
-        """The matrices' size in each arrangement, at the readable table font."""
-        return self.measured[1.0][1] if self.measured else {}
+        self.natural: dict[float, dict] = {}  # scale → each panel's table.natural_sizes() in that font
+        self.measured: dict[tuple[float, str], QSize] = {}  # (scale, arrangement) → the matrices' size
 
     def show(self, kind: str, n_inputs: int) -> None:
-        """A new stage's matrices (their content shown already): measured, and left in the stage's own
-        arrangement until `fit`."""
+        """A new stage's matrices (their content shown already): placed in the stage's own arrangement at the
+        readable font, until `fit`."""
         self.kind, self.n_inputs = kind, n_inputs
-        self.measured = {}
-        self._measure(1.0)
+        self.natural, self.measured = {}, {}
         self._place(1.0, "natural")
 
     def fit(self, rooms: list[QSize], scales: tuple[float, ...] = TABLE_SCALES) -> None:
         """Place the matrices in the first of `rooms` where they fit: in the first arrangement that fits at the
         readable font, else at a smaller one of `scales`; else the best that scrolls in the last room, at the
         readable font (choose_arrangement)."""
-        if not self.measured:
+        if not self.natural:
             return
         chosen = self._first_fit(rooms, scales)
         if chosen != self.shown:
@@ -146,31 +170,32 @@ class MatrixLayout:
     def _first_fit(self, rooms: list[QSize], scales: tuple[float, ...]) -> tuple[float, str]:
         for room in rooms:
             for scale in scales:
-                fits = fitting(self._measure(scale)[1], room)
-                if fits:
-                    return scale, fits[0]
-        return 1.0, choose_arrangement(self.sizes, rooms[-1])  # it scrolls anyway: at the size asked for (Ctrl+=)
+                for arrangement in ARRANGEMENTS:
+                    size = self.size(scale, arrangement)
+                    if size.width() <= room.width() and size.height() <= room.height():
+                        return scale, arrangement
+        sizes = {a: self.size(1.0, a) for a in ARRANGEMENTS}
+        return 1.0, choose_arrangement(sizes, rooms[-1])  # it scrolls anyway: at the size asked for (Ctrl+=)
 
-    def _measure(self, scale: float) -> tuple[dict, dict[str, QSize]]:
-        """The panels' natural sizes and the matrices' size in each arrangement at table font `scale`."""
-        if scale not in self.measured:
-            for panel in [*self.inputs, self.output]:
-                panel.table.set_scale(scale)
-            natural = {p: p.table.natural_sizes() for p in [*self.inputs, self.output]}
-            sizes = {}
-            for arrangement in reversed(ARRANGEMENTS):
-                place_panels(self.grid, self.inputs, self.output, self.kind, self.n_inputs, arrangement, natural)
-                self.area.layout().activate()
-                sizes[arrangement] = self.area.sizeHint()
-            self.measured[scale] = (natural, sizes)
-            self.shown = None  # the panels were moved and sized to measure: placed again by _place
-        return self.measured[scale]
+    def size(self, scale: float, arrangement: str) -> QSize:
+        """The matrices' size in `arrangement` at table font `scale`, every table whole where it can be."""
+        if (scale, arrangement) not in self.measured:
+            places, columns = arrange(self.inputs, self.output, self.kind, self.n_inputs, arrangement)
+            sections = shared_sizes(columns, self._natural(scale))
+            hints = {p: p.hint_at(p.table.scaled_font(scale), *sections[p]) for p, _, _ in places}
+            self.measured[scale, arrangement] = arranged_size(self.grid, places, hints)
+        return self.measured[scale, arrangement]
+
+    def _natural(self, scale: float) -> dict:
+        if scale not in self.natural:
+            panels = [*self.inputs[: self.n_inputs], self.output]  # those placed
+            self.natural[scale] = {p: p.table.natural_sizes(p.table.scaled_font(scale)) for p in panels}
+        return self.natural[scale]
 
     def _place(self, scale: float, arrangement: str) -> None:
-        for panel in [*self.inputs, self.output]:
+        panels = [*self.inputs, self.output]
+        for panel in panels:
             panel.table.set_scale(scale)
-        place_panels(
-            self.grid, self.inputs, self.output, self.kind, self.n_inputs, arrangement, self.measured[scale][0]
-        )
+        place_panels(self.grid, self.inputs, self.output, self.kind, self.n_inputs, arrangement, self._natural(scale))
         self.shown = (scale, arrangement)
         self.area.layout().activate()

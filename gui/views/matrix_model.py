@@ -194,8 +194,8 @@ class MatrixModel(QAbstractTableModel):
         or the decimals change (the stage view measures a table at each font it tries)."""
         decimals = self.state.display.decimals
         if self._number_shapes is None or self._number_shapes[0] != decimals:
-            rows, cols = self.shown.shape
-            texts = {self.text(r, c) for r in range(min(rows, 50)) for c in range(min(cols, 50))}
+            values = set(self._values[:50, :50].ravel().tolist())  # each number formatted once (as text() does)
+            texts = {self.state.display.format_value(float(v), integer=not self._floating) for v in values}
             self._number_shapes = (decimals, {text.translate(ZEROS) for text in texts})
         return self._number_shapes[1]
 

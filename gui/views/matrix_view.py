@@ -100,7 +100,6 @@ class MatrixTable(QTableView):
         self.entered.connect(self._entered)
         self.clicked.connect(lambda index: self.rowClicked.emit(index.row()))
         self.viewport().installEventFilter(self)
-        model.modelReset.connect(self.fit_sections)
 
     def matrix(self) -> MatrixModel:
         return self.model()
@@ -137,13 +136,10 @@ class MatrixTable(QTableView):
     def contextMenuEvent(self, event) -> None:
         self.context_menu().exec(event.globalPos())
 
-    def fit_sections(self) -> None:
-        self.apply_sizes(*self.natural_sizes())
-
-    def natural_sizes(self) -> tuple[int, int]:
+    def natural_sizes(self, font: QFont | None = None) -> tuple[int, int]:
         """Column width from the widest number and label, and the row-label width (sampled: huge vocabularies
-        stay fast)."""
-        fm = QFontMetrics(self.font())
+        stay fast); in the table's font, or in `font`."""
+        fm = QFontMetrics(font or self.font())
         model = self.matrix()
         widest = max([fm.horizontalAdvance(s) for s in [*model.number_shapes(), *model.col_labels[:500]]], default=0)
         most = self.settings.type_scale  # the widest column and row labels grow with the type
@@ -185,6 +181,19 @@ class MatrixTable(QTableView):
         size, s = self.content_size(), self.settings.type_scale
         return QSize(min(size.width(), round(900 * s)), min(size.height(), round(600 * s)) + self._scroll_bar_room())
 
+    def hint_at(self, font: QFont, column: int, row_header: int) -> QSize:
+        """The size hint the table would have in `font` with these section widths (apply_sizes), once laid out at
+        that width: the stage view measures its arrangements with it without moving a widget
+        (gui/views/matrix_layout.py)."""
+        rows, cols = self.matrix().shown.shape
+        line = QFontMetrics(font).height() + 8  # a row, and the column labels (set_scale)
+        frame = 2 * self.frameWidth()
+        width, height = row_header + cols * column + frame, line + rows * line + frame
+        s = self.settings.type_scale
+        shown = min(width, round(900 * s))
+        room = self.horizontalScrollBar().sizeHint().height() if shown < width else 0
+        return QSize(shown, min(height, round(600 * s)) + room)
+
     def minimumSizeHint(self) -> QSize:
         """Small matrices never scroll (the stage view scrolls instead); large ones keep a readable corner, as
         large as the type (larger text, larger corner: a table is never cut to a cell or two)."""
@@ -216,6 +225,12 @@ class MatrixPanel(QWidget):
         layout.addWidget(self.caption)
         layout.addWidget(self.table)
         layout.addStretch(1)
+
+    def hint_at(self, font: QFont, column: int, row_header: int) -> QSize:
+        """The panel's size hint with its table in `font` and these section widths (MatrixTable.hint_at): the
+        caption over the table."""
+        table, caption = self.table.hint_at(font, column, row_header), self.caption.sizeHint()
+        return QSize(max(table.width(), caption.width()), caption.height() + self.layout().spacing() + table.height())
 
     def show_tensor(
         self,
