@@ -141,6 +141,10 @@ class FigureCache:
         self.view.settle()
         return figure
 
+    def is_shown(self, key: Hashable) -> bool:
+        """Whether the figure for `key` is the one the view shows."""
+        return key in self.figures and self.figures[key][0] is self.view.ci
+
     def prepare(self, key: Hashable, draw: Callable[[pg.GraphicsLayout], object]) -> None:
         """Draw the figure for `key` ahead of its showing, into a layout of its own off screen, unless the cache has
         it: `show` then only swaps it in and refreshes it (a step to the stage next to the one shown)."""

@@ -240,8 +240,9 @@ class StageView(QWidget):
         self.controls.show_heads(trace.config.n_heads, state.head)
         self.controls.show_temperature_choice(entry.panels == "top_k")  # the temperature of the top-k plot
         self._show_matrices(matrices)
-        self.plot.viewport().setUpdatesEnabled(False)  # the blank is not painted: the figure comes in a moment
-        self.plot.show_layout(self.blank)
+        self.plot.viewport().setUpdatesEnabled(False)  # not painted until the figure comes, in a moment
+        if not self.figures.is_shown(figure_build_key(trace, name)):  # (the same figure, refreshed: kept in place)
+            self.plot.show_layout(self.blank)
         self.plot_timer.start()  # draw when the event loop is idle: holding → skips the plots in between
         self._show_problem(state.problem)
         self.shown_for = (trace, name)
