@@ -236,3 +236,4 @@ class GenerationPanel(QWidget):
         self.choice_panel.set(
             self.state.model.vocabs["dec"].tokens, choice, opts, choice_title(choice, opts.lang, opts.decimals)
         )
+        self.plot.settle()  # laid out now and painted once, finished

@@ -90,3 +90,4 @@ class KVCacheView(LazyView):
                 + "</span>"
             )
         self.summary.setText(text)
+        self.plot.settle()  # laid out now and painted once, finished
