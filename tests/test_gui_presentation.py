@@ -115,7 +115,7 @@ def test_ctrl_plus_and_minus_scale_text_and_numbers(qtbot, start_window):
     qtbot.keyClick(focus_table(qtbot, controller.window, "enc.0.attn.W_Q"), Qt.Key_Equal, Qt.ControlModifier)
     larger = sizes()
     assert state.display.font_scale == 1.3 and preferences.read("display/font_scale", 1.0) == 1.3
-    assert all(big > small for big, small in zip(larger, before))
+    assert all(big > small for big, small in zip(larger, before)), (larger, before)
     assert state.current_stage == "enc.0.attn.q"  # the lesson stays where it was
     qtbot.keyClick(focus_table(qtbot, controller.window, "enc.0.attn.W_Q"), Qt.Key_Minus, Qt.ControlModifier)
     assert state.display.font_scale == 1.15

@@ -26,7 +26,10 @@ TABLE_SCALES = (1.0, 0.9, 0.8)  # the tables' font, tried in turn until a stage'
 
 def table_scales(table, presenting: bool) -> tuple[float, ...]:
     """The table font scales to try for `table` (a MatrixTable): all of TABLE_SCALES at the desk; in presentation
-    mode those whose numbers stay BACK_ROW_PX or larger."""
+    mode those whose numbers stay BACK_ROW_PX or larger; only the readable size once the text was made larger
+    (Ctrl+=): the numbers at the size asked for, reflowed or scrolling, never shrunk back to fit."""
+    if table.settings.font_scale > 1.0:
+        return TABLE_SCALES[:1]
     readable = [s for s in TABLE_SCALES if QFontInfo(table.scaled_font(s)).pixelSize() >= BACK_ROW_PX]
     return TABLE_SCALES if not presenting else tuple(readable) or TABLE_SCALES[:1]
 
