@@ -216,6 +216,7 @@ def test_what_if_switches_change_what_the_map_draws(qtbot, own_folders, switch):
     state = AppState(cfg, "I love AI", "我 爱 AI")
     view = open_map(qtbot, state)
     edges, off = drawn_marks(view)
+    first = view.figure
     assert not off and not any(e[3] for e in edges)
     assert state.set_switch(switch, True)
     qtbot.waitUntil(lambda: view.figure is not None and view.figure.drawing is not None)
@@ -240,9 +241,11 @@ def test_what_if_switches_change_what_the_map_draws(qtbot, own_folders, switch):
     if switch == "no_mask":
         box = dict(view.figure.items())[Place("dec", 0, 1, "self_attn")]
         assert "unmasked" in box.label.toPlainText()
+    assert view.figure is not first
     state.undo_stack.undo()
     qtbot.waitUntil(lambda: view.figure is not None and view.figure.drawing is not None)
     assert drawn_marks(view) == (edges, off)
+    assert view.figure is first  # switched off again: the map drawn before, shown again (not drawn anew)
 
 
 @pytest.mark.parametrize("reduced", [True, False])

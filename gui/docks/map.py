@@ -12,6 +12,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QToolButton, QVBoxLayout
 
 from gui.plots.map import PANELS, MapFigure, draw_map
+from gui.plots.view import FigureCache
 from gui.state import preferences
 from gui.state.app_state import AppState
 from gui.views.export_dialogs import export_figure_dialog
@@ -37,7 +38,7 @@ class MapView(LazyView):
         super().__init__(parent)
         self.state, self.settings = state, state.display
         self.figure: MapFigure | None = None
-        self.drawn_for = None  # the trace the figure was drawn for
+        self.drawn_for = None  # what the figure shown was drawn for (map_key)
         self.zoom = QToolButton(self)
         self.zoom.setText(self.tr("Inside the box"))
         self.zoom.setToolTip(self.tr("Show the current box's own diagram (double-click a box does too)"))
@@ -47,6 +48,7 @@ class MapView(LazyView):
         self.plot.keeps_shrink = False  # its titles wrap to the width: the least size falls as they do
         self.plot.setMinimumSize(160, 90)  # other docks beside it in a small window: it gives way
         self.plot.scene().sigMouseClicked.connect(self._clicked)
+        self.figures = FigureCache(self.plot, limit=2)  # a what-if switch on, then off: the map drawn before
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 0)
         bar.addStretch(1)
@@ -66,17 +68,25 @@ class MapView(LazyView):
         return ("detail",) if self.zoom.isChecked() else ("map",)
 
     def _rebuild(self) -> None:
-        """A new model or sentence, or other panels: the next draw makes a new figure."""
+        """A new model, sentence or what-if switch, or other panels: the next draw shows the figure for them."""
         self.figure = None
         self.schedule()
 
+    def map_key(self) -> tuple:
+        """What a map figure is drawn from: the model (its what-if switches too: a switched-off part is marked),
+        its stages and tokens (shapes in the tooltips), the panels and the language."""
+        trace = self.state.view
+        tokens = tuple((stack, tuple(t)) for stack, t in trace.tokens.items())
+        return repr(trace.config), tuple(trace.stage_names), tokens, self.panels(), self.settings.lang
+
     def draw(self, *_) -> None:
-        glide = self.figure is not None and not preferences.read(REDUCED_MOTION, False)
-        if self.figure is None or self.figure.panels != self.panels():
-            before = self.drawn_for
-            self.figure = MapFigure(self.plot.ci, self.state.view, self.settings.plot_options(), self.panels())
-            self.drawn_for = self.state.view
-            if self.drawn_for is not before:
+        key = self.map_key()
+        glide = self.figure is not None and key == self.drawn_for and not preferences.read(REDUCED_MOTION, False)
+        if self.figure is None or key != self.drawn_for:
+            view, opts, panels = self.state.view, self.settings.plot_options(), self.panels()
+            self.figure = self.figures.show(key, lambda layout: MapFigure(layout, view, opts, panels), _keep_figure)
+            if key != self.drawn_for:
+                self.drawn_for = key
                 self.newModel.emit()
         self.zoom.setEnabled(self.figure.panels != PANELS)
         # titles wrap to the panel's width (a line of n columns takes about n · 0.6 em), never widening the figure
@@ -112,6 +122,10 @@ class MapView(LazyView):
         self.state.go_to(stage)
         if event.double() and "map" in self.figure.panels and self.figure.panels != PANELS:
             self.zoom.setChecked(True)
+
+
+def _keep_figure(_figure: MapFigure) -> None:
+    """A map shown again needs no refresh: show_stage marks where the cursor is."""
 
 
 def add_map(window) -> QDockWidget:
