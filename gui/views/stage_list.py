@@ -59,26 +59,32 @@ class StageList(QWidget):
         layout.addWidget(self.tree, 1)
         layout.addWidget(legend)
         self.leaves: list[QStandardItem] = []
+        self.rows: list[tuple] = []  # (group path, title, stage name) of each leaf
         state.lessonChanged.connect(self.rebuild)
         state.cursorChanged.connect(self.mark_cursor)
         self.rebuild()
 
     def rebuild(self) -> None:
-        """One leaf per stage under its groups (rebuilt for a new model or sentence)."""
+        """One leaf per stage under its groups (rebuilt for a new model or sentence; a what-if switch that leaves
+        every stage's place and title as they were only moves the cursor's mark)."""
+        trace, lang = self.state.view, self.state.display.lang
+        rows = [(tuple(group_path(trace, name)), tree_title(trace, name, lang), name) for name in trace.stage_names]
+        if rows == self.rows:
+            self.mark_cursor(self.state.cursor)
+            return
+        self.rows = rows
         self.model.clear()
         self.leaves = []
         groups: dict[tuple[str, ...], QStandardItem] = {}
-        trace = self.state.view
-        for name in trace.stage_names:
+        for path, title, name in rows:
             parent = self.model.invisibleRootItem()
-            path = group_path(trace, name)
             for depth in range(1, len(path) + 1):
-                key = tuple(path[:depth])
+                key = path[:depth]
                 if key not in groups:
                     groups[key] = QStandardItem(path[depth - 1])
                     parent.appendRow(groups[key])
                 parent = groups[key]
-            leaf = QStandardItem(tree_title(trace, name, self.state.display.lang))
+            leaf = QStandardItem(title)
             leaf.setData(name, NAME_ROLE)
             parent.appendRow(leaf)
             self.leaves.append(leaf)
