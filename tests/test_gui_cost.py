@@ -76,7 +76,8 @@ def test_a_hidden_cost_dock_does_no_work(qtbot, start_window):
 
 def test_a_step_redraws_only_the_per_stage_panel_and_a_new_sentence_every_panel(qtbot, start_window):
     """The share, time, memory and KV panels follow the model and the sentence, not the stage: a step leaves
-    them as they are (they cost two thirds of the dock's redraw), a new sentence or model redraws them."""
+    them as they are (they cost two thirds of the dock's redraw), and so does a what-if switch that changes no
+    operation; a new sentence or model redraws them."""
     window = start_window("two-heads").window
     state, cost = window.state, shown(qtbot, window)
     updates = []
@@ -89,6 +90,11 @@ def test_a_step_redraws_only_the_per_stage_panel_and_a_new_sentence_every_panel(
         panel.update = counted(panel)
     state.step(1)
     qtbot.waitUntil(lambda: cost.highlighted() == state.current_stage)
+    assert updates == ["StageMacsPanel"]
+    updates.clear()
+    draws = cost.draws
+    assert state.set_switch("no_scale", True)  # the same operations and shapes: the same costs
+    qtbot.waitUntil(lambda: cost.draws > draws)
     assert updates == ["StageMacsPanel"]
     updates.clear()
     state.set_sentences("you and I love AI")

@@ -17,7 +17,7 @@ from engine import cost
 from gui.text.operations import place_of, stage_title
 
 from .captions import caption, plain
-from .figure import figure_title
+from .figure import figure_title, trace_structure
 from .style import PlotOptions, color, font, foreground, html_size, markers, new_plot, set_caption
 from .view import clear_layout
 
@@ -300,9 +300,14 @@ class CostFigure:
         self.drawn_for: tuple | None = None  # what the panels beside the per-stage one were drawn for
 
     def refresh(self, trace, stage: str, opts: PlotOptions) -> None:
-        """Every panel for a new model, sentence or options; only the per-stage one for another stage (or an
-        edited weight: costs follow the shapes, not the numbers)."""
-        drawn_for = (trace.config, {stack: list(tokens) for stack, tokens in trace.tokens.items()}, opts)
+        """Every panel for a new model, sentence or options; only the per-stage one for another stage, an edited
+        weight or a what-if switch that leaves every stage's operation as it was (costs follow the operations
+        and the shapes, not the numbers)."""
+        operations = tuple(
+            (name, None if trace.stage(name) is None else trace.stage(name).op) for name in trace.stage_names
+        )
+        tokens = tuple((stack, tuple(t)) for stack, t in trace.tokens.items())
+        drawn_for = (trace_structure(trace), operations, tokens, opts)
         for panel in self.panels if drawn_for != self.drawn_for else [self.stages]:
             panel.update(trace, stage, opts)
         self.drawn_for = drawn_for
