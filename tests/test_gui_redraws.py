@@ -1,6 +1,6 @@
 """What an action redraws: a figure drawn once is swapped back in (and refreshed) when its stage or head grid is
-shown again, a what-if switch and its undo refresh the figures instead of building them anew, and hidden docks
-draw nothing at all and build no plots."""
+shown again, a what-if switch and its undo, or a new sentence, refresh the figures instead of building them anew,
+and hidden docks draw nothing at all and build no plots."""
 
 from __future__ import annotations
 
@@ -41,15 +41,20 @@ def test_a_stage_shown_again_reuses_its_figure_with_the_numbers_of_now(qtbot, wi
     assert np.allclose(shown_matrix(view), q)
 
 
-def test_a_new_sentence_draws_its_figures_anew(qtbot, window):
+def test_a_new_sentence_refreshes_its_figures_with_the_new_tokens(qtbot, window):
+    """Tokens are not part of what a figure is built from (gui.plots.figure_build_key): a new sentence keeps the
+    figure shown and refreshes it, its rows and labels those of the new tokens."""
     state, view = window.state, window.stage_view
     state.go_to("enc.0.attn.q")
     qtbot.waitUntil(lambda: view.figure is not None and view.figure.stage == "enc.0.attn.q")
     first = view.figure
     assert state.set_sentences("the cat sat down")
     state.go_to("enc.0.attn.q")
-    qtbot.waitUntil(lambda: view.figure is not None and view.figure is not first)
-    assert shown_matrix(view).shape[0] == len(state.trace.tokens["enc"])
+    tokens = state.trace.tokens["enc"]
+    qtbot.waitUntil(lambda: view.figure is not None and shown_matrix(view).shape[0] == len(tokens))
+    assert view.figure is first
+    assert np.allclose(shown_matrix(view), state.trace["enc.0.attn.q"][state.head].numpy())
+    assert first.panels[0].heatmap.labels[0] == tokens
 
 
 def test_edits_and_switches_refresh_the_what_if_figure(qtbot, window):
