@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QToolButton, QVBoxLayout
 
+from gui.plots.figure import trace_tokens
 from gui.plots.map import PANELS, MapFigure, draw_map
 from gui.plots.view import FigureCache
 from gui.state import preferences
@@ -76,8 +77,7 @@ class MapView(LazyView):
         """What a map figure is drawn from: the model (its what-if switches too: a switched-off part is marked),
         its stages and tokens (shapes in the tooltips), the panels and the language."""
         trace = self.state.view
-        tokens = tuple((stack, tuple(t)) for stack, t in trace.tokens.items())
-        return repr(trace.config), tuple(trace.stage_names), tokens, self.panels(), self.settings.lang
+        return repr(trace.config), tuple(trace.stage_names), trace_tokens(trace), self.panels(), self.settings.lang
 
     def draw(self, *_) -> None:
         key = self.map_key()

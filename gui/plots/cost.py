@@ -17,7 +17,7 @@ from engine import cost
 from gui.text.operations import place_of, stage_title
 
 from .captions import caption, plain
-from .figure import figure_title, trace_structure
+from .figure import figure_title, trace_structure, trace_tokens
 from .style import PlotOptions, color, font, foreground, html_size, markers, new_plot, set_caption
 from .view import clear_layout
 
@@ -306,8 +306,7 @@ class CostFigure:
         operations = tuple(
             (name, None if trace.stage(name) is None else trace.stage(name).op) for name in trace.stage_names
         )
-        tokens = tuple((stack, tuple(t)) for stack, t in trace.tokens.items())
-        drawn_for = (trace_structure(trace), operations, tokens, opts)
+        drawn_for = (trace_structure(trace), operations, trace_tokens(trace), opts)
         for panel in self.panels if drawn_for != self.drawn_for else [self.stages]:
             panel.update(trace, stage, opts)
         self.drawn_for = drawn_for

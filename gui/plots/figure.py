@@ -40,6 +40,11 @@ def trace_structure(trace) -> tuple:
     return settings
 
 
+def trace_tokens(trace) -> tuple:
+    """The tokens of each stack, hashable: ((stack, (token, …)), …)."""
+    return tuple((stack, tuple(tokens)) for stack, tokens in trace.tokens.items())
+
+
 def figure_build_key(trace, stage: str) -> tuple:
     """What draw_stage (and gui.plots.heads.draw_heads) build the items of `stage` from, beyond the numbers their
     refresh reads: a figure drawn for another trace with the same key is refreshed for this one, not built again

@@ -173,10 +173,9 @@ class MatrixLayout:
     def _first_fit(self, rooms: list[QSize], scales: tuple[float, ...]) -> tuple[float, str]:
         for room in rooms:
             for scale in scales:
-                for arrangement in ARRANGEMENTS:
-                    size = self.size(scale, arrangement)
-                    if size.width() <= room.width() and size.height() <= room.height():
-                        return scale, arrangement
+                fits = fitting({a: self.size(scale, a) for a in ARRANGEMENTS}, room)
+                if fits:
+                    return scale, fits[0]
         sizes = {a: self.size(1.0, a) for a in ARRANGEMENTS}
         return 1.0, choose_arrangement(sizes, rooms[-1])  # it scrolls anyway: at the size asked for (Ctrl+=)
 
@@ -196,8 +195,7 @@ class MatrixLayout:
         return self.natural[scale]
 
     def _place(self, scale: float, arrangement: str) -> None:
-        panels = [*self.inputs, self.output]
-        for panel in panels:
+        for panel in [*self.inputs, self.output]:
             panel.table.set_scale(scale)
         place_panels(self.grid, self.inputs, self.output, self.kind, self.n_inputs, arrangement, self._natural(scale))
         self.shown = (scale, arrangement)

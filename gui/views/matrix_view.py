@@ -170,29 +170,31 @@ class MatrixTable(QTableView):
             self._limit_size()
 
     def content_size(self) -> QSize:
-        model = self.matrix()
-        rows, cols = model.shown.shape
+        header, line = self.header_height, self.verticalHeader().defaultSectionSize()
+        return self._content(self.verticalHeader().width(), self.horizontalHeader().defaultSectionSize(), header, line)
+
+    def _content(self, row_header: int, column: int, header: int, line: int) -> QSize:
+        """The whole table: row labels and columns, column labels and rows, and the frame."""
+        rows, cols = self.matrix().shown.shape
         frame = 2 * self.frameWidth()
-        w = self.verticalHeader().width() + cols * self.horizontalHeader().defaultSectionSize() + frame
-        h = self.header_height + rows * self.verticalHeader().defaultSectionSize() + frame
-        return QSize(w, h)
+        return QSize(row_header + cols * column + frame, header + rows * line + frame)
+
+    def _hint(self, content: QSize, room: int) -> QSize:
+        """A table of `content` size as large as the type allows, with `room` for a horizontal scroll bar."""
+        s = self.settings.type_scale
+        return QSize(min(content.width(), round(900 * s)), min(content.height(), round(600 * s)) + room)
 
     def sizeHint(self) -> QSize:
-        size, s = self.content_size(), self.settings.type_scale
-        return QSize(min(size.width(), round(900 * s)), min(size.height(), round(600 * s)) + self._scroll_bar_room())
+        return self._hint(self.content_size(), self._scroll_bar_room())
 
     def hint_at(self, font: QFont, column: int, row_header: int) -> QSize:
         """The size hint the table would have in `font` with these section widths (apply_sizes), once laid out at
         that width: the stage view measures its arrangements with it without moving a widget
         (gui/views/matrix_layout.py)."""
-        rows, cols = self.matrix().shown.shape
         line = QFontMetrics(font).height() + 8  # a row, and the column labels (set_scale)
-        frame = 2 * self.frameWidth()
-        width, height = row_header + cols * column + frame, line + rows * line + frame
-        s = self.settings.type_scale
-        shown = min(width, round(900 * s))
-        room = self.horizontalScrollBar().sizeHint().height() if shown < width else 0
-        return QSize(shown, min(height, round(600 * s)) + room)
+        content = self._content(row_header, column, line, line)
+        scrolls = self._hint(content, 0).width() < content.width()
+        return self._hint(content, self.horizontalScrollBar().sizeHint().height() if scrolls else 0)
 
     def minimumSizeHint(self) -> QSize:
         """Small matrices never scroll (the stage view scrolls instead); large ones keep a readable corner, as
