@@ -45,6 +45,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from engine import sources  # noqa: E402
 from engine.formats.lesson import open_lesson  # noqa: E402
+from gui.idle_collection import collect_between_events  # noqa: E402
 from gui.lesson.controller import LessonController  # noqa: E402
 from gui.state.app_state import AppState  # noqa: E402
 from tests.gui_lessons import FakePrompts  # noqa: E402
@@ -187,6 +188,7 @@ def main() -> int:
     clock = time.process_time if args.cpu else time.perf_counter
     torch.set_num_threads(1)  # as the app runs
     app = QApplication.instance() or QApplication([])
+    collect_between_events()  # as the app does once torch and pyqtgraph are imported (gui/app.py)
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
     summary = []
     for model, make_state in MODELS.items():

@@ -34,6 +34,7 @@ from PySide6.QtCore import QEvent, QObject  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from engine import Model, ModelConfig  # noqa: E402
+from gui.idle_collection import collect_between_events  # noqa: E402
 from gui.state.app_state import AppState  # noqa: E402
 from gui.window.main_window import MainWindow  # noqa: E402
 
@@ -171,6 +172,7 @@ def main() -> int:
     edits = max(args.edits, 50)
     torch.set_num_threads(1)  # as the app runs
     app = QApplication.instance() or QApplication([])
+    collect_between_events()  # as the app does once torch and pyqtgraph are imported (gui/app.py)
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
     medians, engine = {}, {}
     for name in LESSONS:

@@ -39,6 +39,7 @@ import torch  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from engine.formats.lesson import open_lesson  # noqa: E402
+from gui.idle_collection import collect_between_events  # noqa: E402
 from gui.launch import launch  # noqa: E402
 from gui.state.app_state import AppState  # noqa: E402
 from tests.bench_actions import pause, settle, timed  # noqa: E402
@@ -135,6 +136,7 @@ def main() -> int:
     samples = max(10, args.samples)
     torch.set_num_threads(1)  # as the app runs
     app = QApplication.instance() or QApplication([])
+    collect_between_events()  # as the app does once torch and pyqtgraph are imported (gui/app.py)
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
     start = time.perf_counter()
     undos, redos = undo_redo(app, samples)
