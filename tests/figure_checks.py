@@ -60,15 +60,22 @@ def axis_specs(axis: pg.AxisItem) -> tuple[list[tuple[str, QRectF]], list[QLineF
 
 def _glyphs(item: QGraphicsTextItem) -> QRectF:
     m = item.document().documentMargin()
-    return item.mapRectToScene(item.boundingRect().adjusted(m, m, -m, -m))
+    return _painted_rect(item, item.boundingRect().adjusted(m, m, -m, -m))
+
+
+def _painted_rect(item, rect: QRectF) -> QRectF:
+    """Where `rect` of an item stands in the scene as the view paints it. An item that ignores the view's transform
+    (a cell's number, pyqtgraph's legends) is drawn at its font's size however the figure is scaled to fit, so its
+    scene rectangle is its rectangle on the view, mapped back."""
+    views = item.scene().views()
+    if not views:
+        return item.mapRectToScene(rect)
+    to_view = views[0].viewportTransform()
+    return to_view.inverted()[0].mapRect(item.deviceTransform(to_view).mapRect(rect))
 
 
 def _number_rect(item: CellNumber) -> QRectF:
-    """Where a cell's number stands in the scene: it ignores the plot's transform (drawn at its font's size), so
-    its scene rectangle is its rectangle on the view, mapped back."""
-    view = item.scene().views()[0]
-    on_view = item.deviceTransform(view.viewportTransform()).mapRect(item.boundingRect())
-    return view.viewportTransform().inverted()[0].mapRect(on_view)
+    return _painted_rect(item, item.boundingRect())
 
 
 def _clip_of(item) -> QRectF | None:

@@ -119,6 +119,20 @@ def test_presentation_figures_overlap_nothing_in_a_quarter_of_the_screen(qapp, l
     assert drawn > 10  # (the stages whose figure adds to the tables)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_figure_scaled_down_to_fit_overlaps_nothing(qapp, lessons, lang):
+    """At 1280×720 with the Generate and KV cache docks open the stage view leaves its figure about 320 × 350 px,
+    and a figure that needs more is scaled down as a whole: pyqtgraph's legends kept their own size, so the two
+    legends of "softmax without / with ÷√d_k" ran into each other ("probability gra▆t pro(1-p)ility")."""
+    trace, shrunk = lessons["masked-decoder"], 0
+    for stage in trace.stage_names:
+        view = shown_figure(qapp, trace, stage, PlotOptions(lang=lang), size=(320, 350))
+        shrunk += view.scale > 1
+        assert problems_of(view) == [], stage
+        view.close()
+    assert shrunk > 5  # (the figures this test is about: scaled down to fit)
+
+
 # ---- 2. labels dropped ---------------------------------------------------------------------------------------
 def test_every_column_of_the_probabilities_is_named(qapp, lessons):
     """The probs heatmap named 1 of 7 columns (2 of 13 for MiniLM)."""

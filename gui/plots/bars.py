@@ -7,6 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontMetrics
+from PySide6.QtWidgets import QGraphicsItem
 
 from .fit import slot, text_width
 from .heatmap import format_cell
@@ -21,6 +22,10 @@ def add_legend(plot: pg.PlotItem, opts: PlotOptions) -> pg.LegendItem:
     name join it."""
     size = f"{font(opts, 'tick').pointSize()}pt"
     legend = pg.LegendItem(offset=None, labelTextSize=size, labelTextColor=foreground(opts))
+    # pyqtgraph draws a legend at its own size whatever the view's scale (one floating over a zoomed plot); in a
+    # row of the figure it must shrink with the rest when the figure is scaled down to fit, or beside another
+    # plot's legend the two run into each other ("probability gradient probability")
+    legend.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, False)
     plot.layout.addItem(legend, 4, 1, Qt.AlignmentFlag.AlignHCenter)  # row 4: under the bottom axis
     plot.legend = legend
     return legend
