@@ -287,3 +287,46 @@ def test_the_k_v_label_crosses_no_block_frame(qapp, lang):
     for frame in frames:
         inside, outside = frame.contains(label), not frame.intersects(label)
         assert inside or outside, (label, frame)
+
+
+def map_texts(figure) -> tuple:
+    """What a map says about its sentence: each drawing's inputs lines, every box's and operation's tooltip, the
+    bounds the view shows, and the titles."""
+    for expanded in list(figure.drawings):
+        figure._drawing(expanded)
+    lines = {e: {s: i.toPlainText() for s, i in d.inputs.items()} for e, d in figure.drawings.items()}
+    boxes = {e: [item.toolTip() for item in (x.item for x in d.drawn.values())] for e, d in figure.drawings.items()}
+    inside = {p: [n.toolTip() for n in d.nodes] for p, d in figure.details.items()}
+    titles = {panel: label.text for panel, label in figure.titles.items()}
+    return lines, boxes, inside, figure.drawing.bounds, titles
+
+
+@pytest.mark.parametrize(
+    ("lesson", "sentence", "target"),
+    [("cross-attention", "I love AI models", "我 爱 AI"), ("masked-decoder", "", "我 爱")],
+)
+def test_a_new_sentence_refreshes_the_map_in_place_as_drawn_anew(qtbot, own_folders, lesson, sentence, target):
+    """A new sentence (or a generated token) changes the map's inputs lines and the shapes in its tooltips only:
+    the figure is kept and says what a map drawn for that sentence says (it was drawn anew for every sentence)."""
+    state = gui_lessons.state_for(lesson)
+    view = open_map(qtbot, state)
+    state.go_to(next(n for n in state.stage_names if n.endswith("attn.weights")))
+    settle(view)
+    figure = view.figure
+    for name in state.stage_names[::7]:  # a few drawings and details made, for the old sentence
+        state.go_to(name)
+        settle(view)
+    before = map_texts(figure)
+    two = state.config.architecture == "encoder-decoder"
+    assert state.set_sentences(sentence if two else target, target if two else "") is not False
+    qtbot.waitUntil(lambda: view.figure is not None and view.figure.trace is state.view)
+    settle(view)
+    assert view.figure is figure
+    refreshed = map_texts(figure)
+    assert refreshed != before
+    anew = open_map(qtbot, state)
+    for expanded in figure.drawings:
+        anew.figure._drawing(expanded)
+    for place in figure.details:
+        anew.figure._detail(place)
+    assert map_texts(anew.figure) == refreshed

@@ -11,7 +11,6 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QToolButton, QVBoxLayout
 
-from gui.plots.figure import trace_tokens
 from gui.plots.map import PANELS, MapFigure, draw_map
 from gui.plots.view import FigureCache
 from gui.state import preferences
@@ -75,19 +74,21 @@ class MapView(LazyView):
 
     def map_key(self) -> tuple:
         """What a map figure is drawn from: the model (its what-if switches too: a switched-off part is marked),
-        its stages and tokens (shapes in the tooltips), the panels and the language."""
+        its stages, the panels and the language. (Another sentence changes only its inputs lines and tooltips:
+        MapFigure.set_trace.)"""
         trace = self.state.view
-        return repr(trace.config), tuple(trace.stage_names), trace_tokens(trace), self.panels(), self.settings.lang
+        return repr(trace.config), tuple(trace.stage_names), self.panels(), self.settings.lang
 
     def draw(self, *_) -> None:
-        key = self.map_key()
+        key, view = self.map_key(), self.state.view
         glide = self.figure is not None and key == self.drawn_for and not preferences.read(REDUCED_MOTION, False)
         if self.figure is None or key != self.drawn_for:
-            view, opts, panels = self.state.view, self.settings.plot_options(), self.panels()
+            opts, panels = self.settings.plot_options(), self.panels()
             self.figure = self.figures.show(key, lambda layout: MapFigure(layout, view, opts, panels), _keep_figure)
             if key != self.drawn_for:
                 self.drawn_for = key
                 self.newModel.emit()
+        self.figure.set_trace(view)
         self.zoom.setEnabled(self.figure.panels != PANELS)
         # titles wrap to the panel's width (a line of n columns takes about n · 0.6 em), never widening the figure
         width = self.plot.width() / len(self.figure.panels)

@@ -105,19 +105,24 @@ class MapFigure:
     # ---- drawings, made when first needed ------------------------------------------------------------
     def _drawing(self, expanded: int | None) -> MapDrawing:
         if expanded not in self.drawings:
-            tokens = {s: list(t) for s, t in self.trace.tokens.items()}
-            drawing = MapDrawing(None, self.arch, tokens, self.opts.lang, expanded)
-            for drawn in drawing.drawn.values():
-                title = (
-                    box_title(self.boxes[drawn.key], self.opts.lang)
-                    if drawn.key in self.boxes
-                    else plain("block", self.opts.lang, i=drawn.key.block)
-                )
-                drawn.item.setToolTip(self._tip(drawn.stages, title))
+            drawing = MapDrawing(None, self.arch, self._tokens(), self.opts.lang, expanded)
+            self._box_tips(drawing)
             self.views["map"].addItem(drawing.root)
             drawing.root.hide()
             self.drawings[expanded] = drawing
         return self.drawings[expanded]
+
+    def _tokens(self) -> dict[str, list[str]]:
+        return {s: list(t) for s, t in self.trace.tokens.items()}
+
+    def _box_tips(self, drawing: MapDrawing) -> None:
+        for drawn in drawing.drawn.values():
+            title = (
+                box_title(self.boxes[drawn.key], self.opts.lang)
+                if drawn.key in self.boxes
+                else plain("block", self.opts.lang, i=drawn.key.block)
+            )
+            drawn.item.setToolTip(self._tip(drawn.stages, title))
 
     def _detail(self, place: Place) -> DetailDrawing:
         if place not in self.details:
@@ -126,6 +131,21 @@ class MapFigure:
             detail.root.hide()
             self.details[place] = detail
         return self.details[place]
+
+    def set_trace(self, trace) -> None:
+        """The same model on another sentence (a new one, a generated token): the inputs lines and the shapes in
+        the tooltips follow it; the boxes stay as they are (show_stage then marks the cursor)."""
+        if trace is self.trace:
+            return
+        self.trace = trace
+        for drawing in self.drawings.values():
+            drawing.set_tokens(self._tokens())
+            self._box_tips(drawing)
+        for detail in self.details.values():
+            for node, op in zip(detail.nodes, detail.box.operations):
+                node.setToolTip(self._tip(op.stages))
+        if self.drawing is not None:
+            self.views["map"].setRange(self.drawing.bounds, padding=0.02)
 
     def _tip(self, names: tuple[str, ...], title: str | None = None) -> str:
         """A box's or an operation's tooltip: its name, then its output stage's title, id and shape."""

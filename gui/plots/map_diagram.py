@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPen
-from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsItem, QGraphicsRectItem
+from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsItem, QGraphicsRectItem, QGraphicsTextItem
 
 from engine.architecture import Architecture, Box
 from engine.graph import Place
@@ -82,6 +82,7 @@ class MapDrawing:
         self.root.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)  # a holder, never painted
         self.texts: list = []  # the texts drawn: PySide deletes a text item whose wrapper is gone
         self.drawn: dict[Place, Drawn] = {}  # in drawing order: columns left to right, each bottom to top
+        self.inputs: dict[str, QGraphicsTextItem] = {}  # each stack's "Inputs: …" line under its column
         # (kind, source key, target key, off) as drawn; kind: an engine edge's, or "positions" (added to the embedding)
         self.edges: list[tuple[str, Place, Place, bool]] = []
         stacks = list(arch.config.stacks)
@@ -91,6 +92,12 @@ class MapDrawing:
         self._titles(stacks)
         for edge in arch.edges:
             self._edge(edge.kind, self.key_of(edge.source), self.key_of(edge.target), edge.off)
+        self.bounds = self.root.childrenBoundingRect().adjusted(-6, -6, 6, 6)
+
+    def set_tokens(self, tokens: dict[str, list[str]]) -> None:
+        """Another sentence: each column's inputs line says it (the boxes stay as they are)."""
+        for stack, item in self.inputs.items():
+            item.setPlainText(self._input_line(stack, tokens.get(stack, [])))
         self.bounds = self.root.childrenBoundingRect().adjusted(-6, -6, 6, 6)
 
     def _text(self, *args, **kwargs):
@@ -183,14 +190,16 @@ class MapDrawing:
         self.edges.append(("positions", Place(stack, part="positions"), key, off))
 
     def _inputs(self, stack: str, x: float, tokens: list[str]) -> None:
+        text = self._text(self._input_line(stack, tokens), NOTE_PX + 1, width=self.width)
+        text.setPos(x, GAP + 4)
+        self.inputs[stack] = text
+        arrow(self.root, [QPointF(x + self.width / 2, GAP + 2), QPointF(x + self.width / 2, 0)], EDGE_COLORS["flow"])
+
+    def _input_line(self, stack: str, tokens: list[str]) -> str:
         words = " ".join(tokens)
         words = words if len(words) <= 40 else words[:39] + "…"
         shifted = stack == "dec" and "enc" in self.arch.config.stacks
-        text = self._text(
-            plain("outputs_shifted" if shifted else "inputs", self.lang, text=words), NOTE_PX + 1, width=self.width
-        )
-        text.setPos(x, GAP + 4)
-        arrow(self.root, [QPointF(x + self.width / 2, GAP + 2), QPointF(x + self.width / 2, 0)], EDGE_COLORS["flow"])
+        return plain("outputs_shifted" if shifted else "inputs", self.lang, text=words)
 
     def _probabilities(self, x: float) -> None:
         top = min(d.item.rect.top() for d in self.drawn.values() if d.column == len(self.arch.config.stacks) - 1)
