@@ -216,3 +216,22 @@ def test_a_generated_token_refreshes_the_probabilities_figure_in_place(qtbot, mo
     assert drawn == [] and shown == [] and view.figure is figure and view.plot.ci is layout  # no other layout
     heatmap = figure.panels[0].heatmap
     assert heatmap.shape[0] == n + 1 and heatmap.labels[0][-1] == state.trace.tokens["dec"][-1]
+
+
+def test_a_generated_token_draws_its_choice_once(qtbot, monkeypatch):
+    """Generate draws the distribution the token was chosen from, once: the panel drew first what the next token
+    would be (a distribution computed and drawn for nothing), then the choice over it."""
+    window = open_lesson_window(qtbot, "masked-decoder", text="我")
+    panel, state = window.teaching.generation, window.state
+    window.teaching.generation_dock.show()
+    panel.sampled.setChecked(True)
+    drawn, previews = [], []
+    original_draw, original_next = panel._draw, panel.next_choice
+    monkeypatch.setattr(panel, "_draw", lambda choice: drawn.append(choice) or original_draw(choice))
+    monkeypatch.setattr(panel, "next_choice", lambda: previews.append(1) or original_next())
+    assert panel.generate()
+    assert len(previews) == 1  # the choice itself; no preview of the token after it
+    assert [c.token for c in drawn] == [state.trace.tokens["dec"][-1]]
+    assert panel.status.text().startswith("Generated")
+    state.undo_stack.undo()  # back: what Generate would choose now, drawn again
+    assert len(drawn) == 2 and panel.status.text().startswith("“Generate next token” would choose")

@@ -118,6 +118,7 @@ class GenerationPanel(QWidget):
         layout.addWidget(self.plot, 1)
 
         self.stale = True  # what is shown is not the current choice (see show_choice)
+        self.appending = False  # generate() is appending its token
         state.lessonChanged.connect(self.show_choice)
         state.traceEdited.connect(self.show_choice)
         self.settings.changed.connect(self._settings_changed)
@@ -175,11 +176,14 @@ class GenerationPanel(QWidget):
             return False
         state.go_to("probs")
         state.set_row(len(state.trace.tokens["dec"]) - 1)
-        if not state.append_token(choice.token_id):
-            return False
-        producing_command(state).choice = choice
-        self.show_choice()
-        return True
+        self.appending = True  # (the new trace's signals come before the command is on the undo stack)
+        try:
+            appended = state.append_token(choice.token_id, choice)
+        finally:
+            self.appending = False
+        if appended:
+            self.show_choice()
+        return appended
 
     def step_new_token(self) -> None:
         """Go to the decoder's token ids with the newest position selected, to step it through the model."""
@@ -196,6 +200,8 @@ class GenerationPanel(QWidget):
         self.seed_note.setText(
             self.tr("this draw uses seed {0}").format(self.draw_settings()[3]) if self.sampled.isChecked() else ""
         )
+        if self.appending:  # generate() shows its choice once the token is appended, not what would come next
+            return
         if not self.isVisible():  # a hidden panel computes and draws nothing until it is shown
             self.stale = True
             return

@@ -363,9 +363,10 @@ class AppState(QObject):
         """Turn a "what if" switch (e.g. "no_scale") on or off; the weights stay. Refusals change nothing."""
         return commands.set_switch(self, switch, on)
 
-    def append_token(self, token_id: int) -> bool:
-        """Append a token of the decoder's vocabulary to the decoder's sentence (a generated token)."""
-        return commands.append_token(self, token_id)
+    def append_token(self, token_id: int, choice=None) -> bool:
+        """Append a token of the decoder's vocabulary to the decoder's sentence (a generated token; `choice`: how
+        it was chosen, kept with the undoable step)."""
+        return commands.append_token(self, token_id, choice)
 
     def show_trace(
         self,

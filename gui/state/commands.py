@@ -249,8 +249,9 @@ def sentence_text(model, tokens: list[str], ids: torch.Tensor) -> str:
     return " ".join(tokens[1:] if tokens and tokens[0] == START else tokens)
 
 
-def append_token(state: AppState, token_id: int) -> bool:
-    """Push an AppendTokenCommand; the window then stands on the output probabilities of the new position."""
+def append_token(state: AppState, token_id: int, choice=None) -> bool:
+    """Push an AppendTokenCommand carrying `choice` (how the token was chosen: the views that show it read it as
+    they hear of the new trace); the window then stands on the output probabilities of the new position."""
     trace, cfg = state.trace, state.config
     if "dec" not in cfg.stacks:
         state.message.emit(tr("Generation needs a decoder: choose a decoder or encoder-decoder model"))
@@ -279,5 +280,7 @@ def append_token(state: AppState, token_id: int) -> bool:
         return tr("Generate “{0}”").format(token)
 
     stage = "probs" if "probs" in new.stage_names else state.current_stage
-    state.undo_stack.push(AppendTokenCommand(state, label, SavedTrace(new, text, target, stage, n), note))
+    command = AppendTokenCommand(state, label, SavedTrace(new, text, target, stage, n), note)
+    command.choice = choice
+    state.undo_stack.push(command)
     return True
