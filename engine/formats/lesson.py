@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -288,13 +289,19 @@ def _open_shipped(path: Path) -> Lesson:
 
 def shipped_lessons() -> list[LessonInfo]:
     """The lessons that come with Stepformer, in teaching order."""
+    return list(_shipped_infos())
+
+
+@cache
+def _shipped_infos() -> tuple[LessonInfo, ...]:
+    """Read once per run (the window's menus list them, and a window is built anew for a new language)."""
     infos = []
     for name, path in _shipped_files().items():
         data = _parse_json(path.read_bytes(), f"shipped lesson {path.name}")
         _check_texts(data.get("title"), "title")
         _check_texts(data.get("description"), "description")
         infos.append(LessonInfo(name, data["title"], data["description"]))
-    return infos
+    return tuple(infos)
 
 
 def open_lesson(name_or_path: str | Path) -> Lesson:

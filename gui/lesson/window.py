@@ -105,8 +105,10 @@ class LessonWindow:
 
     # ---- language and display ---------------------------------------------------------------------
     def set_language(self, lang: str) -> None:
-        """Switch the window's language now and for the next start; the lesson and its edits stay."""
-        preferences.write("ui/language", lang)
+        """Switch the window's language now and for the next start (kept by _display_changed, or here when it is
+        the language shown already); the lesson and its edits stay."""
+        if lang == self.state.display.lang:
+            preferences.write("ui/language", lang)
         self.state.display.set(lang=lang)
 
     def _display_changed(self, names: frozenset[str]) -> None:

@@ -140,8 +140,7 @@ class DisplaySettings(QObject):
             setattr(self, key, stored[key] if stored[key] in _CHOICES[key] else STORED[key])
 
     def save(self) -> None:
-        for key in STORED:
-            preferences.write(f"display/{key}", getattr(self, key))
+        preferences.write_all({f"display/{key}": getattr(self, key) for key in STORED})
 
 
 _base: dict = {}  # the app's own font, palette and style, before any scaling
