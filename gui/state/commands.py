@@ -250,8 +250,8 @@ def sentence_text(model, tokens: list[str], ids: torch.Tensor) -> str:
 
 
 def append_token(state: AppState, token_id: int, choice=None) -> bool:
-    """Push an AppendTokenCommand carrying `choice` (how the token was chosen: the views that show it read it as
-    they hear of the new trace); the window then stands on the output probabilities of the new position."""
+    """Push an AppendTokenCommand carrying `choice` (how the token was chosen: shown again after an undo and a
+    redo); the window then stands on the output probabilities of the new position."""
     trace, cfg = state.trace, state.config
     if "dec" not in cfg.stacks:
         state.message.emit(tr("Generation needs a decoder: choose a decoder or encoder-decoder model"))
