@@ -5,8 +5,8 @@ window (the tables show all their cells without scrolling inside, the matrices' 
 than it holds, every plot has room to draw in).
 
 The tight screen, 1280×720, is checked in both languages at every kind of forward stage and in English at every
-kind of backward stage too (their pictures differ from the forward ones, their words hardly); the large one in one
-language per lesson, both languages among the lessons, at every kind of forward stage."""
+kind of backward stage too (their pictures differ from the forward ones, their words hardly); the large one in both
+languages at every kind of forward stage. Presentation mode: tests/test_gui_present_mode.py."""
 
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ CASES = [
     for lang in ("en", "zh")
 ]
 CASES += [
-    ("the-cat-sat", (1920, 1080), "zh"),
-    ("masked-decoder", (1920, 1080), "en"),
-    ("cross-attention", (1920, 1080), "zh"),
+    (lesson, (1920, 1080), lang)
+    for lesson in ("the-cat-sat", "masked-decoder", "cross-attention")
+    for lang in ("en", "zh")
 ]
 MIN_PLOT = 24  # px: a plot area smaller than this is blank to the class
 WHOLE = 16  # tables up to 16 × 16 show whole
