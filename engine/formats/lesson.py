@@ -264,9 +264,9 @@ class LessonInfo(NamedTuple):
     description: dict[str, str]
 
 
-def _shipped_files() -> dict[str, Path]:
+def _shipped_files(folder: Path | None = None) -> dict[str, Path]:
     """Shipped lesson files by name, in teaching order ("01-i-love-ai.json" is named "i-love-ai")."""
-    return {p.stem.split("-", 1)[1]: p for p in sorted(LESSONS_DIR.glob("[0-9][0-9]-*.json"))}
+    return {p.stem.split("-", 1)[1]: p for p in sorted((folder or LESSONS_DIR).glob("[0-9][0-9]-*.json"))}
 
 
 def _open_shipped(path: Path) -> Lesson:
@@ -289,14 +289,14 @@ def _open_shipped(path: Path) -> Lesson:
 
 def shipped_lessons() -> list[LessonInfo]:
     """The lessons that come with Stepformer, in teaching order."""
-    return list(_shipped_infos())
+    return list(_shipped_infos(LESSONS_DIR))
 
 
 @cache
-def _shipped_infos() -> tuple[LessonInfo, ...]:
+def _shipped_infos(folder: Path) -> tuple[LessonInfo, ...]:
     """Read once per run (the window's menus list them, and a window is built anew for a new language)."""
     infos = []
-    for name, path in _shipped_files().items():
+    for name, path in _shipped_files(folder).items():
         data = _parse_json(path.read_bytes(), f"shipped lesson {path.name}")
         _check_texts(data.get("title"), "title")
         _check_texts(data.get("description"), "description")
