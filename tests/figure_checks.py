@@ -148,6 +148,14 @@ def figure_problems(scene, shown: QRectF | None = None) -> list[str]:
     return found
 
 
+def view_problems(view, figure=None, trace=None) -> list[str]:
+    """What is wrong with the figure a plot view shows (figure_problems within what the view shows), and, given the
+    figure and its trace, the token axes that leave a label out."""
+    shown = view.mapToScene(view.viewport().rect()).boundingRect()
+    found = figure_problems(view.scene(), shown)
+    return found + (token_axes_missing(figure, trace) if figure is not None else [])
+
+
 def drawn_labels(plot: pg.PlotItem, side: str) -> list[str]:
     return [text for text, _ in axis_specs(plot.getAxis(side))[0]]
 

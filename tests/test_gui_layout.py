@@ -17,7 +17,7 @@ from PySide6.QtCore import QPoint, QRect
 
 from engine.training.backward import is_backward
 from gui.views import matrix_view
-from tests.figure_checks import figure_problems, token_axes_missing
+from tests.figure_checks import view_problems
 from tests.gui_lessons import own_folders, start_controller  # noqa: F401 (a fixture)
 
 SCREENS = {(1280, 720): 1.0, (1920, 1080): 1.2}  # the tables' font scale a screen that size gives
@@ -105,8 +105,7 @@ def test_every_stage_is_readable_and_whole(qtbot, own_folders, monkeypatch, less
             qtbot.wait(1)
             view.plot.grab()
         plot = view.plot
-        shown = plot.mapToScene(plot.viewport().rect()).boundingRect()
-        found = figure_problems(plot.scene(), shown) + token_axes_missing(view.figure, state.view)
+        found = view_problems(plot, view.figure, state.view)
         found += cut_tables(window) + small_plots(plot)
         if not inside(plot, window):
             found.append("the plot area is cut by the window")

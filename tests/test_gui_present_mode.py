@@ -28,7 +28,7 @@ from gui.state import display
 from gui.text.stage_texts import op_title
 from gui.views.stage_list import NAME_ROLE
 from tests import gui_lessons
-from tests.figure_checks import figure_problems, token_axes_missing
+from tests.figure_checks import view_problems
 from tests.test_gui_layout import kinds
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
@@ -217,11 +217,8 @@ def test_presentation_figures_overlap_nothing_and_name_every_token(qtbot, start_
         if view.plot.isHidden():  # no figure beyond the tables: they take the width
             continue
         checked += 1
-        plot = view.plot
-        plot.grab()
-        shown = plot.mapToScene(plot.viewport().rect()).boundingRect()
-        found = figure_problems(plot.scene(), shown) + token_axes_missing(view.figure, state.view)
-        failures += [f"{name}: {problem}" for problem in found]
+        view.plot.grab()
+        failures += [f"{name}: {problem}" for problem in view_problems(view.plot, view.figure, state.view)]
     assert not failures, "\n".join(failures[:40])
     assert checked >= 6  # (the stages whose figure adds to the tables)
 

@@ -24,7 +24,7 @@ from gui.plots.scale import scale_for
 from gui.plots.style import colormap
 from gui.plots.view import FittedLayoutWidget
 from gui.state.display import DisplaySettings, room_scale_for
-from tests.figure_checks import axis_specs, drawn_labels, figure_problems, missing_labels
+from tests.figure_checks import axis_specs, drawn_labels, figure_problems, missing_labels, view_problems
 
 NARROW = (620, 440)  # about what a 1280×720 window leaves a figure: where the tester saw −0.54 and lost labels
 
@@ -52,7 +52,7 @@ def panels(figure, kind):
 
 def problems_of(view):
     view.grab()  # painted once: text items place themselves by their anchors when first painted
-    return figure_problems(view.scene(), view.mapToScene(view.viewport().rect()).boundingRect())
+    return view_problems(view)
 
 
 # ---- 1. numbers that read as negative ------------------------------------------------------------------------
