@@ -10,7 +10,7 @@ the call that a menu, key or click makes until the event loop is idle again with
     step      one stage forward or back (Right / Left)
     jump      to a stage far away (the stage list)
     what-if   a what-if switch on or off (undoable)
-    language  English ⇄ Chinese (the window is rebuilt in the other language)
+    language  English ⇄ Chinese (the window and its figures switch in place)
     undo      undo of the last change (a weight edit or a switch), then its redo
     head      the head shown (Heads ▸ head 0 / 1)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QVBoxLayout
 
 from gui.plots.cost import CostFigure, draw_cost
+from gui.plots.view import clear_layout
 from gui.state.app_state import AppState
 from gui.views.figure_view import FigureView
 from gui.views.lazy_view import LazyView
@@ -25,6 +26,13 @@ class CostView(LazyView):
         layout.addWidget(self.plot)
         for signal in (state.cursorChanged, state.lessonChanged, state.traceEdited):
             signal.connect(self.schedule)  # (of the display settings, it reads only the language and the text size)
+
+    def retranslate(self) -> None:
+        """Another language: the figure drawn anew when next shown (it holds words)."""
+        if self.figure is not None:
+            clear_layout(self.plot.ci)
+            self.figure = None
+        self.schedule()
 
     def draw(self, *_) -> None:
         opts = self.settings.plot_options()

@@ -31,10 +31,11 @@ from engine import EngineError
 from engine.generate import MAX_TEMPERATURE, MIN_TEMPERATURE, choose, next_token_distribution
 from engine.tokenizer import END
 from gui.plots.kv_cache import Choice, ChoicePanel, choice_title
-from gui.plots.view import FittedLayoutWidget
+from gui.plots.view import FittedLayoutWidget, clear_layout
 from gui.state import display
 from gui.state.app_state import AppState
 from gui.state.commands import AppendTokenCommand
+from gui.text.live_texts import LiveTexts
 
 
 def producing_command(state: AppState) -> AppendTokenCommand | None:
@@ -51,19 +52,27 @@ class GenerationPanel(QWidget):
         # (Over 60 lines: the widgets are built in the order they stand on screen, one flat sequence.)
         super().__init__(parent)
         self.state, self.settings = state, state.display
+        self.texts = texts = LiveTexts()  # what a language switch sets again
 
-        self.generate_action = QAction(self.tr("Generate next token"), self)
+        self.generate_action = QAction(self)
+        texts.set(self.generate_action.setText, lambda: self.tr("Generate next token"))
         self.generate_action.setShortcut(QKeySequence("Ctrl+G"))
-        self.generate_action.setToolTip(
-            self.tr("Choose the next token from the output probabilities and append it (Ctrl+G)")
+        texts.set(
+            self.generate_action.setToolTip,
+            lambda: self.tr("Choose the next token from the output probabilities and append it (Ctrl+G)"),
         )
         self.generate_action.triggered.connect(self.generate)
-        self.step_action = QAction(self.tr("Step through the new token"), self)
-        self.step_action.setToolTip(self.tr("Go back to the decoder's input with the new token selected"))
+        self.step_action = QAction(self)
+        texts.set(self.step_action.setText, lambda: self.tr("Step through the new token"))
+        texts.set(
+            self.step_action.setToolTip, lambda: self.tr("Go back to the decoder's input with the new token selected")
+        )
         self.step_action.triggered.connect(self.step_new_token)
 
-        self.greedy = QRadioButton(self.tr("Greedy (most likely)"), self)
-        self.sampled = QRadioButton(self.tr("Sampled"), self)
+        self.greedy = QRadioButton(self)
+        texts.set(self.greedy.setText, lambda: self.tr("Greedy (most likely)"))
+        self.sampled = QRadioButton(self)
+        texts.set(self.sampled.setText, lambda: self.tr("Sampled"))
         self.greedy.setChecked(True)
         group = QButtonGroup(self)
         group.addButton(self.greedy)
@@ -75,7 +84,7 @@ class GenerationPanel(QWidget):
         self.temperature.setValue(self.settings.temperature)
         self.top_k = QSpinBox(self)
         self.top_k.setRange(0, 100000)
-        self.top_k.setSpecialValueText(self.tr("all"))
+        texts.set(self.top_k.setSpecialValueText, lambda: self.tr("all"))
         self.seed = QSpinBox(self)
         self.seed.setRange(0, 2**31 - 1)
         self.seed_note = QLabel(self)
@@ -91,12 +100,12 @@ class GenerationPanel(QWidget):
         how.addStretch(1)
         form = QFormLayout()
         form.addRow(how)
-        form.addRow(self.tr("Temperature T:"), self.temperature)
-        form.addRow(self.tr("Top-k (0 = all):"), self.top_k)
+        form.addRow(self._label(lambda: self.tr("Temperature T:")), self.temperature)
+        form.addRow(self._label(lambda: self.tr("Top-k (0 = all):")), self.top_k)
         seed_row = QHBoxLayout()
         seed_row.addWidget(self.seed)
         seed_row.addWidget(self.seed_note, 1)
-        form.addRow(self.tr("Seed:"), seed_row)
+        form.addRow(self._label(lambda: self.tr("Seed:")), seed_row)
         buttons = QHBoxLayout()
         for action in (self.generate_action, self.step_action):
             button = QToolButton(self)
@@ -123,6 +132,19 @@ class GenerationPanel(QWidget):
         state.traceEdited.connect(self.show_choice)
         self.settings.changed.connect(self._settings_changed)
         self._mode_changed()
+
+    def _label(self, text) -> QLabel:
+        label = QLabel(self)
+        self.texts.set(label.setText, text)
+        return label
+
+    def retranslate(self) -> None:
+        """Another language: the fixed texts, and the choice said and drawn anew (its figure holds words)."""
+        self.texts.retranslate()
+        if self.choice_panel is not None:
+            clear_layout(self.plot.ci)
+            self.choice_panel = None
+        self.show_choice()
 
     # ---- settings ---------------------------------------------------------------------------------
     def draw_settings(self) -> tuple[float, int | None, bool, int]:

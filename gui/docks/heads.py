@@ -46,6 +46,13 @@ class HeadGridView(LazyView):
         state.traceEdited.connect(self._edited)
         self.settings.changed.connect(self._settings_changed)
 
+    def retranslate(self) -> None:
+        """Another language: the heads drawn anew when next shown (their titles hold words)."""
+        self.plot.show_layout(self.blank)  # (the figure shown is let go with the others)
+        self.figures.discard()
+        self.figure = None
+        self.schedule()
+
     def draw(self) -> None:
         trace = self.state.trace
         self.shown = heads_stage(trace, self.state.forward_stage())  # a backward stage: its forward one

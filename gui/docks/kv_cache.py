@@ -9,9 +9,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from gui.plots.kv_cache import CachePanel, MacsPanel, self_attentions
-from gui.plots.view import FittedLayoutWidget
+from gui.plots.view import FittedLayoutWidget, clear_layout
 from gui.state import display
 from gui.state.app_state import AppState
+from gui.text.live_texts import LiveTexts
 from gui.text.places import group_path
 from gui.views.lazy_view import LazyView
 
@@ -33,7 +34,10 @@ class KVCacheView(LazyView):
         self.cache: CachePanel | None = None  # built the first time the view is drawn (shown)
         self.macs: MacsPanel | None = None
         top = QHBoxLayout()
-        top.addWidget(QLabel(self.tr("Self-attention:"), self))
+        self.texts = LiveTexts()  # what a language switch sets again
+        label = QLabel(self)
+        self.texts.set(label.setText, lambda: self.tr("Self-attention:"))
+        top.addWidget(label)
         top.addWidget(self.attention, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -43,6 +47,14 @@ class KVCacheView(LazyView):
         for signal in (state.lessonChanged, state.traceEdited):
             signal.connect(self.schedule)
         self.redraw_on(self.settings, {"head"} | display.LOOK)
+
+    def retranslate(self) -> None:
+        """Another language: the label, and the cache and its summary drawn anew when next shown (they hold words)."""
+        self.texts.retranslate()
+        if self.cache is not None:
+            clear_layout(self.plot.ci)
+            self.cache = self.macs = None
+        self.schedule()
 
     def rows(self) -> int:
         """K and V rows in the cache as shown."""

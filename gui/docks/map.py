@@ -15,6 +15,7 @@ from gui.plots.map import PANELS, MapFigure, draw_map
 from gui.plots.view import FigureCache
 from gui.state import preferences
 from gui.state.app_state import AppState
+from gui.text.live_texts import LiveTexts
 from gui.views.export_dialogs import export_figure_dialog
 from gui.views.figure_view import FigureView
 from gui.views.lazy_view import LazyView
@@ -40,8 +41,11 @@ class MapView(LazyView):
         self.figure: MapFigure | None = None
         self.drawn_for = None  # what the figure shown was drawn for (map_key)
         self.zoom = QToolButton(self)
-        self.zoom.setText(self.tr("Inside the box"))
-        self.zoom.setToolTip(self.tr("Show the current box's own diagram (double-click a box does too)"))
+        self.texts = LiveTexts()  # what a language switch sets again
+        self.texts.set(self.zoom.setText, lambda: self.tr("Inside the box"))
+        self.texts.set(
+            self.zoom.setToolTip, lambda: self.tr("Show the current box's own diagram (double-click a box does too)")
+        )
         self.zoom.setCheckable(True)
         self.zoom.toggled.connect(lambda _on: self._rebuild())
         self.plot = FigureView(state, self, draw=draw_map, prefix="map.")
@@ -60,7 +64,12 @@ class MapView(LazyView):
         layout.addWidget(self.plot, 1)
         state.lessonChanged.connect(self._rebuild)
         state.cursorChanged.connect(self.schedule)
-        self.redraw_on(self.settings, {"head"})  # "you are here" names the head (a new language: a new window)
+        self.redraw_on(self.settings, {"head"})  # "you are here" names the head
+
+    def retranslate(self) -> None:
+        """Another language: the button, and the map drawn anew (map_key names the language)."""
+        self.texts.retranslate()
+        self.schedule()
 
     def panels(self) -> tuple[str, ...]:
         if self.plot.width() > WIDE * self.plot.height():
@@ -133,7 +142,8 @@ def add_map(window) -> QDockWidget:
     """The map as a dock beside the stage view, shown, with its actions in `window.map_actions` (the menus place
     them): View ▸ The map hides it, View ▸ Reduce motion stops its glide, File ▸ Export the map… writes it."""
     view = MapView(window.state)
-    dock = QDockWidget(tr("The map"), window)
+    dock = QDockWidget(window)
+    window.texts.set(dock.setWindowTitle, lambda: tr("The map"))
     dock.setObjectName("dock_map")
     dock.setWidget(view)
     dock.setAllowedAreas(Qt.LeftDockWidgetArea | Qt.RightDockWidgetArea | Qt.BottomDockWidgetArea)
@@ -143,11 +153,13 @@ def add_map(window) -> QDockWidget:
     dock.width_keeper = DockWidth(window, dock)
     toggle = dock.toggleViewAction()
     toggle.setShortcut(QKeySequence("Ctrl+M"))
-    calm = QAction(tr("Reduce motion (no animations)"), window)
+    calm = QAction(window)
+    window.texts.set(calm.setText, lambda: tr("Reduce motion (no animations)"))
     calm.setCheckable(True)
     calm.setChecked(preferences.read(REDUCED_MOTION, False))
     calm.toggled.connect(lambda on: preferences.write(REDUCED_MOTION, on))
-    export = QAction(tr("Export the map…"), window)
+    export = QAction(window)
+    window.texts.set(export.setText, lambda: tr("Export the map…"))
     export.triggered.connect(lambda: export_figure_dialog(window, window.state, draw_map, "map."))
     window.map_actions = {"toggle": toggle, "reduce_motion": calm, "export": export}
     return dock

@@ -8,6 +8,8 @@ The main window makes one `TeachingViews(window)`; the docks and the toolbar are
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
@@ -18,6 +20,7 @@ from gui.docks.heads import HeadGridView
 from gui.docks.kv_cache import KVCacheView
 from gui.docks.placement import DockPlacement
 from gui.docks.whatif import SwitchActions, WhatIfView
+from gui.text.live_texts import LiveTexts
 from gui.views.scrolling import scrolling
 
 
@@ -32,13 +35,14 @@ class TeachingViews(QObject):
         self.whatif = WhatIfView(state)
         self.cost = CostView(state)
         self.switches = SwitchActions(state, self)
+        self.texts = LiveTexts()  # what a language switch sets again
         self.placement = DockPlacement(window, self.docks)
 
-        self.heads_dock = self._dock("heads", self.tr("Heads side by side"), self.heads)
-        self.whatif_dock = self._dock("whatif", self.tr("What if"), self.whatif)
-        self.generation_dock = self._dock("generation", self.tr("Generate"), self.generation)
-        self.kv_dock = self._dock("kv_cache", self.tr("KV cache"), self.kv_cache)
-        self.cost_dock = self._dock("cost", self.tr("Cost of this model"), self.cost)
+        self.heads_dock = self._dock("heads", lambda: self.tr("Heads side by side"), self.heads)
+        self.whatif_dock = self._dock("whatif", lambda: self.tr("What if"), self.whatif)
+        self.generation_dock = self._dock("generation", lambda: self.tr("Generate"), self.generation)
+        self.kv_dock = self._dock("kv_cache", lambda: self.tr("KV cache"), self.kv_cache)
+        self.cost_dock = self._dock("cost", lambda: self.tr("Cost of this model"), self.cost)
         window.tabifyDockWidget(self.heads_dock, self.whatif_dock)
         window.splitDockWidget(self.generation_dock, self.kv_dock, Qt.Vertical)
         for dock in self.docks():
@@ -51,13 +55,15 @@ class TeachingViews(QObject):
         self.whatif_action = self.whatif_dock.toggleViewAction()
         self.generation_panel_action = self.generation_dock.toggleViewAction()
         self.cost_action = self.cost_dock.toggleViewAction()
-        self.cost_action.setIconText(self.tr("Cost"))  # the toolbar's button; the menu names the whole title
+        # the toolbar's button (the menu names the whole title, which a new title sets again: after it)
+        self.texts.set(self.cost_action.setIconText, lambda: self.tr("Cost"))
         self.generation.generate_action.triggered.connect(self._show_generation)
         self.switches.toggledOn.connect(self.show_effect)
         self._toolbar()
 
-    def _dock(self, key: str, title: str, view: QWidget) -> QDockWidget:
-        dock = QDockWidget(title, self.window)
+    def _dock(self, key: str, title: Callable[[], str], view: QWidget) -> QDockWidget:
+        dock = QDockWidget(self.window)
+        self.texts.set(dock.setWindowTitle, title)
         dock.setObjectName(f"dock_{key}")
         dock.setWidget(scrolling(view))
         dock.setAllowedAreas(Qt.LeftDockWidgetArea | Qt.RightDockWidgetArea | Qt.BottomDockWidgetArea)
@@ -93,7 +99,8 @@ class TeachingViews(QObject):
         return [self.generation.generate_action, self.generation.step_action]
 
     def _toolbar(self) -> None:
-        bar = self.window.addToolBar(self.tr("Heads, generation, what if"))
+        bar = self.window.addToolBar("")
+        self.texts.set(bar.setWindowTitle, lambda: self.tr("Heads, generation, what if"))
         bar.setObjectName("toolbar_teaching")
         bar.setToolButtonStyle(Qt.ToolButtonTextOnly)
         bar.addAction(self.heads_action)
@@ -101,7 +108,9 @@ class TeachingViews(QObject):
         bar.addAction(self.kv_action)
         bar.addAction(self.cost_action)
         bar.addSeparator()
-        bar.addWidget(QLabel(self.tr("What if: "), bar))
+        label = QLabel(bar)
+        self.texts.set(label.setText, lambda: self.tr("What if: "))
+        bar.addWidget(label)
         for action in self.switches.actions.values():
             bar.addAction(action)
         self.toolbar = bar
@@ -120,6 +129,14 @@ class TeachingViews(QObject):
             self.placement.place(self.whatif_dock)
         self.whatif_dock.raise_()
         self.whatif.show_switch(switch)
+
+    def retranslate(self) -> None:
+        """Another language: the docks' titles, the toolbar, the switches, and each view (a hidden one draws in the
+        new language when it is shown)."""
+        self.texts.retranslate()
+        self.switches.retranslate()
+        for view in (self.heads, self.generation, self.kv_cache, self.whatif, self.cost):
+            view.retranslate()
 
     def carry_over(self, old: TeachingViews) -> None:
         """What the docks of a window being replaced showed (a new language, text size, presentation mode), and

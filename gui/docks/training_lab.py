@@ -32,6 +32,7 @@ from gui.plots.fit import text_width
 from gui.plots.heatmap import Heatmap
 from gui.plots.style import color
 from gui.state.display import DisplaySettings
+from gui.text.live_texts import LiveTexts
 from gui.views.scrolling import scrolling_layout
 
 WATCH_EVERY = 5  # training steps between two re-traces of the watched head's attention (and the last step)
@@ -89,17 +90,24 @@ class TrainingLab(QWidget):
         self.result: dict | None = None
         self.watched = None  # engine.training.lab.Progress whose model the attention map shows
         self.latest = None  # the last engine.training.lab.Progress drawn that has a model
+        self.shown: str | None = None  # the experiment whose curves are drawn
 
         self.choice = QComboBox(self)
         for name, (title, _) in self._experiments().items():
             self.choice.addItem(title, name)
         self.choice.currentIndexChanged.connect(lambda _: self._show_claim(self.choice.currentData()))
-        self.run_button = QPushButton(self.tr("Run"), self)
+        self.texts = texts = LiveTexts()  # what a language switch sets again
+        self.run_button = QPushButton(self)
+        texts.set(self.run_button.setText, lambda: self.tr("Run"))
         self.run_button.clicked.connect(lambda: self.start(self.choice.currentData()))
-        self.pause_button = QPushButton(self.tr("Pause"), self)
+        self.pause_button = QPushButton(self)
+        texts.set(
+            self.pause_button.setText, lambda: self.tr("Resume") if self.pause_button.isChecked() else self.tr("Pause")
+        )
         self.pause_button.setCheckable(True)
         self.pause_button.toggled.connect(self._pause_toggled)
-        self.stop_button = QPushButton(self.tr("Stop"), self)
+        self.stop_button = QPushButton(self)
+        texts.set(self.stop_button.setText, lambda: self.tr("Stop"))
         self.stop_button.clicked.connect(self.stop)
         controls = QHBoxLayout()
         for widget in (self.choice, self.run_button, self.pause_button, self.stop_button):
@@ -136,9 +144,12 @@ class TrainingLab(QWidget):
         for box in (self.layer_box, self.head_box):
             box.valueChanged.connect(lambda _: self._draw_attention())
         choice = QHBoxLayout()
-        choice.addWidget(QLabel(self.tr("Attention of layer"), panel))
+        layer, head = QLabel(panel), QLabel(panel)
+        self.texts.set(layer.setText, lambda: self.tr("Attention of layer"))
+        self.texts.set(head.setText, lambda: self.tr("head"))
+        choice.addWidget(layer)
         choice.addWidget(self.layer_box)
-        choice.addWidget(QLabel(self.tr("head"), panel))
+        choice.addWidget(head)
         choice.addWidget(self.head_box)
         choice.addStretch(1)
         self.attention_caption = QLabel(panel)
@@ -147,12 +158,14 @@ class TrainingLab(QWidget):
         column.setContentsMargins(0, 0, 0, 0)
         column.addLayout(choice)
         column.addWidget(self.attention_caption)  # the map goes under it (_build_plots)
-        self.step_through_button = QPushButton(self.tr("Step through this model"), panel)
-        self.step_through_button.setToolTip(
-            self.tr(
+        self.step_through_button = QPushButton(panel)
+        self.texts.set(self.step_through_button.setText, lambda: self.tr("Step through this model"))
+        self.texts.set(
+            self.step_through_button.setToolTip,
+            lambda: self.tr(
                 "Open the model at the last step's weights in the window, "
                 "at this layer's attention (pause or stop first)"
-            )
+            ),
         )
         self.step_through_button.clicked.connect(self._open_model)
         column.addWidget(self.step_through_button)
@@ -171,7 +184,7 @@ class TrainingLab(QWidget):
         self.curve_plot = pg.PlotWidget(self)
         self.curve_plot.addLegend(offset=(-10, 10))
         self.bar_plot = pg.PlotWidget(self)
-        self.bar_plot.setTitle(self.tr("Gradient norm per layer ‖∂L/∂W‖"))
+        self.texts.set(self.bar_plot.setTitle, lambda: self.tr("Gradient norm per layer ‖∂L/∂W‖"))
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=color(0))
         self.bar_plot.addItem(self.bars)
         self.curve_plot.setMinimumHeight(200)
@@ -247,7 +260,7 @@ class TrainingLab(QWidget):
     def _pause_toggled(self, paused: bool) -> None:
         if self.runner is not None:
             self.runner.pause(paused)
-        self.pause_button.setText(self.tr("Resume") if paused else self.tr("Pause"))
+        self.pause_button.setText(self.tr("Resume") if paused else self.tr("Pause"))  # (as in __init__)
         self._enable_step_through()
 
     def _enable(self, running: bool) -> None:
@@ -267,6 +280,24 @@ class TrainingLab(QWidget):
     def _open_model(self) -> None:
         self.step_through.emit(sources.lab_model(self.latest, watch_sentence(), self.layer_box.value()))
 
+    def retranslate(self) -> None:
+        """Another language: the fixed texts, the experiments and the claim, and what a run drew (its axes, legend,
+        attention caption and verdict)."""
+        self.texts.retranslate()
+        for i, (title, _) in enumerate(self._experiments().values()):
+            self.choice.setItemText(i, title)
+        self._show_claim(self.choice.currentData())
+        if self.shown is not None:
+            self._name_axes()
+            arm_of = {id(item): arm for (arm, _), item in self.items.items()}
+            for sample, text in self.curve_plot.plotItem.legend.items:
+                if id(sample.item) in arm_of:
+                    text.setText(label(arm_of[id(sample.item)], self.settings.lang))
+        self._draw_attention()
+        if self.result is not None:
+            self.status.setText(self.tr("Done in {0:.1f} s.").format(self.result["seconds"]))
+            self.verdict.setText(self.result["verdict_zh" if self.settings.lang == "zh" else "verdict"])
+
     # ---- drawing ----------------------------------------------------------------------------------
     def _show_claim(self, name: str) -> None:
         self.claim.setText(self.tr("Claim tested: {0}").format(self._experiments()[name][1]))
@@ -283,7 +314,17 @@ class TrainingLab(QWidget):
         self.attention.image.clear()
         self.attention_caption.setText("")
         self.attention_panel.setEnabled(trains)
-        self.curve_plot.setLabel("bottom", self.tr("step") if trains else self.tr("seed"))
+        self.shown = name
+        self._name_axes()
+
+    def _name_axes(self) -> None:
+        """A training run: loss over steps; one number per seed otherwise, or at the end the run's own x axis."""
+        trains = EXPERIMENTS[self.shown].steps is not None
+        x = self.result["x"]["label"] if self.result is not None else "step"
+        if x != "step":
+            self.curve_plot.setLabel("bottom", label(x, self.settings.lang))
+        else:
+            self.curve_plot.setLabel("bottom", self.tr("step") if trains else self.tr("seed"))
         self.curve_plot.setLabel("left", self.tr("loss") if trains else self.tr("value"))
 
     def _progressed(self, progress) -> None:
@@ -368,7 +409,7 @@ class TrainingLab(QWidget):
                 values = series["values"]
                 xs = x["values"] or list(range(len(values)))
                 self._draw((series["arm"], series["seed"]), xs, values, symbol="o")
-            self.curve_plot.setLabel("bottom", label(x["label"], self.settings.lang))
+            self._name_axes()
             self.curve_plot.setLogMode(x=x["label"] == "d_k", y=False)
         self.status.setText(self.tr("Done in {0:.1f} s.").format(result["seconds"]))
         self.verdict.setText(result["verdict_zh" if self.settings.lang == "zh" else "verdict"])
@@ -376,7 +417,8 @@ class TrainingLab(QWidget):
 
 def add_training_lab(window) -> QDockWidget:
     """The lab as a dock of the main window, hidden until View ▸ Training lab."""
-    dock = QDockWidget(QCoreApplication.translate("TrainingLab", "Training lab"), window)
+    dock = QDockWidget(window)
+    window.texts.set(dock.setWindowTitle, lambda: QCoreApplication.translate("TrainingLab", "Training lab"))
     dock.setObjectName("dock_training_lab")
     dock.setWidget(TrainingLab(window.state.display, dock))
     window.addDockWidget(Qt.BottomDockWidgetArea, dock)

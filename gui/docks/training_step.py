@@ -25,6 +25,7 @@ from gui.state.app_state import AppState
 from gui.state.commands import TrainingStepCommand
 from gui.state.preferences import read, write
 from gui.text.formulas import letter
+from gui.text.live_texts import LiveTexts
 from gui.text.places import place
 from gui.views.scrolling import scrolling_layout
 
@@ -38,13 +39,20 @@ class TrainingStepActions(QObject):
     def __init__(self, state: AppState, parent: QObject | None = None):
         super().__init__(parent)
         self.state = state
-        self.step_action = QAction(self.tr("Take one training step"), self)
-        self.step_action.setToolTip(self.tr("W ← W − lr·∂L/∂W for every weight, on this sentence (Ctrl+Z undoes it)"))
+        self.texts = LiveTexts()  # what a language switch sets again
+        self.step_action = QAction(self)
+        self.texts.set(self.step_action.setText, lambda: self.tr("Take one training step"))
+        self.texts.set(
+            self.step_action.setToolTip,
+            lambda: self.tr("W ← W − lr·∂L/∂W for every weight, on this sentence (Ctrl+Z undoes it)"),
+        )
         self.step_action.triggered.connect(self.take_step)
         row = QWidget()  # the holder below takes it
         layout = QHBoxLayout(row)
         layout.setContentsMargins(24, 2, 8, 2)
-        layout.addWidget(QLabel(self.tr("Learning rate:"), row))
+        rate = QLabel(row)
+        self.texts.set(rate.setText, lambda: self.tr("Learning rate:"))
+        layout.addWidget(rate)
         self.lr = QDoubleSpinBox(row)
         self.lr.setDecimals(4)
         self.lr.setRange(0.0001, MAX_LR)
@@ -83,7 +91,10 @@ class TrainingStepView(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.loss)
         top.addSpacing(16)
-        top.addWidget(QLabel(self.tr("Weight:"), self))
+        self.texts = LiveTexts()  # what a language switch sets again
+        weight = QLabel(self)
+        self.texts.set(weight.setText, lambda: self.tr("Weight:"))
+        top.addWidget(weight)
         top.addWidget(self.weight)
         top.addStretch(1)
         self.figure = pg.GraphicsLayoutWidget(self)
@@ -96,11 +107,19 @@ class TrainingStepView(QWidget):
         state.undo_stack.indexChanged.connect(self._stack_moved)
         state.cursorChanged.connect(self._follow_stage)
         state.display.changed.connect(self._settings_changed)
-        self.show_step(None)
+        self._stack_moved(state.undo_stack.index())  # a window built anew (a new text size) shows the step too
 
     def _settings_changed(self, names: frozenset[str]) -> None:
         if "colormap" in names:
             self._draw()
+
+    def retranslate(self) -> None:
+        """Another language: the fixed texts, and the step shown said again (its weights' places, its captions)."""
+        self.texts.retranslate()
+        chosen = self.weight.currentData()
+        self.show_step(self.step)
+        if chosen is not None:
+            self.weight.setCurrentIndex(self.weight.findData(chosen))
 
     def _stack_moved(self, index: int) -> None:
         """An edit, undo or redo: show the step if it is now the last command done."""
@@ -173,7 +192,8 @@ class TrainingStepView(QWidget):
 def add_training_step_view(window) -> QDockWidget:
     """The view as a dock of the main window, hidden until View ▸ Training step or a step is taken."""
     view = TrainingStepView(window.state)
-    dock = QDockWidget(QCoreApplication.translate("TrainingStepView", "Training step"), window)
+    dock = QDockWidget(window)
+    window.texts.set(dock.setWindowTitle, lambda: QCoreApplication.translate("TrainingStepView", "Training step"))
     dock.setObjectName("dock_training_step")
     dock.setWidget(view)
     window.addDockWidget(Qt.BottomDockWidgetArea, dock)

@@ -29,14 +29,20 @@ class SwitchActions(QObject):
         self.state = state
         self.actions: dict[str, QAction] = {}
         for key in SWITCHES:
-            name = switch_name(key, state.display.lang)
-            action = QAction(name, self)
+            action = QAction(self)
             action.setCheckable(True)
-            action.setToolTip(self.tr("What if: {0} (one click; Ctrl+Z undoes it)").format(name) + f"\n{key}")
             action.toggled.connect(lambda on, k=key: self._toggled(k, on))
             self.actions[key] = action
+        self.retranslate()
         state.lessonChanged.connect(self.sync)
         self.sync()
+
+    def retranslate(self) -> None:
+        """The switches named in the language shown."""
+        for key, action in self.actions.items():
+            name = switch_name(key, self.state.display.lang)
+            action.setText(name)
+            action.setToolTip(self.tr("What if: {0} (one click; Ctrl+Z undoes it)").format(name) + f"\n{key}")
 
     def _toggled(self, key: str, on: bool) -> None:
         if (key in self.state.config.switches) == on:
@@ -65,16 +71,10 @@ class WhatIfView(LazyView):
         self.built: dict[str, tuple] = {}  # what each tab's figure was built for (see whatif_build_key)
         self.tabs = QTabWidget(self)
         self.plots: dict[str, FittedLayoutWidget] = {}
-        titles = {
-            "no_pe": self.tr("No positions"),
-            "no_scale": self.tr("No scaling"),
-            "no_mask": self.tr("No mask"),
-            "no_residual": self.tr("No residual"),
-            "no_layernorm": self.tr("No LayerNorm"),
-        }
         for key in SWITCHES:
             self.plots[key] = FittedLayoutWidget(self)
-            self.tabs.addTab(self.plots[key], titles[key])
+            self.tabs.addTab(self.plots[key], "")
+        self._name_tabs()
         self.explanation = QLabel(self)
         self.explanation.setWordWrap(True)
         self.explanation.setTextFormat(Qt.PlainText)
@@ -93,6 +93,23 @@ class WhatIfView(LazyView):
         for signal in (state.lessonChanged, state.traceEdited):
             signal.connect(self.schedule)
         self.redraw_on(self.settings, {"head", "row"} | display.LOOK)
+
+    def _name_tabs(self) -> None:
+        titles = {
+            "no_pe": self.tr("No positions"),
+            "no_scale": self.tr("No scaling"),
+            "no_mask": self.tr("No mask"),
+            "no_residual": self.tr("No residual"),
+            "no_layernorm": self.tr("No LayerNorm"),
+        }
+        for i, key in enumerate(SWITCHES):
+            self.tabs.setTabText(i, titles[key])
+
+    def retranslate(self) -> None:
+        """Another language: the tabs' names, and each tab's figure drawn anew when next drawn (they hold words)."""
+        self._name_tabs()
+        self.built.clear()
+        self.schedule()
 
     def switch(self) -> str:
         return SWITCHES[self.tabs.currentIndex()]

@@ -1,8 +1,9 @@
 """The lesson controller's window (`LessonWindow`, a part of gui/lesson/controller.py's LessonController):
 built and shown where it was last time, its menus' and model picker's requests connected, its title (the lesson's
 name and the unsaved marker); the language and display choices kept for the next start and given to the app (font,
-palette), a new window for the language, the text size and presentation mode (the app state, with its undo
-history, stays); and on close the question about unsaved edits, then a clean exit."""
+palette), the window switched to another language in place (MainWindow.retranslate), a new window for the text
+size and presentation mode (the app state, with its undo history, stays); and on close the question about unsaved
+edits, then a clean exit."""
 
 from __future__ import annotations
 
@@ -113,25 +114,24 @@ class LessonWindow:
 
     def _display_changed(self, names: frozenset[str]) -> None:
         """A display setting changed (the views follow it themselves): kept for the next start; the font and the
-        palette given to the app; a new window for the language, the text size and presentation mode — entered
-        full screen, left for the layout the window had before it, exactly."""
+        palette given to the app; the window in the new language (in place: no new window), a new window for the
+        text size and presentation mode — entered full screen, left for the layout the window had before it,
+        exactly."""
         settings, app = self.state.display, QApplication.instance()
         if "lang" in names:
             preferences.write("ui/language", settings.lang)
             i18n.set_language(app, settings.lang)
             self.state.retranslate_history()
+            if self.window is not None:
+                self.window.retranslate()  # in place: the window, its docks and their figures in the new language
+                self._update_title()
         layout = self._enter_or_leave() if "presenting" in names and self.window is not None else None
         if names & set(display.STORED) or layout is not None:
             settings.save()
         if names & {"font_scale", "palette", "presenting", "room_scale"}:
             display.apply(app, settings)
         if names & display.REBUILD and self.window is not None:
-            self.rebuild_window(
-                self.tr("Showing the window in {0}…").format(i18n.LANGUAGES[settings.lang])
-                if "lang" in names
-                else self.tr("Drawing the window anew…"),
-                layout,
-            )
+            self.rebuild_window(self.tr("Drawing the window anew…"), layout)
         if "lang" in names:
             self._changed([language_record(settings.lang)])  # the lesson's language is part of it
 

@@ -30,7 +30,7 @@ DECIMALS = (0, 1, 2, 3, 4)
 COLORMAPS = ("default", "cb-safe")  # the names gui.plots.PlotOptions.colormap takes
 PALETTES = ("system", "projector")
 STORED = {"font_scale": 1.0, "decimals": 2, "colormap": "default", "palette": "system"}  # kept between runs
-REBUILD = frozenset({"lang", "font_scale", "presenting", "room_scale"})  # what the controller builds a new window for
+REBUILD = frozenset({"font_scale", "presenting", "room_scale"})  # what the controller builds a new window for
 LOOK = frozenset({"colormap", "decimals"})  # how every figure's numbers look: every figure redraws for them
 _CHOICES = {
     "lang": LANGS,

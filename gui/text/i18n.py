@@ -47,7 +47,7 @@ def catalogue(lang: str) -> Translator | None:
 
 def set_language(app: QCoreApplication, lang: str) -> None:
     """Install the translators for `lang` (removing the previous ones). Widgets built afterwards speak it;
-    the window is rebuilt to change what is already shown."""
+    the window's retranslate() changes what is already shown, in place."""
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
     for translator in _installed:

@@ -247,6 +247,8 @@ class MatrixPanel(QWidget):
         `content`: the table's `model.content(part)`, when computed already."""
         self.model.show(part, editable, content)
         if part is None:
+            self.caption.clear()  # (a panel the stage does not use holds nothing)
+            self.caption.setToolTip("")
             self.hide()
             return
         rows, cols = self.model.shown.shape

@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QToolButton, QWidget
 
 from gui.state.display import DisplaySettings
+from gui.text.live_texts import LiveTexts
 
 TEMPERATURE_STEPS = 10  # the slider's steps per unit of temperature: 0.1 … 5.0
 
@@ -24,7 +25,9 @@ class StageControls:
 
     def __init__(self, parent: QWidget, settings: DisplaySettings, set_head: Callable[[int], None]):
         self.settings = settings
-        self.head_label = QLabel(tr("Head:"), parent)
+        self.texts = LiveTexts()  # what a language switch sets again
+        self.head_label = QLabel(parent)
+        self.texts.set(self.head_label.setText, lambda: tr("Head:"))
         self.head_box = QComboBox(parent)
         self.head_box.setFocusPolicy(Qt.NoFocus)
         self.head_box.activated.connect(set_head)
@@ -35,7 +38,8 @@ class StageControls:
         self.temp_slider.setFocusPolicy(Qt.NoFocus)
         self.temp_slider.valueChanged.connect(lambda value: settings.set(temperature=value / TEMPERATURE_STEPS))
         self.show_temperature()
-        self.difference_action = QAction(tr("Show change from before the last edit"), parent)
+        self.difference_action = QAction(parent)
+        self.texts.set(self.difference_action.setText, lambda: tr("Show change from before the last edit"))
         self.difference_action.setCheckable(True)
         self.difference_button = QToolButton(parent)
         self.difference_button.setDefaultAction(self.difference_action)
@@ -49,6 +53,11 @@ class StageControls:
         row.addWidget(self.temp_slider)
         row.addStretch(1)
         row.addWidget(self.difference_button)
+
+    def retranslate(self) -> None:
+        """(The head box's items come with the stage: show_heads.)"""
+        self.texts.retranslate()
+        self.show_temperature()
 
     def show_heads(self, n_heads: int, head: int) -> None:
         """The head box lists the model's heads ("0 of 2", …), at `head`."""

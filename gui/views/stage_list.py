@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QStyle, QTreeView, QVBo
 
 from engine.training.backward import forward_of, is_backward
 from gui.state.app_state import AppState
+from gui.text.live_texts import LiveTexts
 from gui.text.operations import stage_title
 from gui.text.places import group_path, tr
 
@@ -51,7 +52,9 @@ class StageList(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.clicked.connect(self._go)
         self.tree.activated.connect(self._go)
-        legend = QLabel(self.tr("Bold: current stage · grey: not computed yet"), self)
+        legend = QLabel(self)
+        self.texts = LiveTexts()  # what a language switch sets again
+        self.texts.set(legend.setText, lambda: self.tr("Bold: current stage · grey: not computed yet"))
         legend.setWordWrap(True)
         legend.setStyleSheet("color: #666")
         layout = QVBoxLayout(self)
@@ -63,6 +66,10 @@ class StageList(QWidget):
         state.lessonChanged.connect(self.rebuild)
         state.cursorChanged.connect(self.mark_cursor)
         self.rebuild()
+
+    def retranslate(self) -> None:
+        self.texts.retranslate()
+        self.rebuild()  # the stages' titles and groups in the new language
 
     def rebuild(self) -> None:
         """One leaf per stage under its groups (rebuilt for a new model or sentence; a what-if switch that leaves

@@ -28,6 +28,7 @@ from gui.plots.view import FigureCache
 from gui.state import display
 from gui.state.app_state import AppState
 from gui.text.formulas import formula, symbols
+from gui.text.live_texts import LiveTexts
 from gui.text.operations import stage_operation, stage_text, stage_title
 from gui.text.places import place
 from gui.views.figure_view import FigureView
@@ -70,9 +71,13 @@ class StageView(QWidget):
 
         self.controls = controls = StageControls(self, self.settings, state.set_head)
         controls.difference_action.toggled.connect(self._difference_toggled)
-        self.hint = hint = QLabel(
-            self.tr("Hover over an output cell to see where it came from · double-click a ✎ matrix to change a number"),
-            self,
+        self.texts = LiveTexts()  # what a language switch sets again
+        self.hint = hint = QLabel(self)
+        self.texts.set(
+            hint.setText,
+            lambda: self.tr(
+                "Hover over an output cell to see where it came from · double-click a ✎ matrix to change a number"
+            ),
         )
         hint.setStyleSheet("color: #666")
         hint.setWordWrap(True)  # under the explanation, full width: one line, two in a narrow window
@@ -185,6 +190,16 @@ class StageView(QWidget):
         font.setPointSizeF(font.pointSizeF() * (PRESENT_FORMULA_SCALE if on else FORMULA_SCALE))
         self.formula.setFont(font)
         self.figures.discard()  # the figures drawn so far were drawn for the other mode
+        self.shown_for = (None, None)
+        self.rebuild()
+
+    def retranslate(self) -> None:
+        """Another language (its translators installed): the fixed texts set again, and the stage shown anew, since
+        its title, explanation, tables' captions and figures hold words (the figures drawn so far are let go)."""
+        self.texts.retranslate()
+        self.controls.retranslate()
+        self.plot.show_layout(self.blank)  # (the figure shown is let go with the others)
+        self.figures.discard()
         self.shown_for = (None, None)
         self.rebuild()
 
@@ -341,7 +356,7 @@ class StageView(QWidget):
 
     def _settings_changed(self, names: frozenset[str]) -> None:
         """Another head: the per-head matrices and the formula re-sliced; other decimals or colours: the tables
-        repainted and re-fitted; the plots redrawn with the new options. (The language and the text size come
+        repainted and re-fitted; the plots redrawn with the new options. (The language: retranslate; the text size comes
         with a new window.)"""
         if "temperature" in names:
             self.controls.show_temperature()

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QByteArray, QRect, Qt
+import pyqtgraph as pg
+from PySide6.QtCore import QByteArray, QCoreApplication, QRect, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -28,6 +29,7 @@ from gui.docks.teaching_docks import TeachingViews
 from gui.docks.training_lab import add_training_lab
 from gui.docks.training_step import TrainingStepActions, add_training_step_view
 from gui.state.app_state import AppState
+from gui.text.live_texts import LiveTexts
 from gui.views.stage_list import StageList
 from gui.views.stage_view import StageView
 from gui.window.menus import MenuBar
@@ -55,11 +57,13 @@ class MainWindow(QMainWindow):
         self.state = state
         self.presenting = False
 
+        self.texts = texts = LiveTexts()  # what a language switch sets again (retranslate)
         self.source = QLineEdit(self)
-        self.source.setPlaceholderText(self.tr("Type a sentence, e.g. I love AI, and press Enter"))
+        texts.set(self.source.setPlaceholderText, lambda: self.tr("Type a sentence, e.g. I love AI, and press Enter"))
         self.target = QLineEdit(self)
-        self.target.setPlaceholderText(self.tr("Target sentence for the decoder, e.g. 我 爱 AI"))
-        self.target_label = QLabel(self.tr("Target:"), self)
+        texts.set(self.target.setPlaceholderText, lambda: self.tr("Target sentence for the decoder, e.g. 我 爱 AI"))
+        self.target_label = QLabel(self)
+        texts.set(self.target_label.setText, lambda: self.tr("Target:"))
         for box in (self.source, self.target):
             box.returnPressed.connect(self.apply_sentences)
             box.setClearButtonEnabled(True)
@@ -68,11 +72,14 @@ class MainWindow(QMainWindow):
         self.sentence_row = QWidget(self)
         top = QHBoxLayout(self.sentence_row)
         top.setContentsMargins(0, 0, 0, 0)
-        top.addWidget(QLabel(self.tr("Sentence:"), self))
+        sentence_label = QLabel(self)
+        texts.set(sentence_label.setText, lambda: self.tr("Sentence:"))
+        top.addWidget(sentence_label)
         top.addWidget(self.source, 3)
         top.addWidget(self.target_label)
         top.addWidget(self.target, 2)
-        hint = QLabel(self.tr("Enter recomputes"), self)
+        hint = QLabel(self)
+        texts.set(hint.setText, lambda: self.tr("Enter recomputes"))
         hint.setStyleSheet("color: #666")
         top.addWidget(hint)
 
@@ -113,6 +120,30 @@ class MainWindow(QMainWindow):
         state.message.connect(self.show_message)
         state.lessonChanged.connect(self.show_lesson)
         self.statusBar().messageChanged.connect(self._status_shown)
+        self.show_lesson()
+
+    # ---- language -----------------------------------------------------------------------------------
+    def retranslate(self) -> None:
+        """The language switched (its translators installed): every text of the window set again in place, by
+        each part for its own; the views that show the stage draw it anew (its words are in its figures)."""
+        self.texts.retranslate()
+        for part in (self.presentation, self.training_step):
+            part.texts.retranslate()
+        for view in (
+            self.menu_bar,
+            self.stepper,
+            self.breadcrumb,
+            self.model_picker,
+            self.stage_list,
+            self.stage_view,
+            self.map_dock.widget(),
+            self.teaching,
+            self.lab_dock.widget(),
+            self.training_step_dock.widget(),
+        ):
+            view.retranslate()
+        for plot in self.findChildren(pg.GraphicsView):  # pyqtgraph's own right-click entry, made with the plot
+            plot.scene().contextMenu[0].setText(QCoreApplication.translate("GraphicsScene", "Export..."))
         self.show_lesson()
 
     # ---- presentation mode --------------------------------------------------------------------------

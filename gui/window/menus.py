@@ -9,6 +9,7 @@ here holds the controller.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import QMainWindow, QMenu
 from engine.formats.lesson import shipped_lessons
 from gui.state import preferences
 from gui.text import i18n
+from gui.text.live_texts import LiveTexts
 
 
 class MenuBar(QObject):
@@ -32,6 +34,7 @@ class MenuBar(QObject):
         super().__init__(window)
         self.window = window
         self.menus: dict[str, QMenu] = {}
+        self.texts = LiveTexts()  # what a language switch sets again
         self._file()
         self._edit()
         self._view()
@@ -41,35 +44,47 @@ class MenuBar(QObject):
         self._language()
         self._help()
 
-    def _menu(self, key: str, title: str) -> QMenu:
-        menu = self.window.menuBar().addMenu(title)
+    def _menu(self, key: str, title: Callable[[], str]) -> QMenu:
+        menu = self.window.menuBar().addMenu("")
+        self.texts.set(menu.setTitle, title)
         self.menus[key] = menu
         return menu
 
-    def _action(self, menu: QMenu, text: str, slot, keys=()) -> QAction:
-        action = menu.addAction(text)
+    def _action(self, menu: QMenu, text: Callable[[], str], slot, keys=()) -> QAction:
+        action = menu.addAction("")
+        self.texts.set(action.setText, text)
         action.triggered.connect(slot)
         action.setShortcuts([QKeySequence(k) for k in keys])
         return action
 
     def _file(self) -> None:
         w = self.window
-        menu = self._menu("file", self.tr("&File"))
-        self._action(menu, self.tr("Lessons…"), self.startPageRequested.emit, ["Ctrl+L"])
+        menu = self._menu("file", lambda: self.tr("&File"))
+        self._action(menu, lambda: self.tr("Lessons…"), self.startPageRequested.emit, ["Ctrl+L"])
         self._action(
-            menu, self.tr("&Open…"), lambda: self.openRequested.emit(""), QKeySequence.keyBindings(QKeySequence.Open)
+            menu,
+            lambda: self.tr("&Open…"),
+            lambda: self.openRequested.emit(""),
+            QKeySequence.keyBindings(QKeySequence.Open),
         )
-        self.recent_menu = menu.addMenu(self.tr("Open &Recent"))
+        self.recent_menu = menu.addMenu("")
+        self.texts.set(self.recent_menu.setTitle, lambda: self.tr("Open &Recent"))
         self.recent_menu.aboutToShow.connect(self.fill_recent_menu)
-        self._action(menu, self.tr("&Save"), self.saveRequested.emit, QKeySequence.keyBindings(QKeySequence.Save))
-        self._action(menu, self.tr("Save &As…"), self.saveAsRequested.emit, ["Ctrl+Shift+S"])
+        self._action(
+            menu, lambda: self.tr("&Save"), self.saveRequested.emit, QKeySequence.keyBindings(QKeySequence.Save)
+        )
+        self._action(menu, lambda: self.tr("Save &As…"), self.saveAsRequested.emit, ["Ctrl+Shift+S"])
         menu.addSeparator()
-        self._action(menu, self.tr("Export figure…"), w.export_figure, ["Ctrl+E"])
+        self._action(menu, lambda: self.tr("Export figure…"), w.export_figure, ["Ctrl+E"])
         menu.addAction(w.map_actions["export"])
-        self._action(menu, self.tr("Export matrix…"), w.export_matrix)
-        self._action(menu, self.tr("Export lesson as slides…"), w.export_deck, ["Ctrl+Shift+E"])
+        self._action(menu, lambda: self.tr("Export matrix…"), w.export_matrix)
+        self._action(menu, lambda: self.tr("Export lesson as slides…"), w.export_deck, ["Ctrl+Shift+E"])
         menu.addSeparator()
-        self._action(menu, self.tr("&Quit"), w.close, QKeySequence.keyBindings(QKeySequence.Quit))
+        self._action(menu, lambda: self.tr("&Quit"), w.close, QKeySequence.keyBindings(QKeySequence.Quit))
+        self.fill_recent_menu()
+
+    def retranslate(self) -> None:
+        self.texts.retranslate()
         self.fill_recent_menu()
 
     def fill_recent_menu(self) -> None:
@@ -90,20 +105,49 @@ class MenuBar(QObject):
 
     def _edit(self) -> None:
         w = self.window
-        menu = self._menu("edit", self.tr("&Edit"))
-        undo = w.state.undo_stack.createUndoAction(w, self.tr("Undo"))
-        undo.setShortcuts([QKeySequence("Ctrl+Z")])
-        redo = w.state.undo_stack.createRedoAction(w, self.tr("Redo"))
-        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        menu = self._menu("edit", lambda: self.tr("&Edit"))
+        stack = w.state.undo_stack
+        undo, redo = (
+            self._stack_action(stack.undo, ["Ctrl+Z"]),
+            self._stack_action(stack.redo, ["Ctrl+Shift+Z", "Ctrl+Y"]),
+        )
+        stack.canUndoChanged.connect(undo.setEnabled)
+        stack.canRedoChanged.connect(redo.setEnabled)
+        undo.setEnabled(stack.canUndo())
+        redo.setEnabled(stack.canRedo())
+        self.texts.set(undo.setText, lambda: self._undo_text(stack.undoText()))
+        self.texts.set(redo.setText, lambda: self._redo_text(stack.redoText()))
+        stack.undoTextChanged.connect(self._undo_renamed)  # (slots of this object: gone with the window)
+        stack.redoTextChanged.connect(self._redo_renamed)
         menu.addActions([undo, redo])
         menu.addSeparator()
-        self.reset = self._action(menu, self.tr("Reset weights"), w.state.reset_weights)
-        self._action(menu, self.tr("Edit the sentence"), w.edit_sentence, ["F6"])
+        self.reset = self._action(menu, lambda: self.tr("Reset weights"), w.state.reset_weights)
+        self._action(menu, lambda: self.tr("Edit the sentence"), w.edit_sentence, ["F6"])
         self.undo, self.redo = undo, redo
+
+    def _stack_action(self, slot, keys: list[str]) -> QAction:
+        """Undo or Redo, named by the command it would undo or redo ("Undo Edit W_Q[0, 2]") in the language shown
+        (QUndoStack's own actions keep the words they were made with)."""
+        action = QAction(self.window)
+        action.triggered.connect(slot)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        return action
+
+    def _undo_text(self, command: str) -> str:
+        return (self.tr("Undo") + " " + command).strip()
+
+    def _redo_text(self, command: str) -> str:
+        return (self.tr("Redo") + " " + command).strip()
+
+    def _undo_renamed(self, command: str) -> None:
+        self.undo.setText(self._undo_text(command))
+
+    def _redo_renamed(self, command: str) -> None:
+        self.redo.setText(self._redo_text(command))
 
     def _view(self) -> None:
         w = self.window
-        menu = self._menu("view", self.tr("&View"))
+        menu = self._menu("view", lambda: self.tr("&View"))
         menu.addActions(w.stepper.actions_in_order)
         menu.addSeparator()
         menu.addAction(w.stage_view.controls.difference_action)
@@ -121,11 +165,11 @@ class MenuBar(QObject):
 
     def _model(self) -> None:
         w = self.window
-        menu = self._menu("model", self.tr("&Model"))
+        menu = self._menu("model", lambda: self.tr("&Model"))
         menu.addAction(w.model_picker.choose_action)
         menu.addMenu(w.model_picker.submenu)
         menu.addSeparator()
-        self._action(menu, self.tr("Settings…"), w.open_settings, ["Ctrl+,"])
+        self._action(menu, lambda: self.tr("Settings…"), w.open_settings, ["Ctrl+,"])
         menu.addSeparator()
         menu.addActions(w.training_step.actions)
         menu.addSeparator()
@@ -133,23 +177,24 @@ class MenuBar(QObject):
 
     def _whatif(self) -> None:
         teaching = self.window.teaching
-        menu = self._menu("whatif", self.tr("What &if"))
+        menu = self._menu("whatif", lambda: self.tr("What &if"))
         menu.addActions(list(teaching.switches.actions.values()))
         menu.addSeparator()
         menu.addAction(teaching.whatif_action)
 
     def _lessons(self) -> None:
-        lang = self.window.state.display.lang
-        menu = self._menu("lessons", self.tr("&Lessons"))
-        self._action(menu, self.tr("All lessons…"), self.startPageRequested.emit)
+        display = self.window.state.display
+        menu = self._menu("lessons", lambda: self.tr("&Lessons"))
+        self._action(menu, lambda: self.tr("All lessons…"), self.startPageRequested.emit)
         menu.addSeparator()
         for number, info in enumerate(shipped_lessons(), 1):
-            action = menu.addAction(f"&{number}  {info.title[lang]}")
-            action.setStatusTip(info.description[lang])
+            action = menu.addAction("")
+            self.texts.set(action.setText, lambda n=number, i=info: f"&{n}  {i.title[display.lang]}")
+            self.texts.set(action.setStatusTip, lambda i=info: i.description[display.lang])
             action.triggered.connect(lambda _=False, name=info.name: self.shippedRequested.emit(name))
 
     def _language(self) -> None:
-        menu = self._menu("language", self.tr("&Language"))
+        menu = self._menu("language", lambda: self.tr("&Language"))
         group = QActionGroup(menu)
         for lang, name in i18n.LANGUAGES.items():
             action = menu.addAction(name)
@@ -161,6 +206,6 @@ class MenuBar(QObject):
 
     def _help(self) -> None:
         w = self.window
-        menu = self._menu("help", self.tr("&Help"))
-        self._action(menu, self.tr("Keyboard shortcuts"), w.show_shortcuts, ["F1"])
-        self._action(menu, self.tr("About Stepformer"), w.show_about)
+        menu = self._menu("help", lambda: self.tr("&Help"))
+        self._action(menu, lambda: self.tr("Keyboard shortcuts"), w.show_shortcuts, ["F1"])
+        self._action(menu, lambda: self.tr("About Stepformer"), w.show_about)

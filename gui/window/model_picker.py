@@ -65,21 +65,30 @@ class ModelPicker(QObject):
     def __init__(self, window):
         super().__init__(window)
         self.window, self.state = window, window.state
-        self.choose_action = QAction(self.tr("Choose a model…"), window)
+        self.choose_action = QAction(window)
         self.choose_action.setShortcut(QKeySequence("Ctrl+Shift+M"))
         self.choose_action.triggered.connect(self.show_dialog)
-        self.submenu = QMenu(self.tr("Open model"), window)
+        self.submenu = QMenu(window)
         self.submenu.setToolTipsVisible(True)
         self.entry_actions: dict[str, QAction] = {}
         for entry in self.entries():
-            action = self.submenu.addAction(entry.title)
+            action = self.submenu.addAction("")
+            action.triggered.connect(lambda _=False, key=entry.key: self.choose(key))
+            self.entry_actions[entry.key] = action
+        self.retranslate()
+        window.lab_dock.widget().step_through.connect(self.open_lab_model)
+        self.dialog: ModelDialog | None = None
+
+    def retranslate(self) -> None:
+        """The choices named and described in the language shown."""
+        self.choose_action.setText(self.tr("Choose a model…"))
+        self.submenu.setTitle(self.tr("Open model"))
+        for entry in self.entries():
+            action = self.entry_actions[entry.key]
+            action.setText(entry.title)
             action.setEnabled(entry.enabled)
             action.setToolTip(entry.detail)
             action.setStatusTip(entry.detail)
-            action.triggered.connect(lambda _=False, key=entry.key: self.choose(key))
-            self.entry_actions[entry.key] = action
-        window.lab_dock.widget().step_through.connect(self.open_lab_model)
-        self.dialog: ModelDialog | None = None
 
     def entries(self) -> list[Entry]:
         minilm = sources.minilm_entry()

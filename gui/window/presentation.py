@@ -14,6 +14,7 @@ anew for presentation mode and the text size (and gives back the desk's layout o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSizePolicy, QWidget
 
 from gui.state.app_state import AppState
 from gui.state.display import DECIMALS, room_scale_for
+from gui.text.live_texts import LiveTexts
 from gui.text.places import group_path
 from gui.views.stage_list import tree_title
 
@@ -34,36 +36,39 @@ class PresentationMenu(QObject):
         super().__init__(window)
         self.window, self.settings = window, window.state.display
         settings = self.settings
+        self.texts = LiveTexts()  # what a language switch sets again
         action = self._action
-        self.present = action(self.tr("Presentation mode"), ["F5"], self.set_presenting, checkable=True)
-        self.leave = QAction(self.tr("Leave presentation mode"), window)
+        self.present = action(lambda: self.tr("Presentation mode"), ["F5"], self.set_presenting, checkable=True)
+        self.leave = QAction(window)
+        self.texts.set(self.leave.setText, lambda: self.tr("Leave presentation mode"))
         self.leave.setShortcut(QKeySequence(Qt.Key_Escape))
         self.leave.triggered.connect(lambda: self.set_presenting(False))
         window.addAction(self.leave)  # works without a menu entry (and with the menus hidden)
         self.larger = action(
-            self.tr("Larger text and numbers"),
+            lambda: self.tr("Larger text and numbers"),
             ["Ctrl+=", "Ctrl++", QKeySequence.ZoomIn],
             lambda: settings.set(font_scale=settings.next_font_scale(1)),
         )
         self.smaller = action(
-            self.tr("Smaller text and numbers"),
+            lambda: self.tr("Smaller text and numbers"),
             ["Ctrl+-", QKeySequence.ZoomOut],
             lambda: settings.set(font_scale=settings.next_font_scale(-1)),
         )
-        self.normal = action(self.tr("Normal size"), ["Ctrl+0"], lambda: settings.set(font_scale=1.0))
+        self.normal = action(lambda: self.tr("Normal size"), ["Ctrl+0"], lambda: settings.set(font_scale=1.0))
         self.projector = action(
-            self.tr("Projector palette (light, high contrast)"),
+            lambda: self.tr("Projector palette (light, high contrast)"),
             [],
             lambda on: settings.set(palette="projector" if on else "system"),
             checkable=True,
         )
         self.cb_safe = action(
-            self.tr("Colour-blind-safe colours"),
+            lambda: self.tr("Colour-blind-safe colours"),
             [],
             lambda on: settings.set(colormap="cb-safe" if on else "default"),
             checkable=True,
         )
-        self.decimals_menu = QMenu(self.tr("Decimals in matrices"), window)
+        self.decimals_menu = QMenu(window)
+        self.texts.set(self.decimals_menu.setTitle, lambda: self.tr("Decimals in matrices"))
         self.decimals = QActionGroup(self)
         for n in DECIMALS:
             a = self.decimals_menu.addAction(str(n))
@@ -82,8 +87,9 @@ class PresentationMenu(QObject):
         self.sync()
         window.installEventFilter(self)
 
-    def _action(self, text: str, keys, slot, checkable: bool = False) -> QAction:
-        action = QAction(text, self.window)
+    def _action(self, text: Callable[[], str], keys, slot, checkable: bool = False) -> QAction:
+        action = QAction(self.window)
+        self.texts.set(action.setText, text)
         sequences = {QKeySequence(k).toString(): QKeySequence(k) for k in keys}  # once each: ZoomOut is Ctrl+-
         action.setShortcuts(list(sequences.values()))
         action.setCheckable(checkable)
@@ -152,6 +158,9 @@ class Breadcrumb(QWidget):
         """The groups the current stage sits in, outermost first, then its title (as the stage tree names them)."""
         trace, name = self.state.view, self.state.current_stage
         return [*group_path(trace, name), tree_title(trace, name, self.state.display.lang)]
+
+    def retranslate(self) -> None:
+        self.update_path()
 
     def update_path(self, *_) -> None:
         *groups, title = self.crumbs()

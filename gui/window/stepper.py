@@ -6,18 +6,22 @@ the main window puts them in its menu so they work whichever widget has the focu
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QStyle, QToolButton, QWidget
 
 from gui.state.app_state import AppState
 from gui.state.preferences import settings
+from gui.text.live_texts import LiveTexts
 
 
 class StepperBar(QWidget):
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
         self.state = state
+        self.texts = LiveTexts()  # what a language switch sets again
         self._make_actions(state)
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._advance)
@@ -43,35 +47,38 @@ class StepperBar(QWidget):
         state.lessonChanged.connect(self._lesson_changed)
         self._update(state.cursor)
 
-    def _action(self, text: str, icon, keys: list, slot) -> QAction:
-        action = QAction(self.style().standardIcon(icon), text, self)
+    def _action(self, text: Callable[[], str], icon, keys: list, slot) -> QAction:
+        action = QAction(self.style().standardIcon(icon), "", self)
         action.setShortcuts([QKeySequence(k) for k in keys])
         action.triggered.connect(slot)
-        keys_text = ", ".join(k.toString(QKeySequence.NativeText) for k in action.shortcuts())
-        action.setToolTip(f"{text} ({keys_text})" if keys_text else text)
+        self.texts.set(action.setText, text)
+        self.texts.set(action.setToolTip, lambda: with_keys(text(), action))
         return action
 
     def _make_actions(self, state: AppState) -> None:
         action = self._action
         self.first_action = action(
-            self.tr("First"), QStyle.SP_MediaSkipBackward, [Qt.Key_Home], lambda: state.set_cursor(0)
+            lambda: self.tr("First"), QStyle.SP_MediaSkipBackward, [Qt.Key_Home], lambda: state.set_cursor(0)
         )
         self.prev_action = action(
-            self.tr("Previous"), QStyle.SP_MediaSeekBackward, [Qt.Key_Left, Qt.Key_PageUp], lambda: state.step(-1)
+            lambda: self.tr("Previous"),
+            QStyle.SP_MediaSeekBackward,
+            [Qt.Key_Left, Qt.Key_PageUp],
+            lambda: state.step(-1),
         )
         self.next_action = action(
-            self.tr("Next"),
+            lambda: self.tr("Next"),
             QStyle.SP_MediaSeekForward,
             [Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space],
             lambda: state.step(1),
         )
         self.last_action = action(
-            self.tr("Last"),
+            lambda: self.tr("Last"),
             QStyle.SP_MediaSkipForward,
             [Qt.Key_End],
             lambda: state.set_cursor(len(state.stage_names) - 1),
         )
-        self.play_action = action(self.tr("Play"), QStyle.SP_MediaPlay, [], self._play_toggled)
+        self.play_action = action(lambda: self.tr("Play"), QStyle.SP_MediaPlay, [], self._play_toggled)
         self.play_action.setCheckable(True)
         self.actions_in_order = [
             self.first_action,
@@ -87,11 +94,19 @@ class StepperBar(QWidget):
         pace.setRange(0.2, 30.0)
         pace.setSingleStep(0.5)
         pace.setDecimals(1)
-        pace.setSuffix(self.tr(" s per stage"))
+        self.texts.set(pace.setSuffix, lambda: self.tr(" s per stage"))
         pace.setValue(float(settings().value("stepper/pace", 2.0)))
-        pace.setToolTip(self.tr("Pace of Play: seconds on each stage"))
+        self.texts.set(pace.setToolTip, lambda: self.tr("Pace of Play: seconds on each stage"))
         pace.valueChanged.connect(self._pace_changed)
         return pace
+
+    def retranslate(self) -> None:
+        self.texts.retranslate()
+        self.play_action.setText(self._play_text())  # Play, or Pause while it plays
+        self._update(self.state.cursor)
+
+    def _play_text(self) -> str:
+        return self.tr("Pause") if self.play_action.isChecked() else self.tr("Play")
 
     def _lesson_changed(self) -> None:
         self._update(self.state.cursor)
@@ -109,7 +124,7 @@ class StepperBar(QWidget):
             if self.state.cursor >= len(self.state.stage_names) - 1:
                 self.state.set_cursor(0)  # Play at the end starts over
             self.timer.start(int(self.pace.value() * 1000))
-            self.play_action.setText(self.tr("Pause"))
+            self.play_action.setText(self._play_text())
             self.play_action.setIcon(self.style().standardIcon(QStyle.SP_MediaPause))
         else:
             self.stop()
@@ -117,7 +132,7 @@ class StepperBar(QWidget):
     def stop(self) -> None:
         self.timer.stop()
         self.play_action.setChecked(False)
-        self.play_action.setText(self.tr("Play"))
+        self.play_action.setText(self._play_text())
         self.play_action.setIcon(self.style().standardIcon(QStyle.SP_MediaPlay))
 
     def _advance(self) -> None:
@@ -129,3 +144,9 @@ class StepperBar(QWidget):
         settings().setValue("stepper/pace", seconds)
         if self.timer.isActive():
             self.timer.setInterval(int(seconds * 1000))
+
+
+def with_keys(text: str, action: QAction) -> str:
+    """ "Next (Right, PgDown, Space)": the keys named in the language shown (Qt's own translations)."""
+    keys = ", ".join(k.toString(QKeySequence.NativeText) for k in action.shortcuts())
+    return f"{text} ({keys})" if keys else text
