@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QVBoxLayout
 
 from gui.plots.cost import CostFigure, draw_cost
-from gui.plots.view import clear_layout
+from gui.plots.view import FigureCache
 from gui.state.app_state import AppState
 from gui.views.figure_view import FigureView
 from gui.views.lazy_view import LazyView
@@ -20,6 +20,7 @@ class CostView(LazyView):
         self.plot = FigureView(state, self, draw=draw_cost, prefix="cost.")
         self.plot.setMinimumHeight(240)
         self.figure: CostFigure | None = None
+        self.figures = FigureCache(self.plot, limit=2)  # one figure per language: a switch back swaps it in
         self.draws = 0  # how often it drew (a hidden dock must not)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -28,16 +29,12 @@ class CostView(LazyView):
             signal.connect(self.schedule)  # (of the display settings, it reads only the language and the text size)
 
     def retranslate(self) -> None:
-        """Another language: the figure drawn anew when next shown (it holds words)."""
-        if self.figure is not None:
-            clear_layout(self.plot.ci)
-            self.figure = None
+        """Another language: the figure in that language when next shown (it holds words)."""
         self.schedule()
 
     def draw(self, *_) -> None:
         opts = self.settings.plot_options()
-        if self.figure is None:
-            self.figure = CostFigure(self.plot.ci, opts)
+        self.figure = self.figures.show(opts.lang, lambda layout: CostFigure(layout, opts))
         # on the loss and the backward pass: the forward pass's last stage (the cost view covers the forward pass)
         self.figure.refresh(self.state.trace, self.state.forward_stage(), opts)  # the first times attention, once
         self.plot.settle()

@@ -31,7 +31,7 @@ from engine import EngineError
 from engine.generate import MAX_TEMPERATURE, MIN_TEMPERATURE, choose, next_token_distribution
 from engine.tokenizer import END
 from gui.plots.kv_cache import Choice, ChoicePanel, choice_title
-from gui.plots.view import FittedLayoutWidget, clear_layout
+from gui.plots.view import FigureCache, FittedLayoutWidget
 from gui.state import display
 from gui.state.app_state import AppState
 from gui.state.commands import AppendTokenCommand
@@ -119,6 +119,7 @@ class GenerationPanel(QWidget):
         self.plot = FittedLayoutWidget(self)
         self.plot.setMinimumHeight(180)
         self.choice_panel: ChoicePanel | None = None  # built the first time a choice is drawn (shown)
+        self.figures = FigureCache(self.plot, limit=2)  # one panel per language: a switch back swaps it in
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(form)
@@ -139,11 +140,8 @@ class GenerationPanel(QWidget):
         return label
 
     def retranslate(self) -> None:
-        """Another language: the fixed texts, and the choice said and drawn anew (its figure holds words)."""
+        """Another language: the fixed texts, and the choice said and drawn in it (its figure holds words)."""
         self.texts.retranslate()
-        if self.choice_panel is not None:
-            clear_layout(self.plot.ci)
-            self.choice_panel = None
         self.show_choice()
 
     # ---- settings ---------------------------------------------------------------------------------
@@ -259,8 +257,7 @@ class GenerationPanel(QWidget):
     def _draw(self, choice: Choice) -> None:
         self.plot.show()
         opts = self.settings.plot_options()
-        if self.choice_panel is None:
-            self.choice_panel = ChoicePanel(self.plot.ci, opts)
+        self.choice_panel = self.figures.show(opts.lang, lambda layout: ChoicePanel(layout, opts))
         self.choice_panel.set(
             self.state.model.vocabs["dec"].tokens, choice, opts, choice_title(choice, opts.lang, opts.decimals)
         )

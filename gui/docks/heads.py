@@ -38,7 +38,7 @@ class HeadGridView(LazyView):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.pages)
-        self.figures = FigureCache(self.plot)  # by stage shown and structure
+        self.figures = FigureCache(self.plot)  # by stage shown, structure and language
         self.blank = pg.GraphicsLayout()
         self.prefetch = Prefetch(self, state, self._prepare)  # the next stage's heads, drawn while idle
         state.cursorChanged.connect(self.schedule)
@@ -47,10 +47,8 @@ class HeadGridView(LazyView):
         self.settings.changed.connect(self._settings_changed)
 
     def retranslate(self) -> None:
-        """Another language: the heads drawn anew when next shown (their titles hold words)."""
-        self.plot.show_layout(self.blank)  # (the figure shown is let go with the others)
-        self.figures.discard()
-        self.figure = None
+        """Another language: the heads drawn in it when next shown (their titles hold words; the cache keeps each
+        language's figures)."""
         self.schedule()
 
     def draw(self) -> None:
@@ -64,7 +62,7 @@ class HeadGridView(LazyView):
             return
         self.pages.setCurrentWidget(self.plot)
         self.figure = self.figures.show(
-            figure_build_key(trace, self.shown),
+            (figure_build_key(trace, self.shown), self.settings.lang),
             self._drawing(self.shown),
             lambda figure: figure.refresh(trace, self.settings.plot_options()),
         )
@@ -79,7 +77,8 @@ class HeadGridView(LazyView):
         """Draw the heads that `stage` (a stage of the stepped view) shows into the cache, not shown (Prefetch)."""
         shown = heads_stage(self.state.trace, self.state.forward_stage(stage))
         if shown is not None:
-            self.figures.prepare(figure_build_key(self.state.trace, shown), self._drawing(shown))
+            key = figure_build_key(self.state.trace, shown), self.settings.lang
+            self.figures.prepare(key, self._drawing(shown))
 
     def _settings_changed(self, names: frozenset[str]) -> None:
         if names & ({"row"} | display.LOOK):  # new options, the same figure

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from gui.plots.kv_cache import CachePanel, MacsPanel, self_attentions
-from gui.plots.view import FittedLayoutWidget, clear_layout
+from gui.plots.view import FigureCache, FittedLayoutWidget
 from gui.state import display
 from gui.state.app_state import AppState
 from gui.text.live_texts import LiveTexts
@@ -33,6 +33,7 @@ class KVCacheView(LazyView):
         self.plot.setMinimumHeight(160)  # the cache and the multiply-add bars stay readable beside other docks
         self.cache: CachePanel | None = None  # built the first time the view is drawn (shown)
         self.macs: MacsPanel | None = None
+        self.figures = FigureCache(self.plot, limit=2)  # the two panels per language: a switch back swaps them in
         top = QHBoxLayout()
         self.texts = LiveTexts()  # what a language switch sets again
         label = QLabel(self)
@@ -49,11 +50,9 @@ class KVCacheView(LazyView):
         self.redraw_on(self.settings, {"head"} | display.LOOK)
 
     def retranslate(self) -> None:
-        """Another language: the label, and the cache and its summary drawn anew when next shown (they hold words)."""
+        """Another language: the label, and the cache and its summary in that language when next shown (they hold
+        words)."""
         self.texts.retranslate()
-        if self.cache is not None:
-            clear_layout(self.plot.ci)
-            self.cache = self.macs = None
         self.schedule()
 
     def rows(self) -> int:
@@ -78,8 +77,9 @@ class KVCacheView(LazyView):
             return
         self.plot.show()
         opts = self.settings.plot_options()
-        if self.cache is None:
-            self.cache, self.macs = CachePanel(self.plot.ci, opts, 0), MacsPanel(self.plot.ci, opts, 1)
+        self.cache, self.macs = self.figures.show(
+            opts.lang, lambda layout: (CachePanel(layout, opts, 0), MacsPanel(layout, opts, 1))
+        )
         self.cache.update(trace, self.attention.currentData(), opts)
         self.macs.update(trace, opts)
         cached, full = self.macs.counts[-1]

@@ -93,7 +93,7 @@ class MapView(LazyView):
         glide = self.figure is not None and key == self.drawn_for and not preferences.read(REDUCED_MOTION, False)
         if self.figure is None or key != self.drawn_for:
             opts, panels = self.settings.plot_options(), self.panels()
-            self.figure = self.figures.show(key, lambda layout: MapFigure(layout, view, opts, panels), _keep_figure)
+            self.figure = self.figures.show(key, lambda layout: MapFigure(layout, view, opts, panels))
             if key != self.drawn_for:
                 self.drawn_for = key
                 self.newModel.emit()
@@ -132,10 +132,6 @@ class MapView(LazyView):
         self.state.go_to(stage)
         if event.double() and "map" in self.figure.panels and self.figure.panels != PANELS:
             self.zoom.setChecked(True)
-
-
-def _keep_figure(_figure: MapFigure) -> None:
-    """A map shown again needs no refresh: show_stage marks where the cursor is."""
 
 
 def add_map(window) -> QDockWidget:

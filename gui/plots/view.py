@@ -124,14 +124,21 @@ class FigureCache:
             _delete_unless_shown(layout)
         self.figures.clear()
 
-    def show(self, key: Hashable, draw: Callable[[pg.GraphicsLayout], object], refresh: Callable[[object], None]):
+    def show(
+        self,
+        key: Hashable,
+        draw: Callable[[pg.GraphicsLayout], object],
+        refresh: Callable[[object], None] | None = None,
+    ):
         """The figure for `key`, shown: drawn into a new layout by `draw(layout)` the first time, else refreshed by
-        `refresh(figure)` (edits change a trace in place; another trace of the same key has other numbers)."""
+        `refresh(figure)` (edits change a trace in place; another trace of the same key has other numbers; None:
+        the caller refreshes what it is given, new or cached)."""
         if key in self.figures:
             self.figures.move_to_end(key)
             layout, figure = self.figures[key]
             self.view.show_layout(layout)
-            refresh(figure)
+            if refresh is not None:
+                refresh(figure)
             self.view.settle()
             return figure
         layout = pg.GraphicsLayout()

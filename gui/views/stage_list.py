@@ -29,6 +29,15 @@ def tree_title(trace, name: str, lang: str) -> str:
     return f"{title} · " + tr("tile {0}, {1}").format(stage.tile.row_block, stage.tile.col_block)
 
 
+def tree_shape(rows: list[tuple]) -> list[tuple]:
+    """The tree's shape, words aside: each leaf's stage and the groups it sits in, numbered in order of appearance."""
+    numbers: dict[tuple[str, ...], int] = {}
+    return [
+        (name, tuple(numbers.setdefault(path[:depth], len(numbers)) for depth in range(1, len(path) + 1)))
+        for path, _, name in rows
+    ]
+
+
 def depth(item: QStandardItem) -> int:
     """How many groups an item sits under."""
     levels, parent = 0, item.parent()
@@ -77,6 +86,16 @@ class StageList(QWidget):
         trace, lang = self.state.view, self.state.display.lang
         rows = [(tuple(group_path(trace, name)), tree_title(trace, name, lang), name) for name in trace.stage_names]
         if rows == self.rows:
+            self.mark_cursor(self.state.cursor)
+            return
+        if tree_shape(rows) == tree_shape(self.rows):  # the same tree in other words (a language): renamed in place
+            self.rows = rows
+            for (path, title, _), leaf in zip(rows, self.leaves):
+                leaf.setText(title)
+                group = leaf.parent()
+                for word in reversed(path):
+                    group.setText(word)
+                    group = group.parent()
             self.mark_cursor(self.state.cursor)
             return
         self.rows = rows

@@ -94,7 +94,7 @@ class StageView(QWidget):
         self.grid.setVerticalSpacing(10)
         self.layout_of_matrices = MatrixLayout(matrices, self.grid, self.inputs, self.output)
         self.plot = FigureView(state, self)  # right-click: Export figure…, Copy figure
-        self.figures = FigureCache(self.plot)  # by stage and structure: stepping back swaps a figure in
+        self.figures = FigureCache(self.plot)  # by stage, structure, language: stepping back swaps a figure in
         self.blank = pg.GraphicsLayout()  # shown until the stage's figure is drawn
         self.plot_timer = QTimer(self)
         self.plot_timer.setSingleShot(True)
@@ -195,11 +195,9 @@ class StageView(QWidget):
 
     def retranslate(self) -> None:
         """Another language (its translators installed): the fixed texts set again, and the stage shown anew, since
-        its title, explanation, tables' captions and figures hold words (the figures drawn so far are let go)."""
+        its title, explanation, tables' captions and figures hold words (figures are cached by language too)."""
         self.texts.retranslate()
         self.controls.retranslate()
-        self.plot.show_layout(self.blank)  # (the figure shown is let go with the others)
-        self.figures.discard()
         self.shown_for = (None, None)
         self.rebuild()
 
@@ -256,7 +254,7 @@ class StageView(QWidget):
         self.controls.show_temperature_choice(entry.panels == "top_k")  # the temperature of the top-k plot
         self._show_matrices(matrices)
         self.plot.viewport().setUpdatesEnabled(False)  # not painted until the figure comes, in a moment
-        if not self.figures.is_shown(figure_build_key(trace, name)):  # (the same figure, refreshed: kept in place)
+        if not self.figures.is_shown(self._figure_key(name)):  # (the same figure, refreshed: kept in place)
             self.plot.show_layout(self.blank)
         self.plot_timer.start()  # draw when the event loop is idle: holding → skips the plots in between
         self._show_problem(state.problem)
@@ -268,7 +266,7 @@ class StageView(QWidget):
         view, stage = state.view, state.current_stage  # the stepped view: backward stages too
         try:
             self.figure = self.figures.show(
-                figure_build_key(view, stage),
+                self._figure_key(stage),
                 self._drawing(stage),
                 lambda figure: figure.refresh(view, self.plot_options()),
             )
@@ -279,6 +277,11 @@ class StageView(QWidget):
             self.plot.setVisible(bool(self.figure.panels))  # no figure beyond the tables: they take the width
             self._fit_split()
 
+    def _figure_key(self, stage: str) -> tuple:
+        """What the figure of `stage` (a name in the stepped view) is built from: its structure and the language
+        of its words (a figure drawn in the other language stays cached, for a switch back)."""
+        return figure_build_key(self.state.view, stage), self.settings.lang
+
     def _drawing(self, stage: str):
         """What draws the figure of `stage` (a name in the stepped view) into a layout."""
         view, options = self.state.view, self.plot_options()
@@ -286,7 +289,7 @@ class StageView(QWidget):
 
     def _prepare_plots(self, stage: str) -> None:
         """Draw the figure of `stage` into the cache, not shown (Prefetch: the stages next to the cursor)."""
-        self.figures.prepare(figure_build_key(self.state.view, stage), self._drawing(stage))
+        self.figures.prepare(self._figure_key(stage), self._drawing(stage))
 
     def _matrices(self) -> list[tuple]:
         """For each panel (inputs, then the output): the show_tensor arguments for the current stage and head,
