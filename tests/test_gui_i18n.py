@@ -40,6 +40,7 @@ from gui.text.operations import stage_op, text_key
 from gui.text.stage_texts import TEXTS_FILE, op_text, op_title
 from gui.window.settings_dialog import SettingsDialog
 from tests import gui_lessons
+from tests.test_figure_reuse import assert_same, describe
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
 ROOT = Path(__file__).resolve().parent.parent
@@ -366,6 +367,33 @@ def test_a_language_switch_changes_the_window_in_place_to_what_a_new_window_show
         assert switched == built, f"{lang}: only after the switch {sorted(switched - built)[:20]}, " + (
             f"only in a new window {sorted(built - switched)[:20]}"
         )
+
+
+def test_a_switch_back_swaps_in_the_figure_drawn_in_that_language_as_one_drawn_anew(qtbot, start_window, monkeypatch):
+    """English, Chinese, an edit, English again: the stage's English figure comes back from the cache (no figure
+    built), refreshed with the edit, as the view shows it drawn anew."""
+    controller = start_window("two-heads", lang="en")
+    view, state = controller.window.stage_view, controller.state
+    state.go_to("enc.0.attn.weights")
+    view.draw_plots()
+    controller.set_language("zh")
+    view.draw_plots()
+    state.edit_cell("enc.0.attn.W_Q", (0, 0), 0.75)
+    built = []
+    monkeypatch.setattr("gui.views.stage_view.draw_stage", lambda *a: built.append(a[2]))
+    controller.set_language("en")
+    view.draw_plots()
+    assert built == [] and view.figure.stage == "enc.0.attn.weights"  # swapped in, not built
+    monkeypatch.undo()
+    view.plot.grab()  # painted: the auto ranges follow the size they are painted at
+    swapped = describe(view.plot.ci)
+    view.plot.show_layout(view.blank)  # the same stage drawn anew, in the same place
+    view.figures.discard()
+    view.shown_for = (None, None)
+    view.rebuild()
+    view.draw_plots()
+    view.plot.grab()
+    assert_same(swapped, describe(view.plot.ci), "enc.0.attn.weights")
 
 
 def test_the_default_language_follows_the_system(own_folders):

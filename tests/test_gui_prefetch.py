@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from gui.plots import figure_build_key
 from gui.plots.heads import heads_stage
 from gui.views import prefetch
 from tests.gui_window import open_lesson_window
@@ -24,7 +23,7 @@ def step_after(qtbot, window, start: str, pause: bool, monkeypatch=None) -> list
     names = state.stage_names
     if pause:
         neighbours = [names[state.cursor + 1], names[state.cursor - 1]]
-        idle_until_prefetched(qtbot, view.figures, [figure_build_key(state.view, s) for s in neighbours])
+        idle_until_prefetched(qtbot, view.figures, [view.figure_key(s) for s in neighbours])
     state.edit_cell("enc.0.attn.W_Q", (0, 0), 0.75)  # after the figures were drawn: shown with the new numbers
     drawn = []
     if monkeypatch is not None:
@@ -51,11 +50,11 @@ def test_the_heads_dock_draws_the_next_stages_heads_while_idle_and_only_when_sho
     state.go_to("enc.0.attn.q")
     nxt = heads_stage(state.trace, state.stage_names[state.cursor + 1])
     assert nxt == "enc.0.attn.k"  # another figure than the one shown
-    idle_until_prefetched(qtbot, heads.figures, [figure_build_key(state.trace, nxt)])
+    idle_until_prefetched(qtbot, heads.figures, [heads.figure_key(nxt)])
 
     window.teaching.heads_dock.hide()
     state.go_to("enc.0.attn.scores")
-    hidden_key = figure_build_key(state.trace, "enc.0.attn.scaled")
+    hidden_key = heads.figure_key("enc.0.attn.scaled")
     qtbot.wait(prefetch.IDLE_MS * 3)
     assert hidden_key not in heads.figures.figures  # a hidden dock costs nothing
 
@@ -70,7 +69,7 @@ def test_prefetching_waits_for_the_window_to_be_idle(qtbot):
     for _ in range(5):
         state.step(1)
         qtbot.wait(prefetch.IDLE_MS // 5)
-    far = figure_build_key(state.view, state.stage_names[state.cursor + 1])
+    far = view.figure_key(state.stage_names[state.cursor + 1])
     assert far not in view.figures.figures
     drawn_while_stepping = set(view.figures.figures) - kept
-    assert drawn_while_stepping <= {figure_build_key(state.view, s) for s in state.stage_names[1 : state.cursor + 1]}
+    assert drawn_while_stepping <= {view.figure_key(s) for s in state.stage_names[1 : state.cursor + 1]}

@@ -471,10 +471,6 @@
 <context>
     <name>LessonWindow</name>
     <message>
-        <source>Showing the window in {0}…</source>
-        <translation>正在以{0}显示窗口…</translation>
-    </message>
-    <message>
         <source>Drawing the window anew…</source>
         <translation>正在重新绘制窗口…</translation>
     </message>

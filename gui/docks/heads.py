@@ -62,11 +62,15 @@ class HeadGridView(LazyView):
             return
         self.pages.setCurrentWidget(self.plot)
         self.figure = self.figures.show(
-            (figure_build_key(trace, self.shown), self.settings.lang),
+            self.figure_key(self.shown),
             self._drawing(self.shown),
             lambda figure: figure.refresh(trace, self.settings.plot_options()),
         )
         self.prefetch.restart()
+
+    def figure_key(self, shown: str) -> tuple:
+        """What the heads of the attention stage `shown` are built from: its structure and the language."""
+        return figure_build_key(self.state.trace, shown), self.settings.lang
 
     def _drawing(self, shown: str):
         """What draws the heads of the attention stage `shown` into a layout."""
@@ -77,8 +81,7 @@ class HeadGridView(LazyView):
         """Draw the heads that `stage` (a stage of the stepped view) shows into the cache, not shown (Prefetch)."""
         shown = heads_stage(self.state.trace, self.state.forward_stage(stage))
         if shown is not None:
-            key = figure_build_key(self.state.trace, shown), self.settings.lang
-            self.figures.prepare(key, self._drawing(shown))
+            self.figures.prepare(self.figure_key(shown), self._drawing(shown))
 
     def _settings_changed(self, names: frozenset[str]) -> None:
         if names & ({"row"} | display.LOOK):  # new options, the same figure

@@ -254,7 +254,7 @@ class StageView(QWidget):
         self.controls.show_temperature_choice(entry.panels == "top_k")  # the temperature of the top-k plot
         self._show_matrices(matrices)
         self.plot.viewport().setUpdatesEnabled(False)  # not painted until the figure comes, in a moment
-        if not self.figures.is_shown(self._figure_key(name)):  # (the same figure, refreshed: kept in place)
+        if not self.figures.is_shown(self.figure_key(name)):  # (the same figure, refreshed: kept in place)
             self.plot.show_layout(self.blank)
         self.plot_timer.start()  # draw when the event loop is idle: holding → skips the plots in between
         self._show_problem(state.problem)
@@ -266,7 +266,7 @@ class StageView(QWidget):
         view, stage = state.view, state.current_stage  # the stepped view: backward stages too
         try:
             self.figure = self.figures.show(
-                self._figure_key(stage),
+                self.figure_key(stage),
                 self._drawing(stage),
                 lambda figure: figure.refresh(view, self.plot_options()),
             )
@@ -277,7 +277,7 @@ class StageView(QWidget):
             self.plot.setVisible(bool(self.figure.panels))  # no figure beyond the tables: they take the width
             self._fit_split()
 
-    def _figure_key(self, stage: str) -> tuple:
+    def figure_key(self, stage: str) -> tuple:
         """What the figure of `stage` (a name in the stepped view) is built from: its structure and the language
         of its words (a figure drawn in the other language stays cached, for a switch back)."""
         return figure_build_key(self.state.view, stage), self.settings.lang
@@ -289,7 +289,7 @@ class StageView(QWidget):
 
     def _prepare_plots(self, stage: str) -> None:
         """Draw the figure of `stage` into the cache, not shown (Prefetch: the stages next to the cursor)."""
-        self.figures.prepare(self._figure_key(stage), self._drawing(stage))
+        self.figures.prepare(self.figure_key(stage), self._drawing(stage))
 
     def _matrices(self) -> list[tuple]:
         """For each panel (inputs, then the output): the show_tensor arguments for the current stage and head,
