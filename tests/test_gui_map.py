@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
+import shiboken6
 import torch
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QAbstractAnimation, QRectF, Qt
+from PySide6.QtWidgets import QApplication, QGraphicsScene
 
 from engine import ModelConfig
 from engine.formats.checkpoints import minilm_folder, open_checkpoint
@@ -17,7 +18,7 @@ from engine.formats.lesson import shipped_lessons
 from engine.graph import Place
 from engine.training.backward import forward_of, is_backward
 from gui.docks.map import REDUCED_MOTION, MapView
-from gui.plots.map_items import BACKWARD, HERE
+from gui.plots.map_items import BACKWARD, GLIDE_MS, HERE, Highlight
 from gui.state import preferences
 from gui.state.app_state import AppState
 from tests import gui_lessons
@@ -330,3 +331,17 @@ def test_a_new_sentence_refreshes_the_map_in_place_as_drawn_anew(qtbot, own_fold
     for place in figure.details:
         anew.figure._detail(place)
     assert map_texts(anew.figure) == refreshed
+
+
+def test_a_frame_deleted_mid_glide_stops_gliding(qtbot):
+    """A window built anew (a new text size) while "you are here" glides deletes the frame with its scene; its
+    animation, kept by the frame's Python object, must not draw on the deleted item (a random walk's exception)."""
+    scene = QGraphicsScene()
+    frame = Highlight()
+    scene.addItem(frame)
+    frame.move_to(QRectF(0, 0, 40, 20), glide=False)
+    frame.move_to(QRectF(100, 50, 40, 20), glide=True)
+    assert frame.animation.state() == QAbstractAnimation.State.Running
+    shiboken6.delete(scene)  # deletes its items, the frame among them
+    qtbot.wait(GLIDE_MS * 2)  # an exception in the animation's slot fails the test (pytest-qt)
+    assert frame.animation.state() == QAbstractAnimation.State.Stopped

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 
+import shiboken6
 from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QVariantAnimation
 from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF, QTextOption
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem, QGraphicsPolygonItem, QGraphicsTextItem
@@ -200,6 +201,9 @@ class Highlight(QGraphicsPathItem):
         self.show()
 
     def _draw(self, rect: QRectF) -> None:
+        if not shiboken6.isValid(self):  # deleted with its scene mid-glide (a window built anew): the glide ends
+            self.animation.stop()
+            return
         self.shown = QRectF(rect)
         path = QPainterPath()
         path.addRoundedRect(rect, 9, 9)
