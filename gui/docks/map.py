@@ -33,7 +33,7 @@ def tr(text: str) -> str:
 
 
 class MapView(LazyView):
-    newModel = Signal()  # drawn for another model or sentence: the dock may want another width
+    newModel = Signal()  # drawn for another model or sentence: the dock may want another width (not for a language)
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
@@ -95,8 +95,10 @@ class MapView(LazyView):
             opts, panels = self.settings.plot_options(), self.panels()
             self.figure = self.figures.show(key, lambda layout: MapFigure(layout, view, opts, panels))
             if key != self.drawn_for:
+                other_model = self.drawn_for is None or key[:-1] != self.drawn_for[:-1]  # (not only the language)
                 self.drawn_for = key
-                self.newModel.emit()
+                if other_model:
+                    self.newModel.emit()
         self.figure.set_trace(view)
         self.zoom.setEnabled(self.figure.panels != PANELS)
         # titles wrap to the panel's width (a line of n columns takes about n · 0.6 em), never widening the figure

@@ -11,7 +11,7 @@ from engine import EngineError
 from engine.config import SWITCHES
 from gui.plots import StageFigure
 from gui.plots.captions import plain
-from gui.plots.view import FittedLayoutWidget
+from gui.plots.view import FigureCache, FittedLayoutWidget
 from gui.plots.whatif import draw_whatif, whatif_build_key
 from gui.state import display
 from gui.state.app_state import AppState
@@ -66,13 +66,13 @@ class WhatIfView(LazyView):
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
         self.state, self.settings = state, state.display
-        self.figure = None
-        self.figures: dict[str, StageFigure] = {}  # each tab's figure, refreshed when the tab is drawn again
-        self.built: dict[str, tuple] = {}  # what each tab's figure was built for (see whatif_build_key)
+        self.figure: StageFigure | None = None
         self.tabs = QTabWidget(self)
         self.plots: dict[str, FittedLayoutWidget] = {}
+        self.figures: dict[str, FigureCache] = {}  # each tab's figures, by what they were built for and the language
         for key in SWITCHES:
             self.plots[key] = FittedLayoutWidget(self)
+            self.figures[key] = FigureCache(self.plots[key], limit=2)
             self.tabs.addTab(self.plots[key], "")
         self._name_tabs()
         self.explanation = QLabel(self)
@@ -106,9 +106,9 @@ class WhatIfView(LazyView):
             self.tabs.setTabText(i, titles[key])
 
     def retranslate(self) -> None:
-        """Another language: the tabs' names, and each tab's figure drawn anew when next drawn (they hold words)."""
+        """Another language: the tabs' names, and each tab's figure in that language when next drawn (they hold
+        words)."""
         self._name_tabs()
-        self.built.clear()
         self.schedule()
 
     def switch(self) -> str:
@@ -119,25 +119,21 @@ class WhatIfView(LazyView):
         self.schedule()
 
     def draw(self) -> None:
-        """The current tab's figure; the others are cleared (they redraw when chosen)."""
+        """The current tab's figure (the others are drawn when chosen)."""
         key, trace = self.switch(), self.state.trace
         on = key in trace.config.switches
         lang = self.settings.lang
         self.explanation.setText(plain(f"explain_{key}", lang) + " " + plain("switch_on" if on else "switch_off", lang))
         self.explanation.setStyleSheet("" if on else "color: #555")
         opts = self.settings.plot_options()
-        built = whatif_build_key(trace, key)
-        try:
-            if self.built.get(key) == built:  # the tab's figure fits this trace: new numbers only
-                self.figure = self.figures[key]
-                self.figure.refresh(trace, opts)
-            else:
-                self.built.pop(key, None)
-                self.figure = self.figures[key] = draw_whatif(self.plots[key].ci, trace, key, opts)
-                self.built[key] = built
+        try:  # a figure that fits this trace (and speaks the language): new numbers only
+            self.figure = self.figures[key].show(
+                (whatif_build_key(trace, key), lang),
+                lambda layout: draw_whatif(layout, trace, key, opts),
+                lambda figure: figure.refresh(trace, opts),
+            )
         except EngineError as exc:
             self.figure = None
             self.explanation.setText(str(exc))
             return
-        self.plots[key].settle()
         self.note.setText(self.figure.panels[0].note)
