@@ -101,9 +101,7 @@ class TrainingLab(QWidget):
         texts.set(self.run_button.setText, lambda: self.tr("Run"))
         self.run_button.clicked.connect(lambda: self.start(self.choice.currentData()))
         self.pause_button = QPushButton(self)
-        texts.set(
-            self.pause_button.setText, lambda: self.tr("Resume") if self.pause_button.isChecked() else self.tr("Pause")
-        )
+        texts.set(self.pause_button.setText, self._pause_text)
         self.pause_button.setCheckable(True)
         self.pause_button.toggled.connect(self._pause_toggled)
         self.stop_button = QPushButton(self)
@@ -260,8 +258,11 @@ class TrainingLab(QWidget):
     def _pause_toggled(self, paused: bool) -> None:
         if self.runner is not None:
             self.runner.pause(paused)
-        self.pause_button.setText(self.tr("Resume") if paused else self.tr("Pause"))  # (as in __init__)
+        self.pause_button.setText(self._pause_text())
         self._enable_step_through()
+
+    def _pause_text(self) -> str:
+        return self.tr("Resume") if self.pause_button.isChecked() else self.tr("Pause")
 
     def _enable(self, running: bool) -> None:
         self.run_button.setEnabled(not running)

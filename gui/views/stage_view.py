@@ -359,8 +359,8 @@ class StageView(QWidget):
 
     def _settings_changed(self, names: frozenset[str]) -> None:
         """Another head: the per-head matrices and the formula re-sliced; other decimals or colours: the tables
-        repainted and re-fitted; the plots redrawn with the new options. (The language: retranslate; the text size comes
-        with a new window.)"""
+        repainted and re-fitted; the plots redrawn with the new options. (The language: retranslate; the text size
+        comes with a new window.)"""
         if "temperature" in names:
             self.controls.show_temperature()
         if "head" in names and self.shown_head != self.state.head:

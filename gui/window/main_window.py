@@ -126,8 +126,7 @@ class MainWindow(QMainWindow):
     def retranslate(self) -> None:
         """The language switched (its translators installed): every text of the window set again in place, by
         each part for its own; the views that show the stage draw it anew (its words are in its figures)."""
-        self.texts.retranslate()
-        for part in (self.presentation, self.training_step):
+        for part in (self, self.presentation, self.training_step):  # (only fixed texts)
             part.texts.retranslate()
         for view in (
             self.menu_bar,

@@ -115,8 +115,8 @@ class MenuBar(QObject):
         stack.canRedoChanged.connect(redo.setEnabled)
         undo.setEnabled(stack.canUndo())
         redo.setEnabled(stack.canRedo())
-        self.texts.set(undo.setText, lambda: self._undo_text(stack.undoText()))
-        self.texts.set(redo.setText, lambda: self._redo_text(stack.redoText()))
+        self.texts.set(undo.setText, lambda: self._named(self.tr("Undo"), stack.undoText()))
+        self.texts.set(redo.setText, lambda: self._named(self.tr("Redo"), stack.redoText()))
         stack.undoTextChanged.connect(self._undo_renamed)  # (slots of this object: gone with the window)
         stack.redoTextChanged.connect(self._redo_renamed)
         menu.addActions([undo, redo])
@@ -133,17 +133,15 @@ class MenuBar(QObject):
         action.setShortcuts([QKeySequence(k) for k in keys])
         return action
 
-    def _undo_text(self, command: str) -> str:
-        return (self.tr("Undo") + " " + command).strip()
+    @staticmethod
+    def _named(verb: str, command: str) -> str:
+        return f"{verb} {command}".strip()
 
-    def _redo_text(self, command: str) -> str:
-        return (self.tr("Redo") + " " + command).strip()
-
-    def _undo_renamed(self, command: str) -> None:
-        self.undo.setText(self._undo_text(command))
+    def _undo_renamed(self, command: str) -> None:  # (the stack's own text: it signals as it is destroyed too)
+        self.undo.setText(self._named(self.tr("Undo"), command))
 
     def _redo_renamed(self, command: str) -> None:
-        self.redo.setText(self._redo_text(command))
+        self.redo.setText(self._named(self.tr("Redo"), command))
 
     def _view(self) -> None:
         w = self.window
