@@ -63,6 +63,7 @@ class MatrixModel(QAbstractTableModel):
         self._values = self.shown.numpy()  # numpy views of the two: a cell reads ~10× faster than from torch
         self._floating = True  # whether the numbers are amounts (else ids: labels, in plain cells)
         self._changed = None
+        self._texts: tuple[tuple, dict[float, str]] = ((), {})  # (decimals, floating): each number's text
         self._changed_box: tuple[int, int, int, int] | None = None  # rows and columns the change marks span
         self._flags = Qt.ItemIsEnabled | Qt.ItemIsSelectable
         self.scale = Scale(False, 0.0, 1.0)
@@ -221,11 +222,23 @@ class MatrixModel(QAbstractTableModel):
         v = float(self._values[r, c])
         k = self._shade(v)
         floating = self._floating
-        text = self.state.display.format_value(v, integer=not floating)
+        text = self._text_of(v, floating)
         if k is None:  # a hidden (−∞) cell: white on grey; an id is a label, not an amount: black on plain
             return (HIDDEN_COLOR if floating else PLAIN_COLOR), INK[floating], text
         colormap, signed = self.state.display.colormap, self.scale.signed
         return color_table(colormap, signed)[k], INK[dark_table(colormap, signed)[k]], text
+
+    def _text_of(self, v: float, floating: bool) -> str:
+        """A number as written in its cell, each written once per decimals setting (a repaint writes every
+        cell it paints: a third of a large table's paint)."""
+        key = (self.state.display.decimals, floating)
+        if self._texts[0] != key or len(self._texts[1]) > 20000:
+            self._texts = (key, {})
+        texts = self._texts[1]
+        text = texts.get(v)
+        if text is None:
+            text = texts[v] = self.state.display.format_value(v, integer=not floating)
+        return text
 
     def is_highlighted(self, r: int, c: int) -> bool:
         return self.highlight is not None and hits(self.highlight[0], r) and hits(self.highlight[1], c)
