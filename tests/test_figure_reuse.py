@@ -9,7 +9,13 @@ import pyqtgraph as pg
 import pytest
 import shiboken6
 import torch
-from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsPixmapItem, QGraphicsRectItem, QGraphicsTextItem
+from PySide6.QtWidgets import (
+    QGraphicsLineItem,
+    QGraphicsPixmapItem,
+    QGraphicsRectItem,
+    QGraphicsSimpleTextItem,
+    QGraphicsTextItem,
+)
 
 from engine.formats.lesson import open_lesson
 from engine.model import Model
@@ -51,6 +57,8 @@ def _value(item) -> object:
         return np.round(np.array(item.viewRange()), 6)
     if isinstance(item, QGraphicsTextItem):
         return item.toHtml(), item.defaultTextColor().name()
+    if isinstance(item, QGraphicsSimpleTextItem):  # a heatmap cell's number
+        return item.text(), item.brush().color().name(), item.pos(), item.font().key()
     if isinstance(item, QGraphicsRectItem):
         pen = item.pen()
         return item.rect(), item.brush().color().name(), item.brush().style(), pen.color().name(), pen.widthF()

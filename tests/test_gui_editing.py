@@ -1,5 +1,6 @@
 """Editing by hand: only what is downstream recomputes, exactly as the engine would; undo, redo, refusals."""
 
+import numpy as np
 import pytest
 import torch
 from PySide6.QtCore import QPoint, Qt
@@ -268,3 +269,60 @@ def test_an_edit_reads_afresh_only_the_tables_it_can_have_moved(qtbot, monkeypat
     read.clear()
     assert state.edit_cell(W_Q, (0, 1), 0.5)
     assert x not in read and {W_Q, "enc.0.attn.q"} <= set(read)
+
+
+@pytest.mark.parametrize("scrolled", [False, True])
+def test_a_table_paints_each_cell_in_its_colour_in_its_place_with_its_marks(qtbot, scrolled):
+    """The table paints its cells itself (no delegate): each cell its model's colour inside its grid lines, its
+    number right-aligned in its ink, the selected cell framed and an edited cell's change mark in its corner —
+    scrolled too, and after a repaint of part of it."""
+    window = open_window(qtbot)
+    state, view = window.state, window.stage_view
+    state.go_to("enc.0.ffn.up")
+    panel = max((p for p in view.panels() if p.model.editable), key=lambda p: p.model.shown.shape[1])  # W1
+    table, model = panel.table, panel.model
+    assert state.edit_cell(panel.model.slice.name, (1, 2), 0.9)
+    table.setCurrentIndex(model.index(0, 1))
+    if scrolled:  # the table alone in a window of 3½ columns and 2½ rows, scrolled to its middle
+        table.setParent(None)
+        column, line = table.horizontalHeader().defaultSectionSize(), table.verticalHeader().defaultSectionSize()
+        room = table.verticalHeader().width() + table.verticalScrollBar().sizeHint().width() + 2 * table.frameWidth()
+        table.resize(room + int(3.5 * column), table.header_height + int(2.5 * line) + room)
+        table.show()
+        qtbot.waitExposed(table)
+        for bar in (table.horizontalScrollBar(), table.verticalScrollBar()):
+            assert bar.maximum() > 0
+            bar.setValue(bar.maximum() // 2 + 3)
+    qtbot.wait(1)
+    table.viewport().update(0, 0, 60, 40)  # a repaint of part: the rest must stay as painted
+    qtbot.wait(1)
+    image = table.viewport().grab().toImage()
+    dpr = image.devicePixelRatio()
+    seen, grid = 0, set()
+    for r in range(model.rowCount()):
+        for c in range(model.columnCount()):
+            rect = table.visualRect(model.index(r, c))
+            if not table.viewport().rect().contains(rect):
+                continue
+            seen += 1
+            pixel = image.pixelColor(int((rect.left() + 1) * dpr), int((rect.top() + rect.height() // 2) * dpr))
+            if (r, c) != (0, 1):  # the selected cell's left edge is its dotted frame
+                assert pixel.rgb() == model.color(r, c).rgb(), (r, c)
+            right = image.pixelColor(int((rect.right() + 1) * dpr), int((rect.top() + rect.height() // 2) * dpr))
+            below = image.pixelColor(int((rect.left() + 4) * dpr), int((rect.bottom() + 1) * dpr))
+            grid.update({right.rgb(), below.rgb()})  # the grid lines right of and below the cell: one colour
+            # the number: ink pixels in the cell's right half, none in its leftmost pixels
+            inked = [
+                image.pixelColor(int(x * dpr), int(y * dpr)).rgb() == model.ink(r, c).rgb()
+                for x in range(rect.center().x(), rect.right() - 3)
+                for y in range(rect.top() + 2, rect.bottom() - 2)
+            ]
+            assert any(inked), (r, c)
+            corner = image.pixelColor(int(rect.right() * dpr), int((rect.top() + 1) * dpr))
+            assert (corner.name() == "#e66100") == model.is_changed(r, c), (r, c)
+    assert seen >= (2 if scrolled else 8)
+    assert len(grid) == 1 and grid.isdisjoint(model.color(r, c).rgb() for r, c in np.ndindex(*model.shown.shape))
+    if not scrolled:
+        rect = table.visualRect(model.index(0, 1))
+        frame = image.pixelColor(int((rect.left() + 1) * dpr), int((rect.top() + 1) * dpr))
+        assert frame.rgb() == 0xFF000000  # the selected cell's frame
