@@ -1,12 +1,12 @@
-"""The window as a class sees it at 1280×720 and 1920×1080, in English and Chinese: for each kind of stage of the
-lessons the-cat-sat, masked-decoder and cross-attention, no text of the figure overlaps another or a cell's
+"""The window as a class sees it at 1280×720 and 1920×1080, in English and Chinese: at every stage of the lessons
+the-cat-sat, masked-decoder and cross-attention, no text of the figure overlaps another or a cell's
 number, no tick mark touches a number, every token axis names every token, and no plot or table is cut by the
 window (the tables show all their cells without scrolling inside, the matrices' area scrolls where they are more
 than it holds, every plot has room to draw in).
 
-The tight screen, 1280×720, is checked in both languages at every kind of forward stage and in English at every
-kind of backward stage too (their pictures differ from the forward ones, their words hardly); the large one in both
-languages at every kind of forward stage. Presentation mode: tests/test_gui_present_mode.py."""
+The tight screen, 1280×720, is checked in both languages at every forward stage and in English at every backward
+stage too (their pictures differ from the forward ones, their words hardly); the large one in both languages at
+every forward stage. Presentation mode: tests/test_gui_present_mode.py."""
 
 from __future__ import annotations
 
@@ -35,16 +35,9 @@ MIN_PLOT = 24  # px: a plot area smaller than this is blank to the class
 WHOLE = 16  # tables up to 16 × 16 show whole
 
 
-def kinds(state, backward: bool = True) -> list[int]:
-    """The cursor of the first stage of each kind (stack, operation): every kind of picture once."""
-    seen, cursors = set(), []
-    for i, name in enumerate(state.stage_names):
-        stage = state.view.stage(name)
-        kind = (name.split(".")[0], stage.op if stage is not None else "tokens")
-        if kind not in seen and (backward or not is_backward(name)):
-            seen.add(kind)
-            cursors.append(i)
-    return cursors
+def stages(state, backward: bool = True) -> list[int]:
+    """The cursor of every stage of the lesson (forward ones only unless `backward`)."""
+    return [i for i, name in enumerate(state.stage_names) if backward or not is_backward(name)]
 
 
 def inside(widget, outer) -> bool:
@@ -96,7 +89,7 @@ def test_every_stage_is_readable_and_whole(qtbot, own_folders, monkeypatch, less
     window.resize(*screen)
     qtbot.waitExposed(window)
     failures = []
-    for cursor in kinds(state, backward=screen == (1280, 720) and lang == "en"):
+    for cursor in stages(state, backward=screen == (1280, 720) and lang == "en"):
         state.set_cursor(cursor)
         view = window.stage_view
         view.draw_plots()

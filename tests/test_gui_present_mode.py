@@ -29,7 +29,7 @@ from gui.text.stage_texts import op_title
 from gui.views.stage_list import NAME_ROLE
 from tests import gui_lessons
 from tests.figure_checks import view_problems
-from tests.test_gui_layout import kinds
+from tests.test_gui_layout import stages
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
 
@@ -204,13 +204,13 @@ def test_at_1920x1080_every_stage_is_readable_from_the_back_row(qtbot, start_win
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_presentation_figures_overlap_nothing_and_name_every_token(qtbot, start_window, lesson, size, lang):
-    """At every kind of forward stage, in presentation mode at both screen sizes and in both languages: no text of
+    """At every forward stage, in presentation mode at both screen sizes and in both languages: no text of
     the figure overlaps another or a cell's number, no tick mark touches a number, nothing lies outside the view,
     and every token axis names every token (the desk's figures: tests/test_gui_layout.py)."""
     controller = start_window(lesson, lang)
     window = present(qtbot, controller, size)
     state, failures, checked = window.state, [], 0
-    for cursor in kinds(state, backward=False):
+    for cursor in stages(state, backward=False):
         name = state.stage_names[cursor]
         go(qtbot, window, name)
         view = window.stage_view
