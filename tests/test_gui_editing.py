@@ -311,13 +311,15 @@ def test_a_table_paints_each_cell_in_its_colour_in_its_place_with_its_marks(qtbo
             right = image.pixelColor(int((rect.right() + 1) * dpr), int((rect.top() + rect.height() // 2) * dpr))
             below = image.pixelColor(int((rect.left() + 4) * dpr), int((rect.bottom() + 1) * dpr))
             grid.update({right.rgb(), below.rgb()})  # the grid lines right of and below the cell: one colour
-            # the number: ink pixels in the cell's right half, none in its leftmost pixels
+            # the number: ink in the cell's right half, centred on the cell's middle line
             inked = [
-                image.pixelColor(int(x * dpr), int(y * dpr)).rgb() == model.ink(r, c).rgb()
+                y
                 for x in range(rect.center().x(), rect.right() - 3)
-                for y in range(rect.top() + 2, rect.bottom() - 2)
+                for y in range(rect.top() + 1, rect.bottom())
+                if image.pixelColor(int(x * dpr), int(y * dpr)).rgb() == model.ink(r, c).rgb()
             ]
-            assert any(inked), (r, c)
+            assert inked, (r, c)
+            assert abs((min(inked) + max(inked)) / 2 - rect.center().y()) <= 2, (r, c, min(inked), max(inked), rect)
             corner = image.pixelColor(int(rect.right() * dpr), int((rect.top() + 1) * dpr))
             assert (corner.name() == "#e66100") == model.is_changed(r, c), (r, c)
     assert seen >= (2 if scrolled else 8)
@@ -326,3 +328,30 @@ def test_a_table_paints_each_cell_in_its_colour_in_its_place_with_its_marks(qtbo
         rect = table.visualRect(model.index(0, 1))
         frame = image.pixelColor(int((rect.left() + 1) * dpr), int((rect.top() + 1) * dpr))
         assert frame.rgb() == 0xFF000000  # the selected cell's frame
+
+
+@pytest.mark.parametrize("size", [None, 9, 21])  # None: the application's own font, as a table at the desk has
+def test_a_cell_s_number_is_drawn_centred_in_its_cell_in_any_font(qapp, size):
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QColor, QFont, QImage, QPainter
+
+    from gui.views.matrix_view import CellTexts
+
+    font = QFont()
+    if size:
+        font.setPixelSize(size)
+    image = QImage(120, 60, QImage.Format_ARGB32_Premultiplied)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.setFont(font)
+    texts = CellTexts()
+    texts.use(painter.font())
+    cell = QRect(10, 10, 90, 40)
+    painter.setPen(QColor("black"))
+    texts.draw(painter, cell, "−0.447")
+    painter.end()
+    inked = [(x, y) for x in range(120) for y in range(60) if image.pixelColor(x, y).lightness() < 128]
+    xs, ys = [x for x, _ in inked], [y for _, y in inked]
+    assert cell.contains(min(xs), min(ys)) and cell.contains(max(xs), max(ys))
+    assert abs((min(ys) + max(ys)) / 2 - (cell.top() + cell.height() / 2)) <= 2
+    assert cell.right() - 8 <= max(xs) <= cell.right() - 4  # right-aligned, 5 px in

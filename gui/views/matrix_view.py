@@ -57,11 +57,12 @@ class CellTexts:
     draw it right-aligned and centred in the cell: laying a text out is a third of a cell's paint."""
 
     def __init__(self):
-        self.font, self.height, self.texts = QFont(), 0.0, {}
+        self.font: QFont | None = None  # the font the texts are laid out in (None: none yet)
+        self.height, self.texts = 0.0, {}
 
     def use(self, font: QFont) -> None:
         """The font of the paint about to start (a new font lays every text out anew)."""
-        if font != self.font or len(self.texts) > 20000:
+        if self.font is None or font != self.font or len(self.texts) > 20000:
             self.font, self.height, self.texts = QFont(font), QFontMetricsF(font).height(), {}
 
     def draw(self, painter: QPainter, rect: QRect, text: str) -> None:
