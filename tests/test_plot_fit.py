@@ -1,9 +1,11 @@
 """Plots fit the room they get: captions wrap instead of widening a plot, a title row is as tall as its lines,
 and a figure that still needs more room than its view is shrunk as a whole rather than cut at the edge."""
 
+import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from engine import Model, ModelConfig
@@ -255,3 +257,54 @@ def test_a_settled_figure_is_painted_once_in_its_final_layout(qapp, stage):
         qapp.processEvents()
     assert geometries() == settled
     view.close()
+
+
+def _axis_image(axis, paint) -> QImage:
+    rect = axis.boundingRect().toRect()
+    image = QImage(rect.width() + 4, rect.height() + 4, QImage.Format_ARGB32_Premultiplied)
+    image.fill(0xFFFFFFFF)
+    painter = QPainter(image)
+    painter.translate(2 - rect.x(), 2 - rect.y())
+    paint(painter)
+    painter.end()
+    return image
+
+
+def _ink_box(image) -> tuple[int, int, int, int]:
+    dark = [(x, y) for y in range(image.height()) for x in range(image.width()) if image.pixelColor(x, y).value() < 160]
+    xs, ys = [x for x, _ in dark], [y for _, y in dark]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+@pytest.mark.parametrize("side", ["left", "bottom"])
+def test_an_axis_draws_what_pyqtgraph_draws_from_specs_laid_out_once(qapp, monkeypatch, side):
+    """An axis paints its line, ticks and labels straight from its specs (pyqtgraph replays a recorded QPicture, up to
+    10× slower for text): the same picture, laid out once until it goes stale."""
+    from gui.plots.axis import Axis
+
+    widget = FittedLayoutWidget()
+    widget.resize(420, 320)
+    plot = new_plot(widget.ci, PlotOptions(font_scale=1.6), row=0, col=0)  # a tick font of its own
+    plot.showGrid(x=True, y=True, alpha=0.25)
+    plot.plot([0, 1, 2, 3], [0.0, 0.35, 0.12, 0.3])
+    widget.show()
+    plot.getAxis("bottom").set_categories(["The", "cat", "sat", "on"], 0.0)
+    plot.setRange(xRange=(-0.5, 3.5), yRange=(0, 0.4), padding=0)
+    widget.grab()
+    axis = plot.getAxis(side)
+    laid_out = []
+    generate = Axis.generateDrawSpecs
+    monkeypatch.setattr(Axis, "generateDrawSpecs", lambda self, p: laid_out.append(self) or generate(self, p))
+    axis.picture = None
+    ours = _axis_image(axis, lambda p: axis.paint(p, None, None))
+    again = _axis_image(axis, lambda p: axis.paint(p, None, None))
+    assert laid_out == [axis] and ours == again  # laid out once, drawn twice alike
+    axis.picture = None
+    theirs = _axis_image(axis, lambda p: pg.AxisItem.paint(axis, p, None, None))  # recorded, then replayed
+    assert abs(np.subtract(_ink_box(ours), _ink_box(theirs))).max() <= 1
+    different = sum(ours.pixel(x, y) != theirs.pixel(x, y) for x in range(ours.width()) for y in range(ours.height()))
+    assert different <= 0.01 * ours.width() * ours.height()
+    axis.setRange(0, 0.8)  # stale: laid out anew at the next paint
+    _axis_image(axis, lambda p: axis.paint(p, None, None))
+    assert len(laid_out) == 3
+    widget.close()

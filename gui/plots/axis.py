@@ -200,9 +200,7 @@ class Axis(pg.AxisItem):
         pyqtgraph marks them stale (`picture = None`, at every change). pyqtgraph records them into a QPicture and
         replays it at each paint, and a replayed text costs up to 10× a drawn one (45 ms of a language switch with
         every dock open); on screen an axis is cached as a pixmap, so paint runs only when it changed."""
-        p.save()
-        if self.style["tickFont"]:
-            p.setFont(self.style["tickFont"])
+        p.save()  # (the specs set the painter's font, pen, hints and clip as they draw)
         if self.picture is None:
             specs = self.generateDrawSpecs(p)
             self.picture = Drawing(specs)  # not None: laid out (pyqtgraph and lay_out_tick_text read it so)
