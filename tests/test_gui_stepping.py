@@ -9,7 +9,7 @@ from engine import ModelConfig
 from gui.text.formulas import formula
 from gui.text.operations import text_key
 from gui.text.stage_texts import op_title
-from gui.views.stage_list import NAME_ROLE
+from gui.views.stage_list import NAME_ROLE, NOT_COMPUTED
 from gui.views.tensor_slice import slice_for
 from tests.gui_window import SMALL, open_window, press
 
@@ -41,7 +41,12 @@ def assert_shows(window, i: int) -> None:
     leaves = window.stage_list.leaves
     assert leaves[i].font().bold() and not leaves[i].font().italic()
     assert all(leaf.font().italic() for leaf in leaves[i + 1 :])  # "not computed yet"
-    assert not any(leaf.font().italic() for leaf in leaves[:i])
+    assert not any(leaf.font().italic() or leaf.font().bold() for leaf in leaves[:i])
+    for k, leaf in enumerate(leaves):  # its tooltip and colour say whether it is computed yet
+        later = k > i
+        assert leaf.toolTip().endswith("not computed yet") == later, (k, i)
+        assert leaf.toolTip().startswith(leaf.text() + "\n" + state.stage_names[k])
+        assert (leaf.foreground().color().name() == NOT_COMPUTED.name()) == later, (k, i)
 
 
 @pytest.mark.parametrize("cfg, target", ARCHITECTURES, ids=IDS)

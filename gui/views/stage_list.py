@@ -71,6 +71,7 @@ class StageList(QWidget):
         layout.addWidget(self.tree, 1)
         layout.addWidget(legend)
         self.leaves: list[QStandardItem] = []
+        self.looks: list[tuple | None] = []  # how each leaf is marked now: (current, not computed yet, font)
         self.rows: list[tuple] = []  # (group path, title, stage name) of each leaf
         state.lessonChanged.connect(self.rebuild)
         state.cursorChanged.connect(self.mark_cursor)
@@ -96,6 +97,7 @@ class StageList(QWidget):
                 for word in reversed(path):
                     group.setText(word)
                     group = group.parent()
+            self.looks = [None] * len(self.leaves)  # (their tooltips hold the titles)
             self.mark_cursor(self.state.cursor)
             return
         self.rows = rows
@@ -114,6 +116,7 @@ class StageList(QWidget):
             leaf.setData(name, NAME_ROLE)
             parent.appendRow(leaf)
             self.leaves.append(leaf)
+        self.looks = [None] * len(self.leaves)
         self.tree.expandAll()
         self.mark_cursor(self.state.cursor)
 
@@ -132,16 +135,22 @@ class StageList(QWidget):
         return widest + self.tree.indentation() + bar + 2 * self.tree.frameWidth() + 12
 
     def mark_cursor(self, cursor: int) -> None:
-        """Bold for the current stage, grey italics for stages after it."""
+        """Bold for the current stage, grey italics for stages after it; only the leaves whose mark changes are
+        touched (a step changes two: each leaf set is a repaint of the list)."""
+        base, later_tip = self.tree.font(), "  — " + self.tr("not computed yet")
+        key = base.key()
         for i, leaf in enumerate(self.leaves):
-            font = QFont(self.tree.font())
+            look = (i == cursor, i > cursor, key)
+            if look == self.looks[i]:
+                continue
+            self.looks[i] = look
+            font = QFont(base)
             font.setBold(i == cursor)
             font.setItalic(i > cursor)
             leaf.setFont(font)
             leaf.setForeground(QBrush(NOT_COMPUTED) if i > cursor else QBrush())
-            name = leaf.data(NAME_ROLE)
-            later = "  — " + self.tr("not computed yet") if i > cursor else ""
-            leaf.setToolTip(f"{leaf.text()}\n{name}{later}")  # the whole title, where a narrow list cuts it
+            later = later_tip if i > cursor else ""
+            leaf.setToolTip(f"{leaf.text()}\n{leaf.data(NAME_ROLE)}{later}")  # the whole title, where a list cuts it
         if 0 <= cursor < len(self.leaves):
             index = self.leaves[cursor].index()
             self.tree.setCurrentIndex(index)
