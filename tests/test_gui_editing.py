@@ -285,6 +285,7 @@ def test_a_table_paints_each_cell_in_its_colour_in_its_place_with_its_marks(qtbo
     table.setCurrentIndex(model.index(0, 1))
     if scrolled:  # the table alone in a window of 3½ columns and 2½ rows, scrolled to its middle
         table.setParent(None)
+        qtbot.addWidget(table)  # closed and deleted after the test, as the window is
         column, line = table.horizontalHeader().defaultSectionSize(), table.verticalHeader().defaultSectionSize()
         room = table.verticalHeader().width() + table.verticalScrollBar().sizeHint().width() + 2 * table.frameWidth()
         table.resize(room + int(3.5 * column), table.header_height + int(2.5 * line) + room)
@@ -355,3 +356,25 @@ def test_a_cell_s_number_is_drawn_centred_in_its_cell_in_any_font(qapp, size):
     assert cell.contains(min(xs), min(ys)) and cell.contains(max(xs), max(ys))
     assert abs((min(ys) + max(ys)) / 2 - (cell.top() + cell.height() / 2)) <= 2
     assert cell.right() - 8 <= max(xs) <= cell.right() - 4  # right-aligned, 5 px in
+
+
+def test_a_table_keeps_its_model_until_it_goes_itself(qtbot):
+    """A table's model is deleted with the table, after it: a table taken out of its panel, the panel then deleted
+    (as a window closing deletes its panels), still repaints its numbers. With the model a child of the panel, the
+    clean-clone suite's table shown on its own raised at each of its paints in every later test, then crashed."""
+    import shiboken6
+
+    from gui.views.matrix_view import MatrixPanel
+
+    window = open_window(qtbot)
+    panel = MatrixPanel(window.state)
+    panel.show_tensor(window.stage_view.output.model.slice, "X", editable=False)
+    table, model = panel.table, panel.model
+    assert model.parent() is table
+    table.setParent(None)
+    qtbot.addWidget(table)
+    shiboken6.delete(panel)
+    table.show()
+    qtbot.waitExposed(table)
+    assert shiboken6.isValid(model) and table.model() is model and model.rowCount() > 0
+    table.viewport().repaint()  # an exception here fails the test (pytest-qt)

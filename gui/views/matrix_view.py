@@ -287,8 +287,9 @@ class MatrixPanel(QWidget):
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
-        self.model = MatrixModel(state, self)
+        self.model = MatrixModel(state)
         self.table = MatrixTable(self.model, self)
+        self.model.setParent(self.table)  # deleted with the table, after it: a table never paints without its model
         self.caption = QLabel(self)
         self.caption.setTextFormat(Qt.RichText)
         layout = QVBoxLayout(self)
