@@ -1,6 +1,6 @@
 """How long the window takes to answer a teacher's actions, with every dock open (or as the app opens them).
 
-    python tests/bench_actions.py [--rounds 12]
+    python tests/bench_actions.py [--rounds 12] [--model two-heads|toy]
 
 On a classroom lesson (two-heads) and on the English→Chinese toy translator (`--model toy`), the window is
 shown as `python main.py` shows it (a LessonController, every dock open: heads, what if, generation, KV cache,
@@ -183,6 +183,7 @@ def main() -> int:
     parser.add_argument(
         "--docks", choices=("every", "default"), default="every", help="every dock open, or as the app opens them"
     )
+    parser.add_argument("--model", choices=("all", *MODELS), default="all", help="one of the two models, or both")
     args = parser.parse_args()
     global clock
     clock = time.process_time if args.cpu else time.perf_counter
@@ -192,6 +193,8 @@ def main() -> int:
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
     summary = []
     for model, make_state in MODELS.items():
+        if args.model not in ("all", model):
+            continue
         samples = measure(app, make_state, max(2, args.rounds), max(0.0, args.pause), args.docks == "every")
         for name, times in samples.items():
             print(
