@@ -1,6 +1,8 @@
 """Plots fit the room they get: captions wrap instead of widening a plot, a title row is as tall as its lines,
 and a figure that still needs more room than its view is shrunk as a whole rather than cut at the edge."""
 
+from functools import partial
+
 import numpy as np
 import pyqtgraph as pg
 import pytest
@@ -307,4 +309,36 @@ def test_an_axis_draws_what_pyqtgraph_draws_from_specs_laid_out_once(qapp, monke
     axis.setRange(0, 0.8)  # stale: laid out anew at the next paint
     _axis_image(axis, lambda p: axis.paint(p, None, None))
     assert len(laid_out) == 3
+    widget.close()
+
+
+def _drawn(axis, shift: tuple[float, float], draw) -> QImage:
+    """The axis drawn by `draw(painter, *specs)` on a painter shifted by `shift`."""
+
+    def paint(p):
+        p.translate(*shift)
+        draw(p, *axis.generateDrawSpecs(p))
+
+    return _axis_image(axis, paint)
+
+
+@pytest.mark.parametrize("shift", [(2, 2), (2.37, 1.61)])
+def test_translucent_grid_lines_are_filled_on_the_pixels_qt_would_draw_them_on(qapp, shift):
+    """A number line's translucent ticks and grid lines are filled as rows or columns of pixels (Qt blends a
+    translucent line pixel by pixel: 0.5 ms a grid line): the same pixels as pyqtgraph's lines, at any offset."""
+    widget = FittedLayoutWidget()
+    widget.resize(420, 320)
+    plot = new_plot(widget.ci, PlotOptions(), row=0, col=0)
+    plot.showGrid(x=True, y=True, alpha=0.25)
+    plot.plot([0, 1, 2, 3], [0.0, 0.35, 0.12, 0.3])
+    plot.setRange(xRange=(-0.3, 3.3), yRange=(0, 0.4), padding=0)
+    widget.show()
+    widget.grab()
+    for side in ("left", "bottom"):
+        axis = plot.getAxis(side)
+        ticks = []
+        _drawn(axis, shift, lambda p, line, lines, texts, seen=ticks: seen.extend(lines))
+        assert len(ticks) >= 4 and all(pen.color().alpha() < 255 for pen, _, _ in ticks)  # the grid, translucent
+        ours = _drawn(axis, shift, axis.drawPicture)
+        assert ours == _drawn(axis, shift, partial(pg.AxisItem.drawPicture, axis)), side
     widget.close()
