@@ -162,6 +162,62 @@ def test_every_bar_is_named_and_a_probability_axis_fits_its_data(qapp, lessons):
     view.close()
 
 
+def test_a_short_number_line_spaces_its_labels_apart(qapp, lessons):
+    """pyqtgraph spaces a number line's labelled ticks for its length alone: a 60 px colour bar printed 0, 0.2, 0.4 …
+    1.0 one over the other."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from gui.plots.axis import Axis
+    from gui.plots.style import font
+
+    tick_font = font(PlotOptions(), "tick")
+    for side, label in (("right", QFontMetricsF(tick_font).height()), ("bottom", 0)):
+        axis = Axis(side)
+        axis.setStyle(tickFont=tick_font)
+        for length in (40, 60, 100, 300, 1000):
+            (spacing, values), *_ = axis.tickValues(0.0, 1.0, length)
+            pitch = label or max(QFontMetricsF(tick_font).horizontalAdvance(f"{v:g}") for v in values)
+            assert spacing * length >= pitch, (side, length, values)
+    view = shown_figure(qapp, lessons["masked-decoder"], "probs", PlotOptions(), size=(360, 300))
+    assert problems_of(view) == []  # its heatmap's colour bar is 60 px
+    view.close()
+
+
+def _cells(layout) -> list[tuple[int, int]]:
+    return sorted(cell for cells in layout.items.values() for cell in cells)
+
+
+@pytest.mark.parametrize(
+    ("lesson", "stage"),
+    [
+        ("the-cat-sat", "enc.x0"),
+        ("the-cat-sat", "enc.0.attn.z"),
+        ("the-cat-sat", "enc.0.ffn.up"),
+        ("masked-decoder", "probs"),
+    ],
+)
+def test_panels_side_by_side_stand_one_under_the_other_in_a_narrow_view(qapp, lessons, lesson, stage):
+    """A 1280×720 window leaves a figure about 370 × 400 px: E, PE and their sum side by side were strips, a 6 × 8
+    heatmap's cells 11 px wide and 60 px tall; the probabilities' heatmap beside the bars, 12 px wide. Stacked, a
+    heatmap takes the figure's width, a small matrix's cells wider than tall; side by side again when it widens."""
+    view = shown_figure(qapp, lessons[lesson], stage, PlotOptions(), size=(370, 400))
+    n = len(view.ci.items)
+    assert n >= 2 and _cells(view.ci) == [(r, 0) for r in range(n)]
+    for panel in panels(view.figure, MatrixPanel):  # the figure's width, not a strip of it
+        rows, cols = panel.heatmap.shape
+        assert panel.heatmap.plot.vb.width() > 0.6 * view.width()
+        if cols <= 8:
+            assert panel.heatmap.plot.vb.width() / cols >= panel.heatmap.plot.vb.height() / rows
+    assert problems_of(view) == []
+    view.resize(1100, 400)
+    for _ in range(3):
+        qapp.processEvents()
+        view.grab()
+    assert _cells(view.ci) == [(0, c) for c in range(n)]
+    assert problems_of(view) == []
+    view.close()
+
+
 def test_bars_compared_side_by_side_share_their_axis(qapp, lessons):
     view = shown_figure(qapp, lessons["the-cat-sat"], "enc.0.attn.scaled", PlotOptions(), size=(700, 520))
     scale = panels(view.figure, ScalePanel)[0]

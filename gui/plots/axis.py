@@ -114,6 +114,28 @@ class Axis(pg.AxisItem):
         if self.categories is not None:
             self.replan()
 
+    def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, float]]:
+        """A number line's levels of ticks: pyqtgraph's, unless its labelled first level is too dense for its labels
+        (spaced for the axis's length alone: a short colour bar's 0, 0.2 … 1.0 ran into each other); then the first
+        1-2-5 step that keeps them apart, with pyqtgraph's first level as unlabelled ticks between."""
+        levels = super().tickSpacing(minVal, maxVal, size)
+        span = maxVal - minVal
+        if self.categories is not None or not levels or size <= 0 or not math.isfinite(span) or span <= 0:
+            return levels
+        pitch = self._label_pitch(minVal, maxVal, levels[0][0]) * span / size  # in data units
+        if levels[0][0] >= pitch:
+            return levels
+        power = 10.0 ** math.floor(math.log10(pitch))
+        return [(next(m * power for m in (1, 2, 5, 10) if m * power >= pitch), 0.0), levels[0]]
+
+    def _label_pitch(self, lo: float, hi: float, spacing: float) -> float:
+        """Pixels from one label's centre to the next that keep them apart."""
+        metrics = QFontMetricsF(self.style["tickFont"] or QFont())
+        if self.vertical:
+            return metrics.height() + 2
+        texts = self.tickStrings([lo, hi], self.autoSIPrefixScale * self.scale, spacing)
+        return max(metrics.horizontalAdvance(t) for t in texts) + GAP
+
     # ---- choosing the font and the direction ------------------------------------------------
     def _slot(self) -> float:
         """Length along the axis of one category (one data unit)."""

@@ -22,6 +22,7 @@ from .norm import BeforeAfterPanel, NormStepsPanel
 from .output import TopKPanel
 from .rope import RopePanel
 from .scale import shared_scale_names
+from .stacking import mark_row_of_panels, move
 from .style import PlotOptions, font, foreground
 from .tiles import tile_panels
 from .view import clear_layout
@@ -202,11 +203,7 @@ def _close_gaps(layout: pg.GraphicsLayout) -> None:
         if len(rows) != 1 or first == 0 or any((r, c) in taken for r in rows for c in range(first)):
             continue
         (row,) = rows
-        layout.layout.removeItem(item)
-        layout.layout.addItem(item, row, 0, 1, last + 1)
-        for c in range(first):
-            layout.rows.setdefault(row, {})[c] = item
-        layout.items[item] = [(row, c) for c in range(last + 1)]
+        move(layout, item, row, 0, colspan=last + 1)
         taken.update(layout.items[item])
 
 
@@ -221,6 +218,7 @@ def draw_stage(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) 
         title.item.setFont(font(opts, "title"))
         layout.addItem(title, row=0, col=0)
     panels = _panels(layout, trace, stage, opts, top=0 if title is None else 1)
+    mark_row_of_panels(layout)  # side by side, or one under the other in a view taller than wide
     if title is not None:  # span the title over every column the panels used
         cols = 1 + max(c for cells in layout.items.values() for _, c in cells)
         layout.layout.removeItem(title)

@@ -13,6 +13,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QMargins, QObject, QRectF, 
 from PySide6.QtWidgets import QGraphicsScene, QWidget
 
 from gui.plots.axis import lay_out_tick_text, start_plans_afresh
+from gui.plots.stacking import stack_for
 
 SETTLE_PASSES = 3  # layout passes a figure takes: its panels, their axes sized for the ticks, the numbers fitted
 
@@ -72,6 +73,7 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
     def settle(self) -> None:
         """Lay a new or refreshed figure out and fit it now, so that it is painted once, finished (left to the event
         loop, it takes a few passes, each painted: the axes widen for their new tick labels, and so on)."""
+        self.stack()
         for _ in range(SETTLE_PASSES):  # until the numeric axes, sized for their tick text, stay as they are
             for _ in range(SETTLE_PASSES):
                 QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
@@ -79,11 +81,21 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
                 break
         self.fit()
 
+    def stack(self) -> bool:
+        """A row of panels stacked for a view not wide enough, or side by side again (gui/plots/stacking.py): whether
+        they moved."""
+        if not stack_for(self.ci, max(1, self.width()), max(1, self.height())):
+            return False
+        start_plans_afresh(self.scene().items())
+        return True
+
     def fit(self) -> None:
         """Show the figure at its natural size, or scaled down until its minimum size fits the view."""
         if self.closed:
             return
         width, height = max(1, self.width()), max(1, self.height())
+        if self.stack():
+            self.fit_timer.start()  # laid out anew, then fitted again
         least = self.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
         scale = max(1.0, least.width() / width, least.height() / height)
         if self.keeps_shrink and (width, height, self.ci) == self.fitted and scale < self.scale:

@@ -95,7 +95,8 @@ class StageList(QWidget):
                 leaf.setText(title)
                 group = leaf.parent()
                 for word in reversed(path):
-                    group.setText(word)
+                    if group.text() != word:  # a group holds many leaves: each setText is a change the view handles
+                        group.setText(word)
                     group = group.parent()
             self.looks = [None] * len(self.leaves)  # (their tooltips hold the titles)
             self.mark_cursor(self.state.cursor)
