@@ -132,6 +132,11 @@ def cut_tables(window) -> list[str]:
         scrolls = table.horizontalScrollBar().maximum() > 0 or table.verticalScrollBar().maximum() > 0
         if whole and scrolls:
             cut.append(f"{name} scrolls inside itself ({content.toTuple()} in {table.size().toTuple()})")
+        if table.verticalScrollBar().isVisible() and table.horizontalScrollBar().maximum() > 0:
+            if table.width() >= content.width():  # its columns fit: only its own scroll bar covers the last one
+                cut.append(
+                    f"{name}'s scroll bar covers its last column ({content.toTuple()} in {table.size().toTuple()})"
+                )
         clipped = [
             label
             for label in panel.model.row_labels
@@ -204,15 +209,16 @@ def test_at_1920x1080_every_stage_is_readable_from_the_back_row(qtbot, start_win
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_presentation_figures_overlap_nothing_and_name_every_token(qtbot, start_window, lesson, size, lang):
-    """At every forward stage, in presentation mode at both screen sizes and in both languages: no text of
-    the figure overlaps another or a cell's number, no tick mark touches a number, nothing lies outside the view,
-    and every token axis names every token (the desk's figures: tests/test_gui_layout.py)."""
+    """At every forward stage, in presentation mode at both screen sizes and in both languages: no table is cut, no
+    text of the figure overlaps another or a cell's number, no tick mark touches a number, nothing lies outside the
+    view, and every token axis names every token (the desk's figures: tests/test_gui_layout.py)."""
     controller = start_window(lesson, lang)
     window = present(qtbot, controller, size)
     state, failures, checked = window.state, [], 0
     for cursor in stages(state, backward=False):
         name = state.stage_names[cursor]
         go(qtbot, window, name)
+        failures += [f"{name}: {problem}" for problem in cut_tables(window)]
         view = window.stage_view
         if view.plot.isHidden():  # no figure beyond the tables: they take the width
             continue

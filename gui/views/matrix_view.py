@@ -225,18 +225,28 @@ class MatrixTable(QTableView):
         self._limit_size()
 
     def _limit_size(self) -> None:
-        """No empty space inside a small table, but room for a horizontal scroll bar under the last row."""
-        size = self.content_size()
-        self.setMaximumSize(size.width(), size.height() + self._scroll_bar_room())
+        """No empty space inside a small table, but room for a horizontal scroll bar under the last row and a
+        vertical one beside the last column."""
+        self.setMaximumSize(self._largest())
         self.updateGeometry()
+
+    def _largest(self) -> QSize:
+        size = self.content_size()
+        return QSize(size.width() + self._side_bar_room(), size.height() + self._scroll_bar_room())
 
     def _scroll_bar_room(self) -> int:
         """The horizontal scroll bar's height when not every column fits (it would cover the last row)."""
         return self.horizontalScrollBar().sizeHint().height() if self.width() < self.content_size().width() else 0
 
+    def _side_bar_room(self) -> int:
+        """The vertical scroll bar's width when not every row fits (it covered the last column: a W2 [32×8] in
+        presentation mode showed −0.02 as "−0.0")."""
+        rows_shown = self.height() - self._scroll_bar_room()
+        return self.verticalScrollBar().sizeHint().width() if rows_shown < self.content_size().height() else 0
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        if self.maximumHeight() != self.content_size().height() + self._scroll_bar_room():
+        if self.maximumSize() != self._largest():
             self._limit_size()
 
     def content_size(self) -> QSize:
@@ -255,7 +265,7 @@ class MatrixTable(QTableView):
         return QSize(min(content.width(), round(900 * s)), min(content.height(), round(600 * s)) + room)
 
     def sizeHint(self) -> QSize:
-        return self._hint(self.content_size(), self._scroll_bar_room())
+        return self._hint(self.content_size(), self._scroll_bar_room()) + QSize(self._side_bar_room(), 0)
 
     def hint_at(self, font: QFont, column: int, row_header: int) -> QSize:
         """The size hint the table would have in `font` with these section widths (apply_sizes), once laid out at
@@ -270,7 +280,10 @@ class MatrixTable(QTableView):
         """Small matrices never scroll (the stage view scrolls instead); large ones keep a readable corner, as
         large as the type (larger text, larger corner: a table is never cut to a cell or two)."""
         size, s = self.content_size(), self.settings.type_scale
-        return QSize(min(size.width(), round(560 * s)), min(size.height(), round(300 * s)) + self._scroll_bar_room())
+        return QSize(
+            min(size.width(), round(560 * s)) + self._side_bar_room(),
+            min(size.height(), round(300 * s)) + self._scroll_bar_room(),
+        )
 
     def _entered(self, index: QModelIndex) -> None:
         part = self.matrix().slice
