@@ -77,7 +77,22 @@ def run_app(argv: list[str]) -> int:
     controllers = []  # the controller lives while the app runs
     loader.done.connect(lambda error: controllers.append(open_or_exit(app, args, lang, loading, error)))
     loading.painted.connect(loader.start)
-    return app.exec()
+    status = app.exec()
+    delete_windows(app)
+    return status
+
+
+def delete_windows(app) -> None:
+    """Delete the windows while the application is alive. An event loop ended with the window still open (quit()
+    from elsewhere, the session ending) left its Qt objects to Python's exit, which deleted them in no order, some
+    after the application: a segmentation fault as the process ended (the-cat-sat in presentation mode at
+    1920×1080, each stage shown, then quit()). A window deleted takes its views, and with them the figures they
+    keep off screen (FigureCache), while Qt can still delete them in order."""
+    import shiboken6
+    from PySide6.QtWidgets import QMainWindow
+
+    for window in [w for w in app.topLevelWidgets() if isinstance(w, QMainWindow)]:
+        shiboken6.delete(window)
 
 
 def open_or_exit(app, args: argparse.Namespace, lang: str, loading, error: str):

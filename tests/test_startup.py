@@ -127,3 +127,53 @@ def test_a_module_that_cannot_load_is_reported_not_raised(qtbot):
     with qtbot.waitSignal(loader.done, timeout=5000) as done:
         loader.start()
     assert done.args[0].startswith("ModuleNotFoundError")
+
+
+QUIT_AFTER_EVERY_STAGE = """
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+import gui.launch
+from gui.app import run_app
+
+launch = gui.launch.launch
+
+
+def launch_then_step_and_quit(*args, **kwargs):
+    controller = launch(*args, **kwargs)
+    names = controller.state.stage_names
+
+    def show(i):
+        if i == len(names):
+            QApplication.instance().quit()  # the event loop ends with the window open
+            return
+        controller.state.go_to(names[i])
+        QTimer.singleShot(50, lambda: show(i + 1))
+
+    QTimer.singleShot(200, lambda: show(0))
+    return controller
+
+
+gui.launch.launch = launch_then_step_and_quit
+sys.exit(run_app(sys.argv[1:]))
+"""
+
+
+def test_the_app_ends_cleanly_when_its_event_loop_ends_with_the_window_open(tmp_path):
+    """quit() with the presentation window open, every stage of the-cat-sat shown: the process ended in a
+    segmentation fault, Python's exit deleting the window's figures (and pyqtgraph's menus) in no order."""
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "STEPFORMER_DATA_DIR": str(tmp_path / "data"),
+        "STEPFORMER_SETTINGS_DIR": str(tmp_path / "settings"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-X", "faulthandler", "-c", QUIT_AFTER_EVERY_STAGE, "--lesson", "the-cat-sat", "--present"],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
