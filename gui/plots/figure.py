@@ -218,7 +218,7 @@ def draw_stage(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) 
         title.item.setFont(font(opts, "title"))
         layout.addItem(title, row=0, col=0)
     panels = _panels(layout, trace, stage, opts, top=0 if title is None else 1)
-    mark_row_of_panels(layout)  # side by side, or one under the other in a view taller than wide
+    mark_row_of_panels(layout)  # side by side, or one under the other in a view not wide enough
     if title is not None:  # span the title over every column the panels used
         cols = 1 + max(c for cells in layout.items.values() for _, c in cells)
         layout.layout.removeItem(title)
