@@ -148,25 +148,26 @@ class MatrixLayout:
 
     def __init__(self, area: QWidget, grid: QGridLayout, inputs: list, output):
         self.area, self.grid, self.inputs, self.output = area, grid, inputs, output
-        self.kind, self.n_inputs = "stacked", 0  # the stage's operation's `inputs` kind, and how many
-        self.shown: tuple[float, str] | None = (1.0, "natural")  # the table font scale and arrangement placed
+        self.kind: str | None = None  # the stage's operation's `inputs` kind (None: no stage shown yet) …
+        self.n_inputs = 0  # … and how many inputs it shows
+        self.shown: tuple[float, str] | None = None  # the table font scale and arrangement placed
         self.natural: dict[float, dict] = {}  # scale → each panel's table.natural_sizes() in that font
         self.measured: dict[tuple[float, str], QSize] = {}  # (scale, arrangement) → the matrices' size
 
     def show(self, kind: str, n_inputs: int) -> None:
-        """A new stage's matrices (their content shown already): placed in the stage's own arrangement at the
-        readable font, until `fit`."""
+        """A new stage's matrices (their content shown already), placed by the next `fit` (no room yet: in the
+        stage's own arrangement at the readable font)."""
         self.kind, self.n_inputs = kind, n_inputs
         self.natural, self.measured = {}, {}
-        self._place(1.0, "natural")
+        self.shown = None
 
     def fit(self, rooms: list[QSize], scales: tuple[float, ...] = TABLE_SCALES) -> None:
         """Place the matrices in the first of `rooms` where they fit: in the first arrangement that fits at the
         readable font, else at a smaller one of `scales`; else the best that scrolls in the last room, at the
         readable font (choose_arrangement)."""
-        if not self.natural:
-            return
-        chosen = self._first_fit(rooms, scales)
+        if self.kind is None:
+            return  # no stage shown yet
+        chosen = self._first_fit(rooms, scales) if rooms else (1.0, "natural")
         if chosen != self.shown:
             self._place(*chosen)
 

@@ -118,6 +118,8 @@ class MatrixModel(QAbstractTableModel):
         self.dataChanged.emit(self.index(top, left), self.index(bottom, right), [Qt.DisplayRole])
 
     def set_show_difference(self, on: bool) -> None:
+        if on == self.show_difference:
+            return  # (the stage view sets it for every table it shows: their numbers are computed already)
         self.show_difference = on
         self._set_flags()
         self.refresh()

@@ -207,6 +207,7 @@ class StageView(QWidget):
         still does not fit scrolls."""
         total = self.splitter.width()
         if total <= 0:
+            self.layout_of_matrices.fit([])  # no room to fit yet: the stage's own arrangement
             return
         figure_shown = not self.plot.isHidden()
         edges = self.tables_width() - self.matrices.sizeHint().width()
