@@ -3,8 +3,11 @@
     python tests/bench_actions.py [--rounds 12] [--model two-heads|toy]
 
 On a classroom lesson (two-heads) and on the English→Chinese toy translator (`--model toy`), the window is
-shown as `python main.py` shows it (a LessonController, every dock open: heads, what if, generation, KV cache,
-cost; `--docks default`: only those the app opens with), un-maximised at 1280×720. Each action is timed from
+shown as `python main.py` shows it (a LessonController), un-maximised at 1280×720 (`--size`), and every dock is
+opened from the View menu in turn: heads, what if, generation, KV cache, cost (`--docks default`: only those the app
+opens with). Where a dock has no room beside the stage view (1280×720) it floats over its right part, and the docks
+floating there take turns (gui/docks/placement.py): the one opened last, the cost of the model, is the one shown;
+at 1920×1080 they all stand beside the stage view, the heads and what-if docks tabbed. Each action is timed from
 the call that a menu, key or click makes until the event loop is idle again with the window repainted:
 
     step      one stage forward or back (Right / Left)
@@ -105,16 +108,22 @@ def timed(app: QApplication, action: Callable[[], object]) -> float:
     return max(0.0, (clock() - start) * 1000 - IDLE_PASSES * 0.5)
 
 
-def open_window(app: QApplication, make_state: Callable[[], AppState], every_dock: bool = True) -> LessonController:
+def open_window(
+    app: QApplication, make_state: Callable[[], AppState], every_dock: bool = True, size: tuple[int, int] = (1280, 720)
+) -> LessonController:
     controller = LessonController(make_state(), "en", prompts=FakePrompts())
     window = controller.show_window()
     window.showNormal()
     window.setWindowState(Qt.WindowNoState)
-    window.resize(1280, 720)
+    window.resize(*size)
+    settle(app)
     if every_dock:
         for dock in window.teaching.docks():
-            dock.show()
-    settle(app)
+            dock.toggleViewAction().trigger()  # as the View menu opens it (placed beside the stage view, or over it)
+            settle(app)
+    pause(app, 0.3)  # (the docks are placed again once the window has its size: gui/docks/placement.py)
+    shown = [dock.objectName().removeprefix("dock_") for dock in window.teaching.docks() if dock.isVisible()]
+    print(f"{window.width()}×{window.height()}, docks shown: {', '.join(shown) or 'none'}", flush=True)
     return controller
 
 
@@ -156,9 +165,14 @@ def actions(controller: LessonController) -> dict[str, Callable[[], object]]:
 
 
 def measure(
-    app: QApplication, make_state: Callable[[], AppState], rounds: int, seconds: float, every_dock: bool
+    app: QApplication,
+    make_state: Callable[[], AppState],
+    rounds: int,
+    seconds: float,
+    every_dock: bool,
+    size: tuple[int, int],
 ) -> dict[str, list[float]]:
-    controller = open_window(app, make_state, every_dock)
+    controller = open_window(app, make_state, every_dock, size)
     todo = actions(controller)
     settle(app)
     samples: dict[str, list[float]] = {name: [] for name in todo}
@@ -184,7 +198,9 @@ def main() -> int:
         "--docks", choices=("every", "default"), default="every", help="every dock open, or as the app opens them"
     )
     parser.add_argument("--model", choices=("all", *MODELS), default="all", help="one of the two models, or both")
+    parser.add_argument("--size", default="1280x720", help="the window's size, WIDTHxHEIGHT")
     args = parser.parse_args()
+    size = tuple(int(v) for v in args.size.lower().split("x"))
     global clock
     clock = time.process_time if args.cpu else time.perf_counter
     torch.set_num_threads(1)  # as the app runs
@@ -195,15 +211,15 @@ def main() -> int:
     for model, make_state in MODELS.items():
         if args.model not in ("all", model):
             continue
-        samples = measure(app, make_state, max(2, args.rounds), max(0.0, args.pause), args.docks == "every")
+        samples = measure(app, make_state, max(2, args.rounds), max(0.0, args.pause), args.docks == "every", size)
         for name, times in samples.items():
             print(
                 f"{model:10} {name:9} median {statistics.median(times):7.1f} ms   max {max(times):7.1f} ms", flush=True
             )
         every = [t for times in samples.values() for t in times]
         summary.append(f"{model} median {statistics.median(every):.0f} ms max {max(every):.0f} ms")
-    docks = "every dock open" if args.docks == "every" else "the docks the app opens with"
-    print(f"actions with {docks}: " + "; ".join(summary))
+    docks = "every dock opened" if args.docks == "every" else "the docks the app opens with"
+    print(f"actions at {args.size} with {docks}: " + "; ".join(summary))
     return 0
 
 

@@ -7,7 +7,7 @@ from html import escape
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QFontInfo, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -414,13 +414,45 @@ def test_docks_at_1280x720_leave_the_stage_view_a_usable_size(qtbot, start_windo
         by_name[name].toggleViewAction().trigger()
     for name in ("dec.0.self_attn.weights", "dec.0.self_attn.q", "probs"):
         go(qtbot, window, name)
-        qtbot.waitUntil(lambda: all(by_name[d].isVisible() for d in docks))
+        qtbot.waitUntil(lambda: by_name[docks[-1]].isVisible())  # (one floated over another closes it: below)
         QApplication.processEvents()
         assert window.stage_view.width() >= STAGE_MIN_WIDTH, (name, window.stage_view.width())
         for d in docks:
             dock = by_name[d]
             assert dock.isFloating() or dock.width() >= DOCK_MIN_WIDTH, (d, dock.width())
         assert not cut_tables(window), (name, cut_tables(window))
+
+
+def test_docks_floating_over_the_stage_view_take_turns(qtbot, start_window):
+    """At 1280×720 the docks float over the stage view's right part, where the one opened last covered the others:
+    they were drawn for nothing, and their toolbar buttons closed them instead of showing them. Now the one floated
+    there closes those it covers, like tabs; one the teacher moved away stays open."""
+    controller = start_window("masked-decoder")
+    window = controller.window
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1280, 720))
+    views = window.teaching
+    heads, generation, cost = views.heads_dock, views.generation_dock, views.cost_dock
+    views.cost_action.trigger()
+    qtbot.waitUntil(lambda: cost.isVisible() and views.cost.draws > 0)
+    assert cost.isFloating()
+    views.heads_action.trigger()
+    qtbot.waitUntil(lambda: heads.isVisible() and not cost.isVisible())
+    assert heads.isFloating() and not views.cost_action.isChecked()
+    draws = views.cost.draws
+    go(qtbot, window, "dec.0.self_attn.q")
+    assert views.cost.draws == draws  # closed, it costs nothing
+    views.generation_panel_action.trigger()
+    qtbot.waitUntil(lambda: generation.isVisible() and not heads.isVisible())
+    views.heads_action.trigger()  # its button shows it again, in the other's place
+    qtbot.waitUntil(lambda: heads.isVisible() and not generation.isVisible())
+    view = window.stage_view
+    assert heads.geometry().right() == view.mapToGlobal(view.rect().topRight()).x()  # over the stage view again
+    heads.move(window.geometry().topLeft() + QPoint(20, 60))  # moved away by the teacher: it stays
+    views.cost_action.trigger()
+    qtbot.waitUntil(cost.isVisible)
+    QApplication.processEvents()
+    assert heads.isVisible() and cost.isFloating() and not generation.isVisible()
 
 
 @pytest.mark.parametrize(("size", "below"), [((1280, 720), False), ((1600, 1000), True)])

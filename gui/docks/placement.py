@@ -2,7 +2,9 @@
 
 A dock opens beside the stage view with DOCK_SHARE of the window's width, as long as the stage view keeps
 STAGE_MIN_WIDTH for its tables and figure; where that leaves the dock under DOCK_MIN_WIDTH (a small screen,
-presentation mode's large type) it floats over the stage view's right part instead, the tables left uncovered. In
+presentation mode's large type) it floats over the stage view's right part instead, the tables left uncovered. The
+docks floating there take turns, like tabs: one floated over another closes it (hidden under the new one it was
+drawn for nothing, and its toolbar button closed it instead of bringing it up); one the teacher moved away stays. In
 a window shorter than STACK_MIN_HEIGHT a dock opened where another is shown becomes a tab beside it, rather than
 take half its height. The widths are in pixels at normal type and grow with the display settings' type_scale. A
 window made smaller later, or its type made larger, narrows the docks (or floats them) the same way; a window not
@@ -37,7 +39,7 @@ class DockPlacement(QObject):
         super().__init__(window)
         self.window, self.docks = window, docks
         self.pending: list[QDockWidget] = []  # opened before the window was shown
-        self.floated: set[QDockWidget] = set()  # floated over the stage view here (kept over it)
+        self.floated: dict[QDockWidget, None] = {}  # floated over the stage view here (kept over it), last placed last
         self.fitted: tuple[int, float] | None = None  # the window's width and type scale the docks were placed for
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
@@ -60,14 +62,16 @@ class DockPlacement(QObject):
         if not window.isVisible():
             self.pending.append(dock)
             return
+        if dock in self.floated and dock.isFloating():
+            self._float_over_stage(dock, last=True)  # shown again over the stage view: its turn
+            return
         if dock.isFloating() or window.dockWidgetArea(dock) not in SIDES:
             return
         width = min(round(window.width() * DOCK_SHARE), self._free(dock) - round(STAGE_MIN_WIDTH * scale))
         if width < DOCK_MIN_WIDTH * scale:
             dock.setAttribute(Qt.WA_ShowWithoutActivating)  # the keys stay with the window: → still steps
             dock.setFloating(True)
-            self.floated.add(dock)
-            self._float_over_stage(dock)
+            self._float_over_stage(dock, last=True)
             if window.isActiveWindow() or dock.isActiveWindow():
                 window.activateWindow()  # (a window manager may still give a new window the focus)
             self.timer.start()  # and again once the stage view has the room the dock left
@@ -82,8 +86,8 @@ class DockPlacement(QObject):
     def carry_over(self, old: DockPlacement) -> None:
         """The window replacing `old`'s: the docks floated over the old stage view float over this one, once it is
         shown (the stored layout alone would leave them where the old window's stage view was)."""
-        names = {dock.objectName() for dock in old.floated}
-        self.floated = {dock for dock in self.docks() if dock.objectName() in names}
+        docks = {dock.objectName(): dock for dock in self.docks()}
+        self.floated = {docks[dock.objectName()]: None for dock in old.floated if dock.objectName() in docks}
 
     def keep_below(self, dock: QDockWidget) -> None:
         """`dock` opens under the stage view in a tall window, with BELOW_SHARE of its height, else beside it."""
@@ -108,7 +112,7 @@ class DockPlacement(QObject):
         for dock in pending:
             if dock.isVisible():
                 self.place(dock)
-        for dock in self.floated:
+        for dock in list(self.floated):  # (in the order they were placed: the last placed stays on top)
             if dock.isFloating() and dock.isVisible():
                 self._float_over_stage(dock)
         width, fitted = self.window.width(), self.fitted
@@ -137,14 +141,24 @@ class DockPlacement(QObject):
         window = self.window
         return [d for d in self.docks() if d.isVisible() and not d.isFloating() and window.dockWidgetArea(d) in SIDES]
 
-    def _float_over_stage(self, dock: QDockWidget) -> None:
+    def _float_over_stage(self, dock: QDockWidget, last: bool = False) -> None:
         """Over the right part of the stage view, right of the width its tables would like: at least DOCK_MIN_WIDTH,
-        at most FLOAT_MAX_SHARE of the stage view."""
+        at most FLOAT_MAX_SHARE of the stage view; the docks placed there before it and mostly under it closed.
+        `last`: placed now (kept on top when the docks are placed again)."""
+        if last:
+            self.floated.pop(dock, None)
+            self.floated[dock] = None
         view = self.window.stage_view
         least, most = round(DOCK_MIN_WIDTH * self.scale), round(view.width() * FLOAT_MAX_SHARE)
         width = min(view.width(), max(least, min(most, view.width() - view.tables_width())))
-        dock.setGeometry(QRect(view.mapToGlobal(QPoint(view.width() - width, 0)), QSize(width, view.height())))
+        spot = QRect(view.mapToGlobal(QPoint(view.width() - width, 0)), QSize(width, view.height()))
+        dock.setGeometry(spot)
         dock.raise_()
+        for other in self.floated:  # those placed before it
+            if other is dock:
+                break
+            if other.isFloating() and other.isVisible() and _mostly_under(other.geometry(), spot):
+                other.close()
 
     def _tab_if_short(self, dock: QDockWidget) -> None:
         """In a window shorter than STACK_MIN_HEIGHT, a dock opened in a column where another dock is shown is tabbed
@@ -161,3 +175,9 @@ class DockPlacement(QObject):
         if shown:
             window.tabifyDockWidget(shown[0], dock)
             dock.raise_()
+
+
+def _mostly_under(rect: QRect, cover: QRect) -> bool:
+    """Whether `cover` hides more than half of `rect`."""
+    both = rect.intersected(cover)
+    return 2 * both.width() * both.height() > rect.width() * rect.height()
