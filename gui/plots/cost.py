@@ -62,7 +62,8 @@ class SideBars:
         self.item = pg.BarGraphItem(x0=[0], y=[0], height=[0], width=[0])
         self.plot.addItem(self.item)
         self.line = QFontMetrics(font(opts, "tick")).height()
-        self.labels: list[str] = []
+        self.labels: list[str] = []  # each row's name and value, as the left axis shows them
+        self.text = ""  # the caption
 
     def set(
         self,
@@ -73,8 +74,7 @@ class SideBars:
         text: str,
         opts: PlotOptions,
     ) -> None:
-        n = len(names)
-        self.labels = [f"{name}: {value}" for name, value in zip(names, texts)]
+        n, labels = len(names), [f"{name}: {value}" for name, value in zip(names, texts)]
         self.item.setOpts(
             x0=np.zeros(n),
             y=np.arange(n, dtype=float),
@@ -83,12 +83,16 @@ class SideBars:
             brushes=colors,
             pens=[pg.mkPen(c.darker(130)) for c in colors],
         )
-        self.plot.getAxis("left").setTicks([list(enumerate(self.labels)), []])
-        self.plot.setYRange(-0.6, n - 0.4, padding=0)
+        if labels != self.labels:  # (another stage of the same layer moves only the colours: the axis stays laid out)
+            self.labels = labels
+            self.plot.getAxis("left").setTicks([list(enumerate(labels)), []])
+            self.plot.setYRange(-0.6, n - 0.4, padding=0)
+            self.plot.vb.setMinimumHeight(n * self.line * ROW_SPACING)  # too little room: the figure shrinks instead
+            self.plot.vb.setMaximumHeight(n * self.line * ROW_SPACING * 1.4)  # more: the other plots get it
         self.plot.setXRange(0, max(max(values, default=0), 1) * 1.05, padding=0)
-        self.plot.vb.setMinimumHeight(n * self.line * ROW_SPACING)  # too little room: the figure shrinks instead
-        self.plot.vb.setMaximumHeight(n * self.line * ROW_SPACING * 1.4)  # more: the other plots get it
-        set_caption(self.plot, text, opts)
+        if text != self.text:
+            self.text = text
+            set_caption(self.plot, text, opts)
 
 
 def stage_rows(costs: dict[str, dict[str, int]], stage: str) -> list[tuple[str, int, str]]:
