@@ -80,6 +80,9 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
             if not lay_out_tick_text(self.scene().items()):
                 break
         self.fit()
+        # what pyqtgraph leaves to the paint (view boxes' transforms, auto ranges) is done now: done inside the
+        # paint, the items it moves ask for a second paint straight after the first
+        self.scene().prepareForPaint()
 
     def stack(self) -> bool:
         """A row of panels stacked for a view not wide enough, or side by side again (gui/plots/stacking.py): whether
