@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPicture
+from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter, QPicture, QPixmap
+from PySide6.QtWidgets import QWidget
 
 SHRINK = (1.0, 0.85, 0.72)  # of the tick font, tried in turn before labels turn (or overflow)
 MIN_POINTS = 6.0
@@ -300,13 +301,17 @@ class Axis(pg.AxisItem):
 
 def fill_grid_lines(p: QPainter, ticks: list) -> list:
     """Draw the translucent one-pixel ticks and grid lines among `ticks` (pen, start, end) as the rows or columns of
-    pixels Qt would draw them on, on a painter that only translates (the screen), and give back the others to draw
-    as lines: Qt's cosmetic stroker blends a translucent line pixel by pixel, 0.5 ms for a grid line across a plot
-    against 8 µs for an opaque one (a bar chart's grid was most of a language switch with every dock open). An
+    pixels Qt would draw them on, on a painter that only translates, or scales into pixels (the screen, a figure
+    shrunk to fit its view), and give back the others to draw as lines: Qt's cosmetic stroker blends a translucent
+    line pixel by pixel, 0.5 ms for a grid line across a plot against 8 µs for an opaque one (a bar chart's grid was
+    most of a language switch with every dock open; the cost dock's figure, shrunk, drew 70 lines at each step). An
     aliased line covers the pixels its ends fall in and those between; ticks are level with an axis."""
     shift = p.transform()
-    if shift.type().value > shift.TransformationType.TxTranslate.value:
-        return ticks  # an export's scaled painter: lines, one pixel wide however it scales
+    kind = shift.type().value
+    if kind > shift.TransformationType.TxScale.value or (
+        kind == shift.TransformationType.TxScale.value and not isinstance(p.device(), (QWidget, QImage, QPixmap))
+    ):
+        return ticks  # turned, or an export's scaled vector painter: lines, one pixel wide however it scales
     rest = []
     p.save()
     p.resetTransform()
