@@ -119,8 +119,9 @@ def open_window(
     settle(app)
     if every_dock:
         for dock in window.teaching.docks():
-            dock.toggleViewAction().trigger()  # as the View menu opens it (placed beside the stage view, or over it)
-            settle(app)
+            if not dock.isVisible():  # (the window of the model measured before left its docks' layout stored)
+                dock.toggleViewAction().trigger()  # as the View menu opens it: beside the stage view, or over it
+                settle(app)
     pause(app, 0.3)  # (the docks are placed again once the window has its size: gui/docks/placement.py)
     shown = [dock.objectName().removeprefix("dock_") for dock in window.teaching.docks() if dock.isVisible()]
     print(f"{window.width()}×{window.height()}, docks shown: {', '.join(shown) or 'none'}", flush=True)

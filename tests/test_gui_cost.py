@@ -117,3 +117,39 @@ def test_the_cost_figure_exports(qtbot, start_window, tmp_path):
         window.state.trace, "dec.0.self_attn.k", PlotOptions(lang="zh"), tmp_path / "cost.png", draw=draw_cost
     )
     assert path.stat().st_size > 10_000
+
+
+def test_a_step_paints_the_cost_dock_once(qtbot, start_window):
+    """Each step redraws the dock's per-stage chart; pyqtgraph moved its view boxes inside the first paint, and the
+    items they moved asked for a second paint straight after it (the dock was painted twice at each step)."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication
+
+    window = start_window("masked-decoder").window
+    state = window.state
+    cost = shown(qtbot, window)
+    dock = window.teaching.cost_dock
+    dock.setFloating(True)  # a window of its own, its size fixed: the stage view's layout cannot resize it
+    dock.resize(450, 600)
+    qtbot.waitUntil(lambda: dock.size().toTuple() == (450, 600))
+    state.go_to("dec.x0")
+    qtbot.waitUntil(lambda: cost.highlighted() == state.current_stage)
+    qtbot.wait(100)
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, watched, event) -> bool:
+            self.count += event.type() == QEvent.Type.Paint
+            return False
+
+    paints = Paints()
+    cost.plot.viewport().installEventFilter(paints)
+    for stage in ("dec.0.self_attn.q", "probs", "dec.0.ffn.up"):  # each in another layer: the chart relaid out
+        paints.count = 0
+        state.go_to(stage)
+        qtbot.waitUntil(lambda s=stage: cost.highlighted() == s and paints.count >= 1)
+        for _ in range(20):  # what would come after it
+            QApplication.processEvents()
+            qtbot.wait(5)
+        assert paints.count == 1, (stage, paints.count)

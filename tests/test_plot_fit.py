@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QImage, QPainter, QPicture
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from engine import Model, ModelConfig
@@ -312,20 +312,25 @@ def test_an_axis_draws_what_pyqtgraph_draws_from_specs_laid_out_once(qapp, monke
     widget.close()
 
 
-def _drawn(axis, shift: tuple[float, float], draw) -> QImage:
-    """The axis drawn by `draw(painter, *specs)` on a painter shifted by `shift`."""
+def _drawn(axis, shift: tuple[float, float], draw, scale: float = 1.0) -> QImage:
+    """The axis drawn by `draw(painter, *specs)` on a painter shifted by `shift`, then scaled by `scale` (a figure
+    shrunk to fit its view is drawn scaled below 1)."""
 
     def paint(p):
         p.translate(*shift)
+        p.scale(scale, scale)
         draw(p, *axis.generateDrawSpecs(p))
 
     return _axis_image(axis, paint)
 
 
-@pytest.mark.parametrize("shift", [(2, 2), (2.37, 1.61)])
-def test_translucent_grid_lines_are_filled_on_the_pixels_qt_would_draw_them_on(qapp, shift):
+@pytest.mark.parametrize(("shift", "scale"), [((2, 2), 1.0), ((2.37, 1.61), 1.0), ((2, 2), 0.67), ((1.3, 2.8), 1.5)])
+def test_translucent_grid_lines_are_filled_on_the_pixels_qt_would_draw_them_on(qapp, shift, scale):
     """A number line's translucent ticks and grid lines are filled as rows or columns of pixels (Qt blends a
-    translucent line pixel by pixel: 0.5 ms a grid line): the same pixels as pyqtgraph's lines, at any offset."""
+    translucent line pixel by pixel: 0.5 ms a grid line): the same pixels as pyqtgraph's lines, at any offset and in
+    a figure shrunk (or grown) to fit its view; an export's vector painter still draws lines."""
+    from gui.plots.axis import fill_grid_lines
+
     widget = FittedLayoutWidget()
     widget.resize(420, 320)
     plot = new_plot(widget.ci, PlotOptions(), row=0, col=0)
@@ -336,9 +341,23 @@ def test_translucent_grid_lines_are_filled_on_the_pixels_qt_would_draw_them_on(q
     widget.grab()
     for side in ("left", "bottom"):
         axis = plot.getAxis(side)
-        ticks = []
-        _drawn(axis, shift, lambda p, line, lines, texts, seen=ticks: seen.extend(lines))
+        ticks, left = [], []
+        _drawn(
+            axis,
+            shift,
+            lambda p, line, lines, texts, seen=ticks, kept=left: (
+                seen.extend(lines) or kept.extend(fill_grid_lines(p, lines))
+            ),
+            scale,
+        )
         assert len(ticks) >= 4 and all(pen.color().alpha() < 255 for pen, _, _ in ticks)  # the grid, translucent
-        ours = _drawn(axis, shift, axis.drawPicture)
-        assert ours == _drawn(axis, shift, partial(pg.AxisItem.drawPicture, axis)), side
+        assert left == []  # every one filled
+        ours = _drawn(axis, shift, axis.drawPicture, scale)
+        assert ours == _drawn(axis, shift, partial(pg.AxisItem.drawPicture, axis), scale), side
+        if scale != 1.0:  # a vector export's painter (here a recording) scaled: the lines stay lines
+            picture = QPicture()
+            vector = QPainter(picture)
+            vector.scale(scale, scale)
+            assert len(fill_grid_lines(vector, ticks)) == len(ticks)
+            vector.end()
     widget.close()
