@@ -475,3 +475,23 @@ def test_the_training_step_dock_opens_under_the_stage_view_only_in_a_tall_window
     else:
         assert dock.isFloating() or window.stage_view.width() >= STAGE_MIN_WIDTH
     assert window.isActiveWindow()  # → still steps
+
+
+def test_docks_given_back_floating_over_the_stage_view_take_turns_too(qtbot, start_window):
+    """A window opened again gets its docks back where they were (the stored layout): one floating over the stage view
+    there takes turns with those opened after it, as if it had been placed in this window."""
+    first = start_window("masked-decoder")
+    window = first.window
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1280, 720))
+    window.teaching.heads_action.trigger()
+    qtbot.waitUntil(lambda: window.teaching.heads_dock.isVisible() and window.teaching.heads_dock.isFloating())
+    first.prompts.unsaved_answer = "discard"
+    window.close()  # its layout stored
+    again = start_window("masked-decoder").window
+    views = again.teaching
+    qtbot.waitUntil(lambda: views.heads_dock.isVisible() and views.heads_dock.isFloating())
+    assert views.heads_dock not in views.placement.floated  # (not placed by this window)
+    views.cost_action.trigger()
+    qtbot.waitUntil(lambda: views.cost_dock.isVisible() and not views.heads_dock.isVisible())
+    assert views.cost_dock.isFloating()

@@ -4,7 +4,8 @@ A dock opens beside the stage view with DOCK_SHARE of the window's width, as lon
 STAGE_MIN_WIDTH for its tables and figure; where that leaves the dock under DOCK_MIN_WIDTH (a small screen,
 presentation mode's large type) it floats over the stage view's right part instead, the tables left uncovered. The
 docks floating there take turns, like tabs: one floated over another closes it (hidden under the new one it was
-drawn for nothing, and its toolbar button closed it instead of bringing it up); one the teacher moved away stays. In
+drawn for nothing, and its toolbar button closed it instead of bringing it up); one the teacher moved away stays,
+and one a stored layout gives back floating there takes turns as well. In
 a window shorter than STACK_MIN_HEIGHT a dock opened where another is shown becomes a tab beside it, rather than
 take half its height. The widths are in pixels at normal type and grow with the display settings' type_scale. A
 window made smaller later, or its type made larger, narrows the docks (or floats them) the same way; a window not
@@ -62,7 +63,8 @@ class DockPlacement(QObject):
         if not window.isVisible():
             self.pending.append(dock)
             return
-        if dock in self.floated and dock.isFloating():
+        self._adopt()
+        if dock.isFloating() and (dock in self.floated or self._over_stage(dock)):
             self._float_over_stage(dock, last=True)  # shown again over the stage view: its turn
             return
         if dock.isFloating() or window.dockWidgetArea(dock) not in SIDES:
@@ -112,6 +114,7 @@ class DockPlacement(QObject):
         for dock in pending:
             if dock.isVisible():
                 self.place(dock)
+        self._adopt()
         for dock in list(self.floated):  # (in the order they were placed: the last placed stays on top)
             if dock.isFloating() and dock.isVisible():
                 self._float_over_stage(dock)
@@ -159,6 +162,18 @@ class DockPlacement(QObject):
                 break
             if other.isFloating() and other.isVisible() and _mostly_under(other.geometry(), spot):
                 other.close()
+
+    def _over_stage(self, dock: QDockWidget) -> bool:
+        """Whether `dock` covers mostly the stage view."""
+        view = self.window.stage_view
+        return _mostly_under(dock.geometry(), QRect(view.mapToGlobal(QPoint(0, 0)), view.size()))
+
+    def _adopt(self) -> None:
+        """Docks a stored layout gave back floating over the stage view (placed there by an earlier window) take
+        turns with those placed here."""
+        for dock in self.docks():
+            if dock not in self.floated and dock.isFloating() and dock.isVisible() and self._over_stage(dock):
+                self.floated[dock] = None
 
     def _tab_if_short(self, dock: QDockWidget) -> None:
         """In a window shorter than STACK_MIN_HEIGHT, a dock opened in a column where another dock is shown is tabbed
