@@ -165,6 +165,37 @@ def test_figures_let_go_are_deleted_at_once_not_by_the_garbage_collector(qapp):
     assert not shiboken6.isValid(layouts[2])  # shown: deleted with the scene
 
 
+def test_a_figure_shown_again_keeps_its_scale_and_its_axes_laid_out(qapp, monkeypatch):
+    """A cached figure swapped back into a view of the same size (a step back, a language switched back) is shown at
+    the scale it was fitted to: it was first set to the geometry of the figure shown before it, which relaid out every
+    axis, then fitted back (the cost dock's ten axes at each language switch)."""
+    from gui.plots.axis import Axis
+
+    lesson = open_lesson("two-heads")
+    trace = ShownTrace(lesson.build_model().trace(lesson.text))
+    view = FittedLayoutWidget()
+    view.resize(300, 220)  # small: each figure shrunk to fit, by its own scale
+    view.show()
+    cache = FigureCache(view)
+    for stage in ("enc.0.attn.weights", "enc.0.norm1.out"):
+        cache.show(stage, lambda layout, s=stage: draw_stage(layout, trace, s, PlotOptions()))
+        view.grab()
+    for _ in range(10):  # (its fit, left to the event loop)
+        qapp.processEvents()
+    first = view.scale
+    again = view.grab()
+    laid_out = []
+    generate = Axis.generateDrawSpecs
+    monkeypatch.setattr(Axis, "generateDrawSpecs", lambda self, p: laid_out.append(self) or generate(self, p))
+    cache.show("enc.0.attn.weights", lambda layout: pytest.fail("drawn anew"))
+    shown_before = view.scale
+    cache.show("enc.0.norm1.out", lambda layout: pytest.fail("drawn anew"))
+    assert view.scale == first and shown_before != first  # (each its own scale)
+    assert view.grab().toImage() == again.toImage()
+    assert [axis for axis in laid_out if isinstance(axis.parentItem(), pg.PlotItem)] == []  # (a colour bar's: one)
+    view.close()
+
+
 @pytest.mark.parametrize("redraw", ["stage", "whatif", "map", "heads"])
 def test_a_figure_drawn_over_another_deletes_the_old_ones_items_at_once(qapp, redraw):
     """The docks draw a new figure into the layout they show (a what-if tab for a new sentence, the map for a new

@@ -56,7 +56,8 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if self.fitting:
-            start_plans_afresh(self.scene().items())
+            if event is not None:  # (None: a figure swapped in, which show_layout sees to)
+                start_plans_afresh(self.scene().items())
             self.fit()
 
     def show_layout(self, layout: pg.GraphicsLayout) -> None:
@@ -65,8 +66,17 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
             return
         self.ci.removeEventFilter(self)
         self.ci = layout
+        kept = getattr(layout, "fitted_view", None)  # how it was fitted when last shown here
+        same_size = kept is not None and kept[0] == (max(1, self.width()), max(1, self.height()))
+        if same_size:
+            # shown as it was: at its scale, its geometry and its axes' plans as they are (set to the geometry of the
+            # figure shown before, it was resized and every axis laid out anew, then fitted back, to other plans)
+            _, self.scale, range_, self.autoPixelRange = kept
+            self.range = QRectF(range_)
+            self.fitted = (*kept[0], layout)
         self.setCentralItem(layout)
-        start_plans_afresh(self.scene().items())
+        if not same_size:
+            start_plans_afresh(self.scene().items())
         layout.installEventFilter(self)
         self.fit_timer.start()
 
@@ -115,6 +125,7 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         if self.ci.geometry() != self.range:  # laid out when it needed more room than now (Qt keeps it that wide)
             self.ci.setGeometry(self.range)
         self.scale = scale
+        self.ci.fitted_view = ((width, height), scale, QRectF(self.range), self.autoPixelRange)  # (show_layout)
 
 
 class FigureCache:
