@@ -20,7 +20,9 @@ class CostView(LazyView):
         self.plot = FigureView(state, self, draw=draw_cost, prefix="cost.")
         self.plot.setMinimumHeight(240)
         self.figure: CostFigure | None = None
-        self.figures = FigureCache(self.plot, limit=2)  # one figure per language: a switch back swaps it in
+        # one figure per language and what-if switches: a switch back swaps in the figure drawn for it (its panels
+        # beside the per-stage one change only with the model's operations, CostFigure.refresh)
+        self.figures = FigureCache(self.plot, limit=4)
         self.draws = 0  # how often it drew (a hidden dock must not)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -34,7 +36,8 @@ class CostView(LazyView):
 
     def draw(self, *_) -> None:
         opts = self.settings.plot_options()
-        self.figure = self.figures.show(opts.lang, lambda layout: CostFigure(layout, opts))
+        key = opts.lang, self.state.trace.config.switches
+        self.figure = self.figures.show(key, lambda layout: CostFigure(layout, opts))
         # on the loss and the backward pass: the forward pass's last stage (the cost view covers the forward pass)
         self.figure.refresh(self.state.trace, self.state.forward_stage(), opts)  # the first times attention, once
         self.plot.settle()

@@ -52,7 +52,7 @@ class MapView(LazyView):
         self.plot.keeps_shrink = False  # its titles wrap to the width: the least size falls as they do
         self.plot.setMinimumSize(160, 90)  # other docks beside it in a small window: it gives way
         self.plot.scene().sigMouseClicked.connect(self._clicked)
-        self.figures = FigureCache(self.plot, limit=2)  # a what-if switch on, then off: the map drawn before
+        self.figures = FigureCache(self.plot, limit=4)  # a what-if switch on, then off, in either language
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 0)
         bar.addStretch(1)
