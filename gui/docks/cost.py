@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QVBoxLayout
 
-from gui.plots.cost import CostFigure, draw_cost
+from gui.plots.cost import CostFigure, draw_cost, operations_key
 from gui.plots.view import FigureCache
 from gui.state.app_state import AppState
 from gui.views.figure_view import FigureView
@@ -20,8 +20,8 @@ class CostView(LazyView):
         self.plot = FigureView(state, self, draw=draw_cost, prefix="cost.")
         self.plot.setMinimumHeight(240)
         self.figure: CostFigure | None = None
-        # one figure per language and what-if switches: a switch back swaps in the figure drawn for it (its panels
-        # beside the per-stage one change only with the model's operations, CostFigure.refresh)
+        # a figure per language and model operations (a what-if switch may change them): a switch back swaps in the
+        # figure drawn for it, whose panels beside the per-stage one follow only those and the sentence
         self.figures = FigureCache(self.plot, limit=4)
         self.draws = 0  # how often it drew (a hidden dock must not)
         layout = QVBoxLayout(self)
@@ -36,7 +36,7 @@ class CostView(LazyView):
 
     def draw(self, *_) -> None:
         opts = self.settings.plot_options()
-        key = opts.lang, self.state.trace.config.switches
+        key = opts.lang, operations_key(self.state.trace)
         self.figure = self.figures.show(key, lambda layout: CostFigure(layout, opts))
         # on the loss and the backward pass: the forward pass's last stage (the cost view covers the forward pass)
         self.figure.refresh(self.state.trace, self.state.forward_stage(), opts)  # the first times attention, once

@@ -307,10 +307,7 @@ class CostFigure:
         """Every panel for a new model, sentence or options; only the per-stage one for another stage, an edited
         weight or a what-if switch that leaves every stage's operation as it was (costs follow the operations
         and the shapes, not the numbers)."""
-        operations = tuple(
-            (name, None if trace.stage(name) is None else trace.stage(name).op) for name in trace.stage_names
-        )
-        drawn_for = (trace_structure(trace), operations, trace_tokens(trace), opts)
+        drawn_for = (operations_key(trace), trace_tokens(trace), opts)
         for panel in self.panels if drawn_for != self.drawn_for else [self.stages]:
             panel.update(trace, stage, opts)
         self.drawn_for = drawn_for
@@ -318,6 +315,14 @@ class CostFigure:
             self.title.setText(
                 figure_title(trace, stage, opts, caption("cost_title", opts.lang)), color=foreground(opts)
             )
+
+
+def operations_key(trace) -> tuple:
+    """What the costs follow: the model's structure and each stage's operation (not the numbers)."""
+    operations = tuple(
+        (name, None if trace.stage(name) is None else trace.stage(name).op) for name in trace.stage_names
+    )
+    return trace_structure(trace), operations
 
 
 def draw_cost(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) -> CostFigure:
