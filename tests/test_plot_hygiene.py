@@ -7,7 +7,9 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 import torch
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QApplication, QMenu
 
 from engine import Model, ModelConfig
 from engine.formats.lesson import open_lesson
@@ -21,7 +23,7 @@ from gui.plots.matrix import MatrixPanel
 from gui.plots.numbers import format_number
 from gui.plots.output import TopKPanel
 from gui.plots.scale import scale_for
-from gui.plots.style import colormap
+from gui.plots.style import colormap, new_plot
 from gui.plots.view import FittedLayoutWidget
 from gui.state.display import DisplaySettings, room_scale_for
 from tests.figure_checks import axis_specs, drawn_labels, figure_problems, missing_labels, view_problems
@@ -449,3 +451,32 @@ def test_no_axis_label_is_cut_at_the_end_of_its_axis(qapp, lessons, size):
             checked += len(labels)
     assert checked >= 6 + 4  # the tokens and the features
     view.close()
+
+
+def test_a_plot_makes_no_windows_and_keeps_its_options(qapp):
+    """pyqtgraph gives every PlotItem a menu of plot options, seven pop-up windows of 30 widgets, even with its menu
+    off; a language switch sends every window an event that each hands on to its children (the figures kept per
+    stage and language held 480 such menus). A plot leaves no window now, its option widgets hear no language
+    switch, and the options PlotItem reads from them (the grid, a curve's averaging) still work."""
+
+    class Heard(QObject):
+        count = 0
+
+        def eventFilter(self, _obj, event) -> bool:
+            self.count += event.type() == QEvent.Type.LanguageChange
+            return False
+
+    before = set(QApplication.topLevelWidgets())
+    view = FittedLayoutWidget()
+    plots = [new_plot(view.ci, PlotOptions(), row=i, col=0) for i in range(3)]
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    assert [w for w in QApplication.topLevelWidgets() if w not in before and isinstance(w, QMenu)] == []
+    plots[0].showGrid(x=True, y=True, alpha=0.3)
+    plots[0].plot([0.0, 1.0, 0.5])
+    assert plots[0].ctrl.xGridCheck.isChecked()
+    heard = Heard()
+    plots[0].ctrl.xGridCheck.installEventFilter(heard)
+    QApplication.sendEvent(QApplication.instance(), QEvent(QEvent.Type.LanguageChange))
+    QApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
+    assert heard.count == 0
+    view.deleteLater()

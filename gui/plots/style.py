@@ -7,8 +7,9 @@ from functools import cache
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor, QFont, QFontMetrics
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from .axis import Axis
 from .captions import caption
@@ -122,7 +123,38 @@ def new_plot(layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, c
     # The title may use the width of the axes and of a colour bar (column 5), not only the plot's own.
     plot.layout.removeItem(plot.titleLabel)
     plot.layout.addItem(plot.titleLabel, 0, 0, 1, 6)
+    _stow_options(plot)
     return plot
+
+
+class _OptionsAttic(QWidget):
+    """A hidden holder for the plots' option widgets, which keeps a language switch from them."""
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LanguageChange:
+            return True  # (a widget hands a language change on to every child)
+        return super().event(event)
+
+
+@cache
+def _attic() -> _OptionsAttic:
+    return _OptionsAttic()
+
+
+def _stow_options(plot: pg.PlotItem) -> None:
+    """pyqtgraph gives every PlotItem a "Plot Options" menu of six sub-menus, even with its menu off: seven
+    pop-up windows and 30 widgets per plot, which PlotItem's methods read (its grid, log and averaging switches). A
+    language switch sends every window a language change, and each hands it on to its children: with the figures
+    of the stages and docks kept per language (67 plots) 480 menus and 3,000 widgets, about 10 ms of every switch.
+    The widgets move into one hidden holder that keeps the change from them (they stay owned by the plot's
+    actions, deleted with it); the menus, never shown (no context menu: new_plot), are deleted."""
+    for menu in plot.ctrlMenu.findChildren(pg.QtWidgets.QMenu):
+        for action in menu.actions():
+            group = action.defaultWidget()
+            menu.removeAction(action)  # (gives the widget back, parentless)
+            group.setParent(_attic())
+    plot.ctrlMenu.deleteLater()
+    plot.ctrlMenu = None
 
 
 def markers(opts: PlotOptions) -> dict:
