@@ -30,9 +30,13 @@ SIZES = ("title", "caption", "tick", "text")
 
 
 def open_every_dock(window) -> None:
-    for dock in window.teaching.docks():
+    """Every dock shown and in sight: the What-if dock, opened tabbed behind the heads (where it draws nothing),
+    floats beside them."""
+    views = window.teaching
+    for dock in views.docks():
         dock.show()
-    window.teaching.whatif.show_switch("no_mask")  # the tab that shows one head's attention
+    views.whatif_dock.setFloating(True)
+    views.whatif.show_switch("no_mask")  # the tab that shows one head's attention
 
 
 def figures(window) -> dict:
@@ -108,7 +112,8 @@ def lesson(start_window, qtbot):
 def window_after_change(controller):
     """The window now (the language and the text size come with a new one), every dock open again."""
     window = controller.window
-    if not window.teaching.whatif.isVisible() or window.teaching.whatif.switch() != "no_mask":
+    views = window.teaching
+    if not (views.whatif.isVisible() and views.whatif_dock.isFloating()) or views.whatif.switch() != "no_mask":
         open_every_dock(window)
     return window
 

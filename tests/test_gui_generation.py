@@ -29,8 +29,12 @@ def step_to_end(window, start: int = 0) -> list[str]:
 
 def generate_twice(qtbot, window) -> list[str]:
     """Generate two tokens through the action; after each the window stands on the new position's
-    probabilities, and the class can step the new token from the decoder's input to the end."""
+    probabilities, the KV cache beside it has grown by a row, and the class can step the new token from the
+    decoder's input to the end. (The window is wide enough for both docks beside the stage view: in a smaller one
+    they float over it and take turns: the generation dock, opening, closes the KV cache, which then draws nothing.)"""
     views, state = window.teaching, window.state
+    window.resize(1920, 1080)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1920, 1080))
     views.kv_action.trigger()
     assert views.kv_dock.isVisible()
     qtbot.waitUntil(lambda: views.kv_cache.rows() == len(state.trace.tokens["dec"]))  # drawn once shown

@@ -36,6 +36,7 @@ from gui.state import display
 from gui.state.app_state import AppState
 from gui.state.commands import AppendTokenCommand
 from gui.text.live_texts import LiveTexts
+from gui.views.lazy_view import on_screen
 
 
 def producing_command(state: AppState) -> AppendTokenCommand | None:
@@ -222,7 +223,7 @@ class GenerationPanel(QWidget):
         )
         if self.appending:  # generate() shows its choice once the token is appended, not what would come next
             return
-        if not self.isVisible():  # a hidden panel computes and draws nothing until it is shown
+        if not on_screen(self):  # a hidden panel (or one tabbed behind another) computes and draws nothing until shown
             self.stale = True
             return
         self.stale = False
@@ -251,6 +252,11 @@ class GenerationPanel(QWidget):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        if self.stale:
+            self.show_choice()
+
+    def in_sight(self) -> None:
+        """Its dock came into sight, its tab chosen: the choice drawn if it changed meanwhile."""
         if self.stale:
             self.show_choice()
 

@@ -17,7 +17,7 @@ from gui.plots.heads import draw_heads, heads_stage
 from gui.plots.view import FigureCache, FittedLayoutWidget
 from gui.state import display
 from gui.state.app_state import AppState
-from gui.views.lazy_view import LazyView
+from gui.views.lazy_view import LazyView, on_screen
 from gui.views.prefetch import Prefetch
 
 
@@ -88,8 +88,12 @@ class HeadGridView(LazyView):
             self._edited()
 
     def _edited(self, *_) -> None:
-        if self.figure is not None and self.isVisible():
+        if self.figure is None:
+            return
+        if on_screen(self):
             self.figure.refresh(self.state.trace, self.settings.plot_options())
+        else:
+            self.pending = True
 
     def tiles(self) -> list[pg.PlotItem]:
         """The per-head plots shown (one per head), in head order."""

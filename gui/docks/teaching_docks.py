@@ -66,6 +66,7 @@ class TeachingViews(QObject):
         self.texts.set(dock.setWindowTitle, title)
         dock.setObjectName(f"dock_{key}")
         dock.setWidget(scrolling(view))
+        dock.visibilityChanged.connect(lambda visible: visible and view.in_sight())  # (also when its tab is chosen)
         dock.setAllowedAreas(Qt.LeftDockWidgetArea | Qt.RightDockWidgetArea | Qt.BottomDockWidgetArea)
         self.window.addDockWidget(Qt.RightDockWidgetArea, dock)
         return dock

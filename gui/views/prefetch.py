@@ -10,6 +10,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QAbstractEventDispatcher, QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
+from .lazy_view import on_screen
+
 IDLE_MS = 300  # the window left alone this long first: a held arrow key or quick clicks are not slowed down
 
 
@@ -50,7 +52,7 @@ class Prefetch(QObject):
             self.idle.start()
 
     def _next(self) -> None:
-        if not self.todo or not self.view.isVisible():
+        if not self.todo or not on_screen(self.view):
             self.todo = []
             return
         self.prepare(self.todo.pop(0))
