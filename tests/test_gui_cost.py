@@ -4,7 +4,9 @@ opened by a lesson that asks for it, its figure exportable."""
 import re
 
 import pytest
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QApplication
 
 from engine.formats.lesson import VIEWS
 from gui.export.figure import export_figure
@@ -119,37 +121,63 @@ def test_the_cost_figure_exports(qtbot, start_window, tmp_path):
     assert path.stat().st_size > 10_000
 
 
+class Paints(QObject):
+    """Counts a widget's paint events."""
+
+    count = 0
+
+    def eventFilter(self, watched, event) -> bool:
+        self.count += event.type() == QEvent.Type.Paint
+        return False
+
+
+def floated(qtbot, controller):
+    """The cost dock shown, in a window of its own at a fixed size (the stage view's layout cannot resize it), and a
+    counter of its figure's paints."""
+    window = controller.window
+    cost = shown(qtbot, window)
+    dock = window.teaching.cost_dock
+    dock.setFloating(True)
+    dock.resize(450, 600)
+    qtbot.waitUntil(lambda: dock.size().toTuple() == (450, 600))
+    window.state.go_to("dec.x0")
+    qtbot.waitUntil(lambda: cost.highlighted() == window.state.current_stage)
+    qtbot.wait(100)
+    paints = Paints()
+    cost.plot.viewport().installEventFilter(paints)
+    return cost, paints
+
+
+def settled(qtbot) -> None:
+    for _ in range(20):  # what would come after it
+        QApplication.processEvents()
+        qtbot.wait(5)
+
+
 def test_a_step_paints_the_cost_dock_once(qtbot, start_window):
     """Each step redraws the dock's per-stage chart; pyqtgraph moved its view boxes inside the first paint, and the
     items they moved asked for a second paint straight after it (the dock was painted twice at each step)."""
-    from PySide6.QtCore import QEvent, QObject
-    from PySide6.QtWidgets import QApplication
-
-    window = start_window("masked-decoder").window
-    state = window.state
-    cost = shown(qtbot, window)
-    dock = window.teaching.cost_dock
-    dock.setFloating(True)  # a window of its own, its size fixed: the stage view's layout cannot resize it
-    dock.resize(450, 600)
-    qtbot.waitUntil(lambda: dock.size().toTuple() == (450, 600))
-    state.go_to("dec.x0")
-    qtbot.waitUntil(lambda: cost.highlighted() == state.current_stage)
-    qtbot.wait(100)
-
-    class Paints(QObject):
-        count = 0
-
-        def eventFilter(self, watched, event) -> bool:
-            self.count += event.type() == QEvent.Type.Paint
-            return False
-
-    paints = Paints()
-    cost.plot.viewport().installEventFilter(paints)
+    controller = start_window("masked-decoder")
+    cost, paints = floated(qtbot, controller)
+    state = controller.state
     for stage in ("dec.0.self_attn.q", "probs", "dec.0.ffn.up"):  # each in another layer: the chart relaid out
         paints.count = 0
         state.go_to(stage)
         qtbot.waitUntil(lambda s=stage: cost.highlighted() == s and paints.count >= 1)
-        for _ in range(20):  # what would come after it
-            QApplication.processEvents()
-            qtbot.wait(5)
+        settled(qtbot)
         assert paints.count == 1, (stage, paints.count)
+
+
+def test_a_language_switch_paints_the_cost_dock_once(qtbot, start_window):
+    """Qt hands a language switch to every widget and repaints each: the dock's figure was painted once more in the
+    old language before its view drew it in the new one (4–5 ms of a switch)."""
+    controller = start_window("masked-decoder")
+    cost, paints = floated(qtbot, controller)
+    counts = []
+    for lang in ("zh", "en", "zh", "en"):  # the first two draw each language's figure (and the dock's new title)
+        paints.count, draws = 0, cost.draws
+        controller.set_language(lang)
+        qtbot.waitUntil(lambda draws=draws: cost.draws > draws and paints.count >= 1)
+        settled(qtbot)
+        counts.append(paints.count)
+    assert counts[2:] == [1, 1], counts
