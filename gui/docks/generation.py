@@ -252,11 +252,10 @@ class GenerationPanel(QWidget):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
-        if self.stale:
-            self.show_choice()
+        self.in_sight()
 
     def in_sight(self) -> None:
-        """Its dock came into sight, its tab chosen: the choice drawn if it changed meanwhile."""
+        """Shown, or its dock's tab chosen: the choice drawn if it changed meanwhile."""
         if self.stale:
             self.show_choice()
 
