@@ -145,7 +145,7 @@ def _stow_options(plot: pg.PlotItem) -> None:
     """pyqtgraph gives every PlotItem a "Plot Options" menu of six sub-menus, even with its menu off: seven
     pop-up windows and 30 widgets per plot, which PlotItem's methods read (its grid, log and averaging switches). A
     language switch sends every window a language change, and each hands it on to its children: with the figures
-    of the stages and docks kept per language (67 plots) 480 menus and 3,000 widgets, about 10 ms of every switch.
+    of the stages and docks kept per language (67 plots) 480 menus and 3,000 widgets, 3.6 ms of a switch (0.6 after).
     The widgets move into one hidden holder that keeps the change from them (they stay owned by the plot's
     actions, deleted with it); the menus, never shown (no context menu: new_plot), are deleted."""
     for menu in plot.ctrlMenu.findChildren(pg.QtWidgets.QMenu):
