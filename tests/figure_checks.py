@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QGraphicsTextItem
 
 from gui.plots.axis import number_line
 from gui.plots.heatmap import CellNumber
+from gui.plots.view import parked
 
 TOUCH = 3.0  # px: closer than this, a tick mark and a number read as one sign
 SLACK = 1.5  # px of overlap forgiven (anti-aliased edges of neighbouring rectangles)
@@ -34,6 +35,9 @@ class Text:
 
 
 def visible(item) -> bool:
+    """Shown: visible, in a figure not parked out of sight (gui/plots/view.py)."""
+    if parked(item):
+        return False
     while item is not None:
         if not item.isVisible():
             return False

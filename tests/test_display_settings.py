@@ -19,6 +19,7 @@ from gui.export import export_figure
 from gui.plots.heatmap import SMALLER_NUMBERS, CellNumber
 from gui.plots.scale import color_table
 from gui.plots.style import PlotOptions, colormap, font
+from gui.plots.view import parked
 from gui.state import display
 from tests import gui_lessons
 
@@ -53,7 +54,7 @@ def figures(window) -> dict:
 
 
 def shown(view, kind) -> list:
-    return [item for item in view.scene().items() if isinstance(item, kind) and item.isVisible()]
+    return [item for item in view.scene().items() if isinstance(item, kind) and item.isVisible() and not parked(item)]
 
 
 def texts(view, legends: bool = True) -> str:

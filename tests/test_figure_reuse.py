@@ -10,6 +10,7 @@ import pytest
 import shiboken6
 import torch
 from PySide6.QtWidgets import (
+    QGraphicsItem,
     QGraphicsLineItem,
     QGraphicsPixmapItem,
     QGraphicsRectItem,
@@ -163,6 +164,59 @@ def test_figures_let_go_are_deleted_at_once_not_by_the_garbage_collector(qapp):
     shiboken6.delete(view)  # the window goes
     assert not shiboken6.isValid(layouts[1])  # kept, not shown: deleted with its view
     assert not shiboken6.isValid(layouts[2])  # shown: deleted with the scene
+
+
+def test_a_figure_swapped_out_waits_in_its_scene_out_of_sight(qapp, monkeypatch):
+    """A figure swapped out was taken out of the scene and put back when shown again: each of its items was told of
+    its new scene (pyqtgraph disconnected it from the view and connected it again) and lost its paint cache. Now it
+    waits in the scene, parked: laid out as it was, never painted, under no mouse, and shown again without any of its
+    items changing scene. A figure the cache lets go while shown goes once another is shown."""
+    from gui.plots.axis import Axis
+    from gui.plots.view import parked
+
+    lesson = open_lesson("two-heads")
+    trace = ShownTrace(lesson.build_model().trace(lesson.text))
+    view = FittedLayoutWidget()
+    view.resize(*SIZE)
+    view.show()
+    cache = FigureCache(view)
+    stages = ("enc.0.attn.weights", "enc.0.norm1.out")
+    for stage in stages:
+        cache.show(stage, lambda layout, s=stage: draw_stage(layout, trace, s, PlotOptions()))
+        view.grab()
+    first = cache.figures[stages[0]][0]
+    geometries = [item.geometry() for item in _widgets(first)[1:]]  # (in the figure: it is placed as a whole)
+    assert first.scene() is view.scene() and parked(first) and not parked(view.ci)
+    assert not first.sceneBoundingRect().intersects(view.sceneRect())  # under no mouse
+    painted = []
+    for item in view.scene().items():  # (painted from their caches, the axes of the figure shown paint nothing)
+        if isinstance(item, pg.AxisItem):
+            item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    draw_picture = Axis.drawPicture
+    monkeypatch.setattr(Axis, "drawPicture", lambda self, *args: painted.append(self) or draw_picture(self, *args))
+    view.grab()
+    assert painted and all(not parked(axis) for axis in painted)  # the figure shown is painted, the parked one not
+    moved = []
+    change_parent = pg.GraphicsItem.changeParent
+    monkeypatch.setattr(pg.GraphicsItem, "changeParent", lambda self: moved.append(self) or change_parent(self))
+    cache.show(stages[0], lambda layout: pytest.fail("drawn anew"))
+    assert view.ci is first and not parked(first) and moved == []
+    assert [item.geometry() for item in _widgets(first)[1:]] == geometries  # (not laid out anew while it waited)
+    cache.discard()  # (presentation mode: every figure let go, the one shown once another is shown)
+    assert shiboken6.isValid(first)
+    cache.show("new", lambda layout: layout.addLabel("a title"))
+    assert not shiboken6.isValid(first)
+    view.close()
+
+
+def _widgets(layout) -> list:
+    found, todo = [], [layout]
+    while todo:
+        item = todo.pop(0)
+        todo.extend(item.childItems())
+        if isinstance(item, pg.GraphicsWidget):
+            found.append(item)
+    return found
 
 
 def test_a_figure_shown_again_keeps_its_scale_and_its_axes_laid_out(qapp, monkeypatch):

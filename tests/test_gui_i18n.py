@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from engine.formats.lesson import open_lesson, shipped_lessons
 from gui.lesson.prompts import Prompts
+from gui.plots.view import parked
 from gui.state import preferences
 from gui.text import i18n
 from gui.text.operations import stage_op, text_key
@@ -172,6 +173,8 @@ def widget_strings(root: QWidget) -> list[str]:
             texts += item_strings(w.model())
         elif isinstance(w, pg.GraphicsView):
             for item in w.scene().items():
+                if not item.isVisible() or parked(item):  # (a figure parked, to be shown again, is not seen)
+                    continue
                 if isinstance(item, QGraphicsTextItem):
                     texts.append(item.toPlainText())
                 elif isinstance(item, QGraphicsSimpleTextItem):

@@ -69,9 +69,16 @@ def small_plots(view) -> list[str]:
     """Plot areas the class cannot read: smaller than MIN_PLOT pixels on screen."""
     import pyqtgraph as pg
 
+    from gui.plots.view import parked
+
     found = []
     for item in view.scene().items():
-        if isinstance(item, pg.ViewBox) and item.isVisible() and not isinstance(item.parentItem(), pg.ColorBarItem):
+        if (
+            isinstance(item, pg.ViewBox)
+            and item.isVisible()
+            and not parked(item)
+            and not isinstance(item.parentItem(), pg.ColorBarItem)
+        ):
             rect = view.mapFromScene(item.sceneBoundingRect()).boundingRect()
             if min(rect.width(), rect.height()) < MIN_PLOT:
                 found.append(f"a plot area is {rect.width()}×{rect.height()} px")

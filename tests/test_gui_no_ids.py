@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from engine.config import SWITCHES
 from engine.training.backward import is_backward
+from gui.plots.view import parked
 from gui.text.operations import place_of, stage_op
 from tests import gui_lessons
 
@@ -106,7 +107,7 @@ def _scene_texts(scene) -> list[str]:
     """Titles, legends and text items (all QGraphicsTextItems), axis labels and tick strings of a plot scene."""
     texts = []
     for item in scene.items():
-        if not item.isVisible():
+        if not item.isVisible() or parked(item):
             continue
         if isinstance(item, QGraphicsTextItem | QGraphicsSimpleTextItem):
             texts.append(item.toPlainText() if isinstance(item, QGraphicsTextItem) else item.text())

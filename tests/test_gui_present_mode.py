@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.docks.placement import DOCK_MIN_WIDTH, STAGE_MIN_WIDTH
+from gui.plots.view import parked
 from gui.state import display
 from gui.text.stage_texts import op_title
 from gui.views.stage_list import NAME_ROLE
@@ -104,7 +105,7 @@ def visible_texts(window) -> list[str]:
             texts.append(w.currentText())
     scene = window.stage_view.plot.scene()
     for item in scene.items():
-        if isinstance(item, QGraphicsTextItem | QGraphicsSimpleTextItem) and item.isVisible():  # the cells' numbers
+        if isinstance(item, QGraphicsTextItem | QGraphicsSimpleTextItem) and item.isVisible() and not parked(item):
             texts.append(item.toPlainText() if isinstance(item, QGraphicsTextItem) else item.text())
     return texts
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Hashable
 
 import pyqtgraph as pg
 import shiboken6
-from PySide6.QtCore import QCoreApplication, QEvent, QMargins, QObject, QRectF, QSize, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QMargins, QObject, QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtWidgets import QGraphicsScene, QWidget
 
 from gui.plots.axis import lay_out_tick_text, start_plans_afresh
@@ -65,7 +65,7 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         super().resizeEvent(event)
         if self.fitting:
             if event is not None:  # (None: a figure swapped in, which show_layout sees to)
-                start_plans_afresh(self.scene().items())
+                start_plans_afresh(self.shown_items())
             self.fit()
 
     def show_layout(self, layout: pg.GraphicsLayout) -> None:
@@ -82,11 +82,42 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
             _, self.scale, range_, self.autoPixelRange = kept
             self.range = QRectF(range_)
             self.fitted = (*kept[0], layout)
-        self.setCentralItem(layout)
+        self._swap_in(layout)
         if not same_size:
-            start_plans_afresh(self.scene().items())
+            start_plans_afresh(self.shown_items())
         layout.installEventFilter(self)
         self.fit_timer.start()
+
+    def _swap_in(self, layout: pg.GraphicsLayout) -> None:
+        """Show `layout` in place of the figure shown, which is parked in the scene, not taken out: taken out (and put
+        back when shown again), each of its items was told of its new scene (pyqtgraph reconnects it to its view) and
+        lost its paint cache. Hidden instead, Qt laid the figure out anew without its hidden parts, and again when
+        shown."""
+        old = self.centralWidget
+        if old is not None and shiboken6.isValid(old):
+            park(old)
+        self.centralWidget = layout
+        if layout.scene() is not self.scene():
+            self.scene().addItem(layout)
+        layout.setOpacity(1.0)
+        self.resizeEvent(None)  # (fit puts it where the view shows it)
+
+    def hold(self, layout: pg.GraphicsLayout) -> None:
+        """Park a figure drawn ahead in the scene until it is shown."""
+        park(layout)
+        self.scene().addItem(layout)
+
+    def shown_items(self) -> list:
+        """The items of the figure shown (the scene also holds the figures parked, to be shown again); none once the
+        view is closed (pyqtgraph's close deletes every item, and resizes the view after)."""
+        if self.closed:
+            return []
+        items, todo = [], [self.ci]
+        while todo:
+            item = todo.pop()
+            items.append(item)
+            todo.extend(item.childItems())
+        return items
 
     def settle(self) -> None:
         """Lay a new or refreshed figure out and fit it now, so that it is painted once, finished (left to the event
@@ -95,7 +126,7 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         for _ in range(SETTLE_PASSES):  # until the numeric axes, sized for their tick text, stay as they are
             for _ in range(SETTLE_PASSES):
                 QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-            if not lay_out_tick_text(self.scene().items()):
+            if not lay_out_tick_text(self.shown_items()):
                 break
         self.fit()
         # what pyqtgraph leaves to the paint (view boxes' transforms, auto ranges) is done now: done inside the
@@ -107,7 +138,7 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         they moved."""
         if not stack_for(self.ci, max(1, self.width()), max(1, self.height())):
             return False
-        start_plans_afresh(self.scene().items())
+        start_plans_afresh(self.shown_items())
         return True
 
     def fit(self) -> None:
@@ -136,6 +167,20 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         self.ci.fitted_view = ((width, height), scale, QRectF(self.range), self.autoPixelRange)  # (show_layout)
 
 
+PARKED = QPointF(-1e6, 0)  # where a figure waits to be shown again: far from the view, so under no mouse
+
+
+def park(layout: pg.GraphicsLayout) -> None:
+    """Take a figure out of sight, laid out as it is: not painted (fully transparent), under no mouse (far away)."""
+    layout.setOpacity(0.0)
+    layout.setPos(PARKED)
+
+
+def parked(item) -> bool:
+    """Whether `item` belongs to a figure parked in its scene, out of sight."""
+    return item.topLevelItem().opacity() == 0.0
+
+
 class FigureCache:
     """The figures a view has drawn, each in a GraphicsLayout of its own, by build key: what the figure's items are
     built from, its numbers aside (e.g. gui.plots.figure_build_key). Showing a figure again swaps its layout in and
@@ -143,20 +188,38 @@ class FigureCache:
     a stage stepped to again, and a trace of the same structure (a what-if switch on or off, its undo) reuse the
     figures. The `limit` most recently shown are kept.
 
+    The figures not shown wait in the view's scene, parked out of sight (FittedLayoutWidget.show_layout): swapped out
+    of the scene and back, every item of a figure was told of its new scene and lost its paint cache (a step, a jump
+    and a language switch of the toy translator with every dock open took 8–12 % longer).
+
     A figure the cache lets go (the oldest, all of them when the view goes or the presentation mode changes) has its Qt
-    items deleted at once, while its Python objects are whole. Left to the cyclic garbage collector, the items
-    were deleted while it cleared their attributes, and Qt asked a half-cleared LabelItem for its size hint."""
+    items deleted at once, while its Python objects are whole (the one shown once another is shown). Left to the
+    cyclic garbage collector, the items were deleted while it cleared their attributes, and Qt asked a half-cleared
+    LabelItem for its size hint."""
 
     def __init__(self, view: FittedLayoutWidget, limit: int = 48):
         self.view, self.limit = view, limit
         self.figures: OrderedDict[Hashable, tuple[pg.GraphicsLayout, object]] = OrderedDict()
+        self.let_go_shown: list[pg.GraphicsLayout] = []  # let go of while shown: deleted once another is shown
         view.destroyed.connect(self.discard)
 
     def discard(self, *_) -> None:
-        """Let go of every figure (the one shown goes with its scene)."""
+        """Let go of every figure."""
         for layout, _ in self.figures.values():
-            _delete_unless_shown(layout)
+            self._let_go(layout)
         self.figures.clear()
+
+    def _let_go(self, layout: pg.GraphicsLayout) -> None:
+        if layout is self.view.ci:
+            self.let_go_shown.append(layout)
+        else:
+            _delete_unless_shown(layout)
+
+    def _swap_in(self, layout: pg.GraphicsLayout) -> None:
+        self.view.show_layout(layout)
+        for old in [old for old in self.let_go_shown if old is not layout]:
+            self.let_go_shown.remove(old)
+            _delete_unless_shown(old)
 
     def show(
         self,
@@ -170,13 +233,13 @@ class FigureCache:
         if key in self.figures:
             self.figures.move_to_end(key)
             layout, figure = self.figures[key]
-            self.view.show_layout(layout)
+            self._swap_in(layout)
             if refresh is not None:
                 refresh(figure)
             self.view.settle()
             return figure
         layout = pg.GraphicsLayout()
-        self.view.show_layout(layout)
+        self._swap_in(layout)
         figure = draw(layout)
         self._keep(key, layout, figure)
         self.view.settle()
@@ -187,19 +250,21 @@ class FigureCache:
         return key in self.figures and self.figures[key][0] is self.view.ci
 
     def prepare(self, key: Hashable, draw: Callable[[pg.GraphicsLayout], object]) -> None:
-        """Draw the figure for `key` ahead of its showing, into a layout of its own off screen, unless the cache has
-        it: `show` then only swaps it in and refreshes it (a step to the stage next to the one shown)."""
+        """Draw the figure for `key` ahead of its showing, into a layout of its own, parked in the view's scene,
+        unless the cache has it: `show` then only swaps it in and refreshes it (a step to the stage next to the one
+        shown)."""
         if key in self.figures:
             return
         layout = pg.GraphicsLayout()
         layout.setGeometry(self.view.ci.geometry())  # drawn at the size it will be shown at, as `show` draws
         self._keep(key, layout, draw(layout))
+        self.view.hold(layout)
 
     def _keep(self, key: Hashable, layout: pg.GraphicsLayout, figure) -> None:
         """Keep a new figure, letting the oldest go beyond `limit`."""
         self.figures[key] = (layout, figure)
         while len(self.figures) > self.limit:
-            _delete_unless_shown(self.figures.popitem(last=False)[1][0])
+            self._let_go(self.figures.popitem(last=False)[1][0])
 
 
 def clear_layout(layout: pg.GraphicsLayout) -> None:
@@ -212,6 +277,6 @@ def clear_layout(layout: pg.GraphicsLayout) -> None:
 
 
 def _delete_unless_shown(item: pg.GraphicsObject) -> None:
-    """Delete a figure's Qt items now, unless it is in a scene (shown: the scene deletes it)."""
-    if shiboken6.isValid(item) and item.scene() is None:
+    """Delete a figure's Qt items now, unless they are shown in a scene (which deletes them when it goes)."""
+    if shiboken6.isValid(item) and (item.scene() is None or parked(item)):
         shiboken6.delete(item)
