@@ -123,10 +123,11 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         """Lay a new or refreshed figure out and fit it now, so that it is painted once, finished (left to the event
         loop, it takes a few passes, each painted: the axes widen for their new tick labels, and so on)."""
         self.stack()
+        items = self.shown_items()  # (laying it out adds no item, nor takes any)
         for _ in range(SETTLE_PASSES):  # until the numeric axes, sized for their tick text, stay as they are
             for _ in range(SETTLE_PASSES):
                 QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-            if not lay_out_tick_text(self.shown_items()):
+            if not lay_out_tick_text(items):
                 break
         self.fit()
         # what pyqtgraph leaves to the paint (view boxes' transforms, auto ranges) is done now: done inside the
