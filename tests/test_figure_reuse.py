@@ -172,7 +172,7 @@ def test_a_figure_swapped_out_waits_in_its_scene_out_of_sight(qapp, monkeypatch)
     waits in the scene, parked: laid out as it was, never painted, under no mouse, and shown again without any of its
     items changing scene. A figure the cache lets go while shown goes once another is shown."""
     from gui.plots.axis import Axis
-    from gui.plots.view import parked
+    from gui.plots.view import figure_items, parked
 
     lesson = open_lesson("two-heads")
     trace = ShownTrace(lesson.build_model().trace(lesson.text))
@@ -185,7 +185,11 @@ def test_a_figure_swapped_out_waits_in_its_scene_out_of_sight(qapp, monkeypatch)
         cache.show(stage, lambda layout, s=stage: draw_stage(layout, trace, s, PlotOptions()))
         view.grab()
     first = cache.figures[stages[0]][0]
-    geometries = [item.geometry() for item in _widgets(first)[1:]]  # (in the figure: it is placed as a whole)
+
+    def inner_geometries() -> list:  # (the figure's own: it is placed as a whole)
+        return [item.geometry() for item in figure_items(first)[1:] if isinstance(item, pg.GraphicsWidget)]
+
+    geometries = inner_geometries()
     assert first.scene() is view.scene() and parked(first) and not parked(view.ci)
     assert not first.sceneBoundingRect().intersects(view.sceneRect())  # under no mouse
     painted = []
@@ -201,22 +205,12 @@ def test_a_figure_swapped_out_waits_in_its_scene_out_of_sight(qapp, monkeypatch)
     monkeypatch.setattr(pg.GraphicsItem, "changeParent", lambda self: moved.append(self) or change_parent(self))
     cache.show(stages[0], lambda layout: pytest.fail("drawn anew"))
     assert view.ci is first and not parked(first) and moved == []
-    assert [item.geometry() for item in _widgets(first)[1:]] == geometries  # (not laid out anew while it waited)
+    assert inner_geometries() == geometries  # (not laid out anew while it waited)
     cache.discard()  # (presentation mode: every figure let go, the one shown once another is shown)
     assert shiboken6.isValid(first)
     cache.show("new", lambda layout: layout.addLabel("a title"))
     assert not shiboken6.isValid(first)
     view.close()
-
-
-def _widgets(layout) -> list:
-    found, todo = [], [layout]
-    while todo:
-        item = todo.pop(0)
-        todo.extend(item.childItems())
-        if isinstance(item, pg.GraphicsWidget):
-            found.append(item)
-    return found
 
 
 def test_a_figure_shown_again_keeps_its_scale_and_its_axes_laid_out(qapp, monkeypatch):

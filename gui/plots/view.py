@@ -110,14 +110,7 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
     def shown_items(self) -> list:
         """The items of the figure shown (the scene also holds the figures parked, to be shown again); none once the
         view is closed (pyqtgraph's close deletes every item, and resizes the view after)."""
-        if self.closed:
-            return []
-        items, todo = [], [self.ci]
-        while todo:
-            item = todo.pop()
-            items.append(item)
-            todo.extend(item.childItems())
-        return items
+        return [] if self.closed else figure_items(self.ci)
 
     def settle(self) -> None:
         """Lay a new or refreshed figure out and fit it now, so that it is painted once, finished (left to the event
@@ -168,6 +161,16 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         self.ci.fitted_view = ((width, height), scale, QRectF(self.range), self.autoPixelRange)  # (show_layout)
 
 
+def figure_items(layout: pg.GraphicsLayout) -> list:
+    """A figure's layout and every item in it, outermost first."""
+    items, todo = [], [layout]
+    while todo:
+        item = todo.pop(0)
+        items.append(item)
+        todo.extend(item.childItems())
+    return items
+
+
 PARKED = QPointF(-1e6, 0)  # where a figure waits to be shown again: far from the view, so under no mouse
 
 
@@ -216,7 +219,7 @@ class FigureCache:
         else:
             _delete_unless_shown(layout)
 
-    def _swap_in(self, layout: pg.GraphicsLayout) -> None:
+    def _show_layout(self, layout: pg.GraphicsLayout) -> None:
         self.view.show_layout(layout)
         for old in [old for old in self.let_go_shown if old is not layout]:
             self.let_go_shown.remove(old)
@@ -234,13 +237,13 @@ class FigureCache:
         if key in self.figures:
             self.figures.move_to_end(key)
             layout, figure = self.figures[key]
-            self._swap_in(layout)
+            self._show_layout(layout)
             if refresh is not None:
                 refresh(figure)
             self.view.settle()
             return figure
         layout = pg.GraphicsLayout()
-        self._swap_in(layout)
+        self._show_layout(layout)
         figure = draw(layout)
         self._keep(key, layout, figure)
         self.view.settle()
