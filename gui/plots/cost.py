@@ -5,20 +5,21 @@ cache per token. Every bar is named: bars lie on their side, one labelled row ea
 
 from __future__ import annotations
 
+import math
 from functools import cache
 
 import numpy as np
 import pyqtgraph as pg
 import torch
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFontMetrics
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QFontMetricsF
 
 from engine import cost
 from gui.text.operations import place_of, stage_title
 
 from .captions import caption, plain
 from .figure import figure_title, trace_structure, trace_tokens
-from .style import PlotOptions, color, font, foreground, html_size, markers, new_plot, set_caption
+from .style import PlotOptions, caption_lines, color, font, foreground, html_size, markers, new_plot, set_caption
 from .view import clear_layout
 
 MEASURED_N = (32, 64, 128, 256)  # small enough to time when the dock is first shown (well under a second)
@@ -61,9 +62,25 @@ class SideBars:
         self.plot.getAxis("bottom").setStyle(showValues=False)
         self.item = pg.BarGraphItem(x0=[0], y=[0], height=[0], width=[0])
         self.plot.addItem(self.item)
-        self.line = QFontMetrics(font(opts, "tick")).height()
+        self.tick_font = font(opts, "tick")
+        self.line = QFontMetrics(self.tick_font).height()
         self.labels: list[str] = []  # each row's name and value, as the left axis shows them
         self.text = ""  # the caption
+        self.room = (0, 1)  # rows and caption lines kept whatever set() shows (reserve)
+        self.rows_shown = 0  # the rows the plot's range and height are for
+
+    def reserve(self, rows: int, labels: list[str], lines: int) -> None:
+        """Keep room for `rows` rows, the widest of `labels` and a caption of `lines` lines, whatever set() shows
+        later: the plot keeps its size (a figure laid out anew lays out every other axis and range again)."""
+        self.room = (rows, lines)
+        axis = self.plot.getAxis("left")
+        metrics = QFontMetricsF(self.tick_font)
+        box = QRectF(0, 0, 100, 100)  # as pyqtgraph measures a tick label
+        widest = max(
+            (metrics.boundingRect(box, Qt.AlignmentFlag.AlignCenter, label).width() for label in labels), default=0
+        )
+        axis.setWidth(math.ceil(widest) + axis.style["tickTextOffset"][0] + max(0, axis.style["tickLength"]) + 1)
+        self.labels, self.text = [], ""  # set() sets them again for the room
 
     def set(
         self,
@@ -86,13 +103,16 @@ class SideBars:
         if labels != self.labels:  # (another stage of the same layer moves only the colours: the axis stays laid out)
             self.labels = labels
             self.plot.getAxis("left").setTicks([list(enumerate(labels)), []])
-            self.plot.setYRange(-0.6, n - 0.4, padding=0)
-            self.plot.vb.setMinimumHeight(n * self.line * ROW_SPACING)  # too little room: the figure shrinks instead
-            self.plot.vb.setMaximumHeight(n * self.line * ROW_SPACING * 1.4)  # more: the other plots get it
+        rows = max(n, self.room[0])  # reserved rows stay empty below the bars
+        if rows != self.rows_shown:
+            self.rows_shown = rows
+            self.plot.setYRange(-0.6, rows - 0.4, padding=0)
+            self.plot.vb.setMinimumHeight(rows * self.line * ROW_SPACING)  # too little room: the figure shrinks instead
+            self.plot.vb.setMaximumHeight(rows * self.line * ROW_SPACING * 1.4)  # more: the other plots get it
         self.plot.setXRange(0, max(max(values, default=0), 1) * 1.05, padding=0)
         if text != self.text:
             self.text = text
-            set_caption(self.plot, text, opts)
+            set_caption(self.plot, text, opts, lines=self.room[1])
 
 
 def stage_rows(costs: dict[str, dict[str, int]], stage: str) -> list[tuple[str, int, str]]:
@@ -139,32 +159,56 @@ class StageMacsPanel:
         self.bars = SideBars(layout, opts, row, col, colspan)
         self.rows: list[tuple[str, int, str]] = []
 
+    def reserve(self, trace, opts: PlotOptions) -> None:
+        """Room for the rows, labels and caption of every stage: a step or a jump then changes the bars, labels and
+        caption, and no plot's size (the cost figure laid out anew took 10–15 ms of a step with every dock open)."""
+        costs, lang = cost.stage_costs(trace), opts.lang
+        heads = cost.per_head(trace, costs)
+        stages_of: dict[str, list[str]] = {}
+        for name in costs:
+            stages_of.setdefault(cost.layer_of(name), []).append(name)
+        rows, labels, lines = 0, set(), 1
+        for group, stages in stages_of.items():
+            layer = group_label(trace, group, lang)
+            for stage in stages:
+                text = self._caption(trace, costs, heads, stage, layer, opts)
+                lines = max(lines, len(caption_lines(text, opts)))
+            # the rows at a stage with a matrix product; at one without, that stage's row besides
+            doing = [name for name in stages if costs[name]["macs"] > 0]
+            idle = [name for name in stages if costs[name]["macs"] == 0 and name != (doing or stages)[0]]
+            content = self._content(trace, stage_rows(costs, (doing or stages)[0]), opts)
+            rows = max(rows, len(content[0]) + bool(doing and idle))
+            labels.update(f"{name}: {value}" for name, value in zip(content[0], content[3]))
+            labels.update(f"{_row_label(trace, name, 'this', lang)}: {_count(0)}" for name in idle)
+        self.bars.reserve(rows, sorted(labels), lines)
+
     def update(self, trace, stage: str, opts: PlotOptions) -> None:
         costs = cost.stage_costs(trace)
         self.rows = stage_rows(costs, stage)
-        group = cost.layer_of(stage)
-        heads = cost.per_head(trace, costs)
+        layer = group_label(trace, cost.layer_of(stage), opts.lang)
+        text = self._caption(trace, costs, cost.per_head(trace, costs), stage, layer, opts)
+        self.bars.set(*self._content(trace, self.rows, opts), text, opts)
+
+    @staticmethod
+    def _content(trace, rows: list[tuple[str, int, str]], opts: PlotOptions) -> tuple[list, list, list, list]:
+        """Each row's name, multiply-adds, colour and value written out."""
+        values = [float(m) for _, m, _ in rows]
+        return (
+            [_row_label(trace, n, k, opts.lang) for n, _, k in rows],
+            values,
+            [StageMacsPanel.COLORS[k] for _, _, k in rows],
+            [_count(m) for m in values],
+        )
+
+    @staticmethod
+    def _caption(trace, costs, heads, stage: str, layer: str, opts: PlotOptions) -> str:
+        """The panel's caption at `stage` (heads: cost.per_head's; layer: the stage's layer in words)."""
         this = costs[stage]
         one_head = (
             caption("per_head", opts.lang, macs=f"{heads[stage]['macs']:,}") if stage in heads and this["macs"] else ""
         )
-        text = caption(
-            "stage_macs",
-            opts.lang,
-            layer=group_label(trace, group, opts.lang),
-            macs=f"{this['macs']:,}",
-            per_head=one_head,
-            size=cost.format_bytes(this["bytes"]),
-        )
-        values = [float(m) for _, m, _ in self.rows]
-        self.bars.set(
-            [_row_label(trace, n, k, opts.lang) for n, _, k in self.rows],
-            values,
-            [self.COLORS[k] for _, _, k in self.rows],
-            [_count(m) for m in values],
-            text,
-            opts,
-        )
+        size = cost.format_bytes(this["bytes"])
+        return caption("stage_macs", opts.lang, layer=layer, macs=f"{this['macs']:,}", per_head=one_head, size=size)
 
     def highlighted(self) -> str:
         """The stage whose row is in the current stage's colour."""
@@ -308,6 +352,8 @@ class CostFigure:
         weight or a what-if switch that leaves every stage's operation as it was (costs follow the operations
         and the shapes, not the numbers)."""
         drawn_for = (operations_key(trace), trace_tokens(trace), opts)
+        if drawn_for != self.drawn_for:
+            self.stages.reserve(trace, opts)
         for panel in self.panels if drawn_for != self.drawn_for else [self.stages]:
             panel.update(trace, stage, opts)
         self.drawn_for = drawn_for

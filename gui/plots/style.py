@@ -162,9 +162,16 @@ def markers(opts: PlotOptions) -> dict:
     return {"useCache": not opts.slide}
 
 
-def set_caption(plot: pg.PlotItem, text: str, opts: PlotOptions) -> None:
-    """A plot's title, wrapped so that it never sets the plot's width (a slide has room for longer lines)."""
-    text = wrap_caption(text, SLIDE_CAPTION_COLUMNS if opts.slide else WINDOW_CAPTION_COLUMNS)
+def caption_lines(text: str, opts: PlotOptions) -> list[str]:
+    """A plot's title as set_caption wraps it into lines (a slide has room for longer lines)."""
+    return wrap_caption(text, SLIDE_CAPTION_COLUMNS if opts.slide else WINDOW_CAPTION_COLUMNS).split("<br>")
+
+
+def set_caption(plot: pg.PlotItem, text: str, opts: PlotOptions, lines: int = 1) -> None:
+    """A plot's title, wrapped so that it never sets the plot's width, at least `lines` lines high (a caption that
+    changes as the cursor moves keeps its plot's size: empty lines below it)."""
+    wrapped = caption_lines(text, opts)
+    text = "<br>".join(wrapped + ["&nbsp;"] * (lines - len(wrapped)))
     plot.setTitle(text, color=foreground(opts), size=html_size(opts, "caption"))
     if opts.slide:
         plot.titleLabel.item.setFont(font(opts, "caption"))
