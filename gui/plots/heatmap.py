@@ -74,6 +74,18 @@ class CellImage(pg.ImageItem):
         self.qimage = pg.functions.ndarray_to_qimage(bgra, QImage.Format.Format_ARGB32_Premultiplied)
         self._renderRequired, self._unrenderable = False, False
 
+    def set_cells(self, pixels: np.ndarray) -> None:
+        """New values for an image of the same shape, map and levels: only the cells that changed are repainted
+        (pyqtgraph's setImage repaints the whole image, and with it every number over it: an edit changes a column
+        or two)."""
+        changed = ~((pixels == self.image) | (np.isnan(pixels) & np.isnan(self.image)))  # [x, y]
+        if not changed.any():
+            return
+        self.image = pixels
+        self._renderRequired, self._imageHasNans, self._imageNanLocations = True, None, None  # as setImage leaves them
+        xs, ys = np.flatnonzero(changed.any(1)), np.flatnonzero(changed.any(0))
+        self.update(QRectF(xs[0], ys[0], xs[-1] - xs[0] + 1, ys[-1] - ys[0] + 1))  # in the image's pixels
+
 
 class CellNumber(QGraphicsSimpleTextItem):
     """A cell's number, centred on its cell and drawn upright at its font's size however the plot is scaled.
@@ -187,14 +199,19 @@ class Heatmap:
         self.scale = scale
         levels = (scale.lo, scale.hi)
         cmap = self.fixed_cmap or colormap(opts, scale.signed)
-        if (opts.colormap, opts.slide, scale.signed) != self._drawn["cmap"]:  # an edit keeps the map: no redraw
+        drawn_cmap = self._drawn["cmap"]
+        if (opts.colormap, opts.slide, scale.signed) != drawn_cmap:  # an edit keeps the map: no redraw
             self.colored.setColorMap(cmap)
             self._drawn["cmap"] = (opts.colormap, opts.slide, scale.signed)
         pixels = np.where(finite, matrix, np.nan).T  # ImageItem reads [x, y] = [column, row]
         if opts.slide:  # vector exports smooth a tiny image into a blur: give every cell a block of pixels
             block = max(1, min(16, 2048 // max(r, c)))
             pixels = np.repeat(np.repeat(pixels, block, 0), block, 1)
-        self.image.setImage(pixels, autoLevels=False)
+        kept = self.image.image is not None and self.image.image.shape == pixels.shape
+        if kept and levels == self._drawn["levels"] and self._drawn["cmap"] == drawn_cmap:
+            self.image.set_cells(pixels)
+        else:
+            self.image.setImage(pixels, autoLevels=False)
         self.image.setRect(QRectF(0, 0, c, r))
         if levels != self._drawn["levels"]:
             self.colored.setLevels(levels)

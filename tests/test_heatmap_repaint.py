@@ -1,0 +1,73 @@
+"""An edit that keeps a heatmap's colour scale repaints only the cells it changed, and the screen then shows what a
+whole repaint would."""
+
+import numpy as np
+from PySide6.QtCore import QEvent, QObject, QRect
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication
+
+from gui.plots.heatmap import CellImage
+from tests.gui_window import open_window
+
+W_Q, Q = "enc.0.attn.W_Q", "enc.0.attn.q"
+
+
+class Regions(QObject):
+    """The regions a widget is asked to paint."""
+
+    def __init__(self):
+        super().__init__()
+        self.painted: list[QRect] = []
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.painted.append(event.region().boundingRect())
+        return False
+
+
+def on_screen(window, widget) -> np.ndarray:
+    """The widget's pixels as the window's backing store holds them (what the screen shows), not painted afresh."""
+    top_left = widget.mapTo(window, widget.rect().topLeft())
+    shot = window.screen().grabWindow(window.winId(), top_left.x(), top_left.y(), widget.width(), widget.height())
+    image = shot.toImage().convertToFormat(QImage.Format.Format_RGB32)
+    rows = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())
+    return rows[:, : 4 * image.width()].copy()  # (the image's memory goes with it)
+
+
+def settle(qtbot) -> None:
+    for _ in range(5):
+        QApplication.processEvents()
+        qtbot.wait(5)
+
+
+def test_an_edit_that_keeps_the_scale_repaints_only_its_column(qtbot):
+    window = open_window(qtbot)
+    window.resize(1600, 1000)
+    state, view = window.state, window.stage_view
+    state.go_to(Q)
+    qtbot.waitUntil(lambda: view.figure is not None)
+    settle(qtbot)
+    viewport = view.plot.viewport()
+    images = [item for item in view.plot.shown_items() if isinstance(item, CellImage)]
+    assert len(images) == 1
+    image = images[0]
+    heatmap_width = view.plot.mapFromScene(image.mapRectToScene(image.boundingRect())).boundingRect().width()
+    regions = Regions()
+    viewport.installEventFilter(regions)
+    levels = tuple(image.levels)
+    # a change of W_Q[0, 1] that moves Q's column 1 (head 0) by many colours of the map but leaves its largest
+    # |value| elsewhere: the scale stays
+    x, q = state.trace["enc.x0"][:, 0], state.trace[Q][0]
+    others = q[:, [c for c in range(q.shape[1]) if c != 1]].abs().max()
+    delta = next(d for d in (0.5, -0.5, 0.3, -0.3, 0.2, -0.2) if (q[:, 1] + d * x).abs().max() < others)
+    assert (delta * x).abs().max() > 20 * (levels[1] - levels[0]) / 256
+    regions.painted.clear()
+    assert state.edit_cell(W_Q, (0, 1), float(state.trace[W_Q][0, 1]) + delta)
+    qtbot.waitUntil(lambda: len(regions.painted) > 0)
+    settle(qtbot)
+    assert tuple(image.levels) == levels
+    painted = regions.painted[-1]
+    assert 0 < painted.width() < 0.6 * heatmap_width  # one column of the two (and a pixel's margin), not both
+    shown = on_screen(window, viewport)
+    viewport.repaint()  # the whole of it, afresh
+    assert np.array_equal(on_screen(window, viewport), shown)
