@@ -3,12 +3,13 @@ opened by a lesson that asks for it, its figure exportable."""
 
 import re
 
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication
 
-from engine.formats.lesson import VIEWS
+from engine.formats.lesson import VIEWS, open_lesson
 from gui.export.figure import export_figure
 from gui.plots import PlotOptions
 from gui.plots.cost import ROW_SPACING, draw_cost
@@ -208,3 +209,14 @@ def test_stepping_through_the_model_moves_no_plot_of_the_cost_figure(qtbot, star
         now = [(p.sceneBoundingRect().getRect(), p.vb.sceneBoundingRect().getRect()) for p in plots]
         assert places is None or now == places, stage
         places = now
+
+
+def test_an_exported_cost_figure_keeps_no_room_for_other_stages(qapp):
+    """A slide shows one stage: its per-stage chart is as tall as its own rows (on screen it keeps room for any)."""
+    lesson = open_lesson("masked-decoder")
+    trace = lesson.build_model().trace(lesson.text, lesson.target or None)
+    rows = {}
+    for slide in (True, False):
+        figure = draw_cost(pg.GraphicsLayout(), trace, "dec.embed", PlotOptions(slide=slide))
+        rows[slide] = (len(figure.stages.rows), round(max(figure.stages.bars.plot.vb.viewRange()[1]) + 0.4))
+    assert rows[True][1] == rows[True][0] < rows[False][1]

@@ -352,7 +352,7 @@ class CostFigure:
         weight or a what-if switch that leaves every stage's operation as it was (costs follow the operations
         and the shapes, not the numbers)."""
         drawn_for = (operations_key(trace), trace_tokens(trace), opts)
-        if drawn_for != self.drawn_for:
+        if drawn_for != self.drawn_for and not opts.slide:  # (a slide shows one stage: no room kept for others)
             self.stages.reserve(trace, opts)
         for panel in self.panels if drawn_for != self.drawn_for else [self.stages]:
             panel.update(trace, stage, opts)
