@@ -1,5 +1,5 @@
-"""An edit that keeps a heatmap's colour scale repaints only the cells it changed, and the screen then shows what a
-whole repaint would."""
+"""An edit repaints the stage's figure once and no more of it than changed: only the cells it changed when the colour
+scale stays (the screen then shows what a whole repaint would), the whole figure, laid out first, when it moves."""
 
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, QRect
@@ -71,3 +71,24 @@ def test_an_edit_that_keeps_the_scale_repaints_only_its_column(qtbot):
     shown = on_screen(window, viewport)
     viewport.repaint()  # the whole of it, afresh
     assert np.array_equal(on_screen(window, viewport), shown)
+
+
+def test_an_edit_that_widens_the_colour_bar_paints_the_figure_once(qtbot):
+    """A new largest |value| relabels the colour bar; wider labels widen it, and the figure is laid out again. Laid
+    out inside the paint, that took three more paints of the figure (a frame in the old layout, then the new)."""
+    window = open_window(qtbot)
+    window.resize(1600, 1000)
+    state, view = window.state, window.stage_view
+    state.go_to(Q)
+    qtbot.waitUntil(lambda: view.figure is not None)
+    settle(qtbot)
+    paints = Regions()
+    view.plot.viewport().installEventFilter(paints)
+    bar = next(item for item in view.plot.shown_items() if type(item).__name__ == "ColorBar")
+    for value in (40.0, 0.5, -90.0):  # labels of two or three digits, and back to one
+        width = bar.axis.width()
+        paints.painted.clear()
+        assert state.edit_cell(W_Q, (0, 0), value)
+        qtbot.waitUntil(lambda: len(paints.painted) > 0)
+        settle(qtbot)
+        assert bar.axis.width() != width and len(paints.painted) == 1, (value, width, len(paints.painted))

@@ -357,6 +357,7 @@ class StageView(QWidget):
     def _refresh_plots(self) -> None:
         if self.figure is not None:
             self.figure.refresh(self.state.view, self.plot_options())
+            self.plot.settle()  # laid out before its paint (a colour bar's new values may widen it): painted once
 
     def _settings_changed(self, names: frozenset[str]) -> None:
         """Another head: the per-head matrices and the formula re-sliced; other decimals or colours: the tables
