@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 
 from engine import Model
@@ -378,3 +379,34 @@ def test_a_table_keeps_its_model_until_it_goes_itself(qtbot):
     qtbot.waitExposed(table)
     assert shiboken6.isValid(model) and table.model() is model and model.rowCount() > 0
     table.viewport().repaint()  # an exception here fails the test (pytest-qt)
+
+
+def test_an_edit_that_writes_a_wider_number_widens_its_columns(qtbot):
+    """W_Q[0, 0] = −90 makes Q's column 0 hold −254.41 where it held −0.00-sized numbers: the columns are measured
+    again, so no number is cut (drawn right-aligned in a column too narrow, −254.41 read "254.41")."""
+    window = open_window(qtbot)
+    window.resize(1600, 1000)
+    state, view = window.state, window.stage_view
+    state.go_to("enc.0.attn.q")
+    qtbot.wait(1)
+
+    def cut() -> list[str]:
+        texts = []
+        for panel in view.panels():
+            table, model = panel.table, panel.model
+            metrics = QFontMetricsF(table.font())
+            for r in range(model.rowCount()):
+                for c in range(model.columnCount()):
+                    if metrics.horizontalAdvance(model.text(r, c)) + 5 > table.horizontalHeader().sectionSize(c):
+                        texts.append(model.text(r, c))
+        return texts
+
+    assert cut() == []
+    for value, digits in ((-90.0, 3), (1234.5, 4), (0.5, 1)):  # Q's widest number: three, four, one digit(s)
+        assert state.edit_cell(W_Q, (0, 0), value)
+        qtbot.wait(1)
+        widest = max(len(view.output.model.text(r, 0).lstrip("−").split(".")[0]) for r in range(3))
+        assert widest == digits and cut() == [], value
+    view.controls.difference_action.setChecked(True)  # the last edit's changes (some −3,500 in Q) are numbers too
+    qtbot.wait(1)
+    assert cut() == []

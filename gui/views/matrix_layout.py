@@ -161,6 +161,11 @@ class MatrixLayout:
         self.natural, self.measured = {}, {}
         self.shown = None
 
+    def remeasure(self) -> None:
+        """The tables' numbers changed width: measured and placed again by the next `fit`."""
+        self.natural, self.measured = {}, {}
+        self.shown = None
+
     def fit(self, rooms: list[QSize], scales: tuple[float, ...] = TABLE_SCALES) -> None:
         """Place the matrices in the first of `rooms` where they fit: in the first arrangement that fits at the
         readable font, else at a smaller one of `scales`; else the best that scrolls in the last room, at the

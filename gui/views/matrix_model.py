@@ -92,37 +92,51 @@ class MatrixModel(QAbstractTableModel):
         self._set_flags()
         self.endResetModel()
 
-    def refresh(self, names: list[str] | None = None) -> None:
+    def refresh(self, names: list[str] | None = None) -> bool:
         """After an edit (`names`: what it recomputed): repaint only the cells whose numbers or change marks
-        moved — all of them when the colour scale moved too, or when `names` is None."""
+        moved — all of them when the colour scale moved too, or when `names` is None. True when a number of a
+        shape its columns were not measured for appeared (wider, perhaps: the stage view measures them again)."""
         if self.slice is None:
-            return
+            return False
         name = self.slice.name
         unmoved = names is not None and name not in names and self._changed_box is None and not self.show_difference
         if unmoved and not self._scale_shared(name):
-            return  # not recomputed, no change marks to clear, no change shown, its own colour scale: nothing moved
-        old_box, old_scale = self._changed_box, self.scale
+            return False  # not recomputed, no change marks to clear, no change shown, its own colour scale
+        old_box, old_scale, measured = self._changed_box, self.scale, self._number_shapes
         self._take(self._numbers(self.slice))
+        new_shape = self._new_shapes(measured)
         rows, cols = self.shown.shape
         if not rows or not cols:
-            return
+            return new_shape
         unknown = names is None or (name in names and name not in self.state.previous)  # no "before" to compare
         if self.scale != old_scale or self.show_difference or unknown:
             self._repaint((0, rows - 1, 0, cols - 1))
-            return
+            return new_shape
         for box in {old_box, self._changed_box} - {None}:
             self._repaint(box)
+        return new_shape
+
+    def _new_shapes(self, measured: tuple[int, set[str]] | None) -> bool:
+        """After a refresh that moved numbers: the shapes of the cells it changed join those the columns were
+        measured for (`measured`); whether any is new."""
+        if measured is None or self._number_shapes is not None or measured[0] != self.state.display.decimals:
+            return False  # never measured (it is when laid out), no number moved, or measured anew for new decimals
+        moved = self._values if self._changed is None or self.show_difference else self._values[self._changed]
+        shapes = self._shapes(moved.ravel()[:2500])
+        self._number_shapes = (measured[0], measured[1] | shapes)
+        return not shapes <= measured[1]
 
     def _repaint(self, box: tuple[int, int, int, int]) -> None:
         top, bottom, left, right = box
         self.dataChanged.emit(self.index(top, left), self.index(bottom, right), [Qt.DisplayRole])
 
-    def set_show_difference(self, on: bool) -> None:
+    def set_show_difference(self, on: bool) -> bool:
+        """Show the change from before the last edit, or the numbers; True as refresh() says."""
         if on == self.show_difference:
-            return  # (the stage view sets it for every table it shows: their numbers are computed already)
+            return False  # (the stage view sets it for every table it shows: their numbers are computed already)
         self.show_difference = on
         self._set_flags()
-        self.refresh()
+        return self.refresh()
 
     def _set_flags(self) -> None:
         self._flags = Qt.ItemIsEnabled | Qt.ItemIsSelectable
@@ -197,10 +211,13 @@ class MatrixModel(QAbstractTableModel):
         or the decimals change (the stage view measures a table at each font it tries)."""
         decimals = self.state.display.decimals
         if self._number_shapes is None or self._number_shapes[0] != decimals:
-            values = set(self._values[:50, :50].ravel().tolist())  # each number formatted once (as text() does)
-            texts = {self.state.display.format_value(float(v), integer=not self._floating) for v in values}
-            self._number_shapes = (decimals, {text.translate(ZEROS) for text in texts})
+            self._number_shapes = (decimals, self._shapes(self._values[:50, :50].ravel()))
         return self._number_shapes[1]
+
+    def _shapes(self, values) -> set[str]:
+        """The shapes of `values` written out (each number formatted once, as text() writes it)."""
+        texts = {self.state.display.format_value(float(v), integer=not self._floating) for v in set(values.tolist())}
+        return {text.translate(ZEROS) for text in texts}
 
     def color(self, r: int, c: int) -> QColor:
         """The cell's colour from the plots' own ColorMap and scale (one number, one colour on the screen)."""

@@ -347,8 +347,7 @@ class StageView(QWidget):
     # ---- reacting -------------------------------------------------------------------------------
     def refresh(self, names: list[str]) -> None:
         """After an edit: new numbers in every visible table and in the plots, nothing rebuilt."""
-        for panel in self.panels():
-            panel.model.refresh(names)
+        self._measure_again_if(any([panel.model.refresh(names) for panel in self.panels()]))
         stage = self.state.view.stage(self.state.current_stage)
         used = {self.state.current_stage, *(stage.inputs if stage is not None else ())}
         if self.figure is not None and used & set(names):
@@ -392,8 +391,14 @@ class StageView(QWidget):
         self.output.model.set_highlight(index)
 
     def _difference_toggled(self, on: bool) -> None:
-        for panel in self.panels():
-            panel.model.set_show_difference(on)
+        self._measure_again_if(any([panel.model.set_show_difference(on) for panel in self.panels()]))
+
+    def _measure_again_if(self, new_shapes: bool) -> None:
+        """Numbers of a new shape in a table: its columns measured and laid out again (a "−254.41" in a column
+        measured for "−0.00" was drawn "254.41")."""
+        if new_shapes:
+            self.layout_of_matrices.remeasure()
+            self._fit_split()
 
     def _show_problem(self, problem: str) -> None:
         """An empty or unusable sentence explains itself instead of showing stale numbers."""
