@@ -6,6 +6,7 @@ from PySide6.QtCore import QEvent, QObject, QRect
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
+from gui.plots.colorbar import ColorBar
 from gui.plots.heatmap import CellImage
 from tests.gui_window import open_window
 
@@ -40,20 +41,27 @@ def settle(qtbot) -> None:
         qtbot.wait(5)
 
 
-def test_an_edit_that_keeps_the_scale_repaints_only_its_column(qtbot):
+def at_q(qtbot):
+    """A window at Q = X·W_Q, its figure drawn, and a record of the regions its figure's view paints from now on."""
     window = open_window(qtbot)
     window.resize(1600, 1000)
-    state, view = window.state, window.stage_view
-    state.go_to(Q)
+    view = window.stage_view
+    window.state.go_to(Q)
     qtbot.waitUntil(lambda: view.figure is not None)
     settle(qtbot)
+    regions = Regions()
+    view.plot.viewport().installEventFilter(regions)
+    return window, regions
+
+
+def test_an_edit_that_keeps_the_scale_repaints_only_its_column(qtbot):
+    window, regions = at_q(qtbot)
+    state, view = window.state, window.stage_view
     viewport = view.plot.viewport()
     images = [item for item in view.plot.shown_items() if isinstance(item, CellImage)]
     assert len(images) == 1
     image = images[0]
     heatmap_width = view.plot.mapFromScene(image.mapRectToScene(image.boundingRect())).boundingRect().width()
-    regions = Regions()
-    viewport.installEventFilter(regions)
     levels = tuple(image.levels)
     # a change of W_Q[0, 1] that moves Q's column 1 (head 0) by many colours of the map but leaves its largest
     # |value| elsewhere: the scale stays
@@ -76,15 +84,9 @@ def test_an_edit_that_keeps_the_scale_repaints_only_its_column(qtbot):
 def test_an_edit_that_widens_the_colour_bar_paints_the_figure_once(qtbot):
     """A new largest |value| relabels the colour bar; wider labels widen it, and the figure is laid out again. Laid
     out inside the paint, that took three more paints of the figure (a frame in the old layout, then the new)."""
-    window = open_window(qtbot)
-    window.resize(1600, 1000)
+    window, paints = at_q(qtbot)
     state, view = window.state, window.stage_view
-    state.go_to(Q)
-    qtbot.waitUntil(lambda: view.figure is not None)
-    settle(qtbot)
-    paints = Regions()
-    view.plot.viewport().installEventFilter(paints)
-    bar = next(item for item in view.plot.shown_items() if type(item).__name__ == "ColorBar")
+    bar = next(item for item in view.plot.shown_items() if isinstance(item, ColorBar))
     for value in (40.0, 0.5, -90.0):  # labels of two or three digits, and back to one
         width = bar.axis.width()
         paints.painted.clear()

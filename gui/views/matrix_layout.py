@@ -158,11 +158,10 @@ class MatrixLayout:
         """A new stage's matrices (their content shown already), placed by the next `fit` (no room yet: in the
         stage's own arrangement at the readable font)."""
         self.kind, self.n_inputs = kind, n_inputs
-        self.natural, self.measured = {}, {}
-        self.shown = None
+        self.remeasure()
 
     def remeasure(self) -> None:
-        """The tables' numbers changed width: measured and placed again by the next `fit`."""
+        """Measured and placed again by the next `fit` (new matrices, or numbers of another width)."""
         self.natural, self.measured = {}, {}
         self.shown = None
 
