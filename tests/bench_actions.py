@@ -1,8 +1,9 @@
 """How long the window takes to answer a teacher's actions, with every dock open (or as the app opens them).
 
-    python tests/bench_actions.py [--rounds 12] [--model two-heads|toy]
+    python tests/bench_actions.py [--rounds 12] [--model two-heads|toy|lm]
 
-On a classroom lesson (two-heads) and on the English→Chinese toy translator (`--model toy`), the window is
+On a classroom lesson (two-heads), the English→Chinese toy translator (`--model toy`) and the tiny Chinese language
+model (`--model lm`), the window is
 shown as `python main.py` shows it (a LessonController), un-maximised at 1280×720 (`--size`), and every dock is
 opened from the View menu in turn: heads, what if, generation, KV cache, cost (`--docks default`: only those the app
 opens with). Where a dock has no room beside the stage view (1280×720) it floats over its right part, and the docks
@@ -65,14 +66,21 @@ def lesson_state() -> AppState:
     return state
 
 
-def toy_state() -> AppState:
-    opened = sources.toy_translator()
+def opened_state(opened: sources.Opened) -> AppState:
     state = AppState(opened.model.config, opened.text, opened.target, model=opened.model)
     state.load_model(opened.model, opened.text, opened.target, opened.stage, opened.title, opened.description)
     return state
 
 
-MODELS = {"two-heads": lesson_state, "toy": toy_state}
+def toy_state() -> AppState:
+    return opened_state(sources.toy_translator())
+
+
+def lm_state() -> AppState:
+    return opened_state(sources.tiny_lm())
+
+
+MODELS = {"two-heads": lesson_state, "toy": toy_state, "lm": lm_state}
 
 
 def settle(app: QApplication) -> None:
@@ -198,7 +206,7 @@ def main() -> int:
     parser.add_argument(
         "--docks", choices=("every", "default"), default="every", help="every dock open, or as the app opens them"
     )
-    parser.add_argument("--model", choices=("all", *MODELS), default="all", help="one of the two models, or both")
+    parser.add_argument("--model", choices=("all", *MODELS), default="all", help="one of the models, or all")
     parser.add_argument("--size", default="1280x720", help="the window's size, WIDTHxHEIGHT")
     args = parser.parse_args()
     size = tuple(int(v) for v in args.size.lower().split("x"))

@@ -13,7 +13,7 @@ from shiboken6 import isValid
 from engine.formats.lesson import Lesson, open_lesson
 from gui.idle_collection import collect_between_events
 from gui.lesson.controller import LessonController
-from gui.state import display
+from gui.state import display, preferences
 from gui.state.app_state import AppState
 from gui.text import i18n
 
@@ -52,6 +52,7 @@ def own_folders(qapp, tmp_path, monkeypatch):
     monkeypatch.setenv("STEPFORMER_SETTINGS_DIR", str(tmp_path / "settings"))
     monkeypatch.setenv("STEPFORMER_DATA_DIR", str(tmp_path / "data"))
     yield tmp_path
+    preferences.written()  # (in this test's folder, not the next one's)
     app = QApplication.instance()
     i18n.set_language(app, "en")
     display.apply(app, display.DisplaySettings())  # the app's own font and palette again

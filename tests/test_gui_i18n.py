@@ -320,6 +320,27 @@ def test_the_language_switches_live_and_is_remembered(qtbot, start_window):
     assert controller.window.menus["file"].title() == "&File" and preferences.saved_language() == "en"
 
 
+def test_a_language_switch_leaves_the_settings_file_to_the_worker(qtbot, start_window, monkeypatch, tmp_path):
+    """Writing the ini file takes milliseconds: the switch asks the preferences' worker thread to write it, and the
+    language is there for whoever reads it next (and in the file written, in the folder of when it was asked)."""
+    import threading
+
+    controller = start_window("two-heads", lang="en")
+    store, writers = preferences._store, []
+    monkeypatch.setattr(preferences, "_store", lambda *a: (writers.append(threading.current_thread()), store(*a)))
+    controller.set_language("zh")
+    own = os.environ[preferences.SETTINGS_DIR_ENV]
+    monkeypatch.setenv(preferences.SETTINGS_DIR_ENV, str(tmp_path / "elsewhere"))  # a later read elsewhere
+    preferences.written()
+    assert writers and threading.main_thread() not in writers
+    assert preferences.read("ui/language", "") == ""  # (nothing was written to the other folder)
+    monkeypatch.setenv(preferences.SETTINGS_DIR_ENV, own)
+    assert preferences.read("ui/language", "") == "zh"
+    for lang in ("en", "zh", "en"):  # in the order asked
+        preferences.write("ui/language", lang)
+    assert preferences.read("ui/language", "") == "en"
+
+
 def test_the_undo_history_speaks_the_new_language(qtbot, start_window):
     controller = start_window("two-heads", lang="en")
     state = controller.state
