@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
     QComboBox,
+    QDockWidget,
     QGraphicsSimpleTextItem,
     QGraphicsTextItem,
     QGroupBox,
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QTabWidget,
+    QToolBar,
     QWidget,
 )
 
@@ -339,6 +341,30 @@ def test_a_language_switch_leaves_the_settings_file_to_the_worker(qtbot, start_w
     for lang in ("en", "zh", "en"):  # in the order asked
         preferences.write("ui/language", lang)
     assert preferences.read("ui/language", "") == "en"
+
+
+def test_a_language_switch_moves_nothing_below_the_bars(qtbot, start_window):
+    """A line with Chinese characters is laid out in their font's taller metrics: the menu bar and the toolbar grew
+    by a pixel at a switch to Chinese and shrank back at the switch to English, and every dock and the stage view
+    below them were resized (each figure fitted, laid out and painted anew) at every switch."""
+    controller = start_window("cross-attention", lang="en")
+    window = controller.window
+    for dock in window.teaching.docks():
+        dock.show()
+    window.show()
+    qtbot.waitExposed(window)
+
+    def places() -> list:
+        QApplication.processEvents()
+        bars = [window.menuBar(), *window.findChildren(QToolBar)]
+        docks = [d for d in window.findChildren(QDockWidget) if d.isVisible() and not d.isFloating()]
+        return [w.geometry().getRect() for w in [*bars, window.centralWidget(), *docks]]
+
+    english = places()
+    controller.set_language("zh")
+    chinese = places()
+    controller.set_language("en")
+    assert chinese == english and places() == english
 
 
 def test_the_undo_history_speaks_the_new_language(qtbot, start_window):

@@ -36,6 +36,7 @@ from gui.window.menus import MenuBar
 from gui.window.model_picker import ModelPicker
 from gui.window.presentation import Breadcrumb, PresentationMenu
 from gui.window.settings_dialog import SettingsDialog
+from gui.window.steady_bars import keep_height_in_every_language
 from gui.window.stepper import StepperBar
 
 
@@ -120,6 +121,7 @@ class MainWindow(QMainWindow):
         state.message.connect(self.show_message)
         state.lessonChanged.connect(self.show_lesson)
         self.statusBar().messageChanged.connect(self._status_shown)
+        keep_height_in_every_language([self.menuBar(), *self.findChildren(QToolBar)])  # a switch moves nothing
         self.show_lesson()
 
     # ---- language -----------------------------------------------------------------------------------
