@@ -79,8 +79,8 @@ def test_a_hidden_cost_dock_does_no_work(qtbot, start_window):
 
 def test_a_step_redraws_only_the_per_stage_panel_and_a_new_sentence_every_panel(qtbot, start_window):
     """The share, time, memory and KV panels follow the model and the sentence, not the stage: a step leaves
-    them as they are (they cost two thirds of the dock's redraw), and so does a what-if switch that changes no
-    operation; a new sentence or model redraws them."""
+    them as they are (they cost two thirds of the dock's redraw), and so do a what-if switch that changes no
+    operation and another head or row chosen; a new sentence or model redraws them."""
     window = start_window("two-heads").window
     state, cost = window.state, shown(qtbot, window)
     updates = []
@@ -98,6 +98,12 @@ def test_a_step_redraws_only_the_per_stage_panel_and_a_new_sentence_every_panel(
     draws = cost.draws
     assert state.set_switch("no_scale", True)  # the same operations and shapes: the same costs
     qtbot.waitUntil(lambda: cost.draws > draws)
+    assert updates == ["StageMacsPanel"]
+    updates.clear()
+    state.set_head(1)  # no cost follows the head or the row shown
+    state.set_row(1)
+    state.step(1)
+    qtbot.waitUntil(lambda: cost.highlighted() == state.current_stage)
     assert updates == ["StageMacsPanel"]
     updates.clear()
     state.set_sentences("you and I love AI")

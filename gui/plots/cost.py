@@ -6,6 +6,7 @@ cache per token. Every bar is named: bars lie on their side, one labelled row ea
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import cache
 
 import numpy as np
@@ -351,7 +352,8 @@ class CostFigure:
         """Every panel for a new model, sentence or options; only the per-stage one for another stage, an edited
         weight or a what-if switch that leaves every stage's operation as it was (costs follow the operations
         and the shapes, not the numbers)."""
-        drawn_for = (operations_key(trace), trace_tokens(trace), opts)
+        # (not the head, row or temperature shown: no cost follows them, and a head chosen drew every panel anew)
+        drawn_for = (operations_key(trace), trace_tokens(trace), replace(opts, head=0, row=0, temperature=1.0))
         if drawn_for != self.drawn_for and not opts.slide:  # (a slide shows one stage: no room kept for others)
             self.stages.reserve(trace, opts)
         for panel in self.panels if drawn_for != self.drawn_for else [self.stages]:
