@@ -324,7 +324,8 @@ def test_the_language_switches_live_and_is_remembered(qtbot, start_window):
 
 def test_a_language_switch_leaves_the_settings_file_to_the_worker(qtbot, start_window, monkeypatch, tmp_path):
     """Writing the ini file takes milliseconds: the switch asks the preferences' worker thread to write it, and the
-    language is there for whoever reads it next (and in the file written, in the folder of when it was asked)."""
+    language is there for whoever reads it next, at once (and in the file written, in the folder of when it was
+    asked)."""
     import threading
 
     controller = start_window("two-heads", lang="en")
@@ -341,6 +342,16 @@ def test_a_language_switch_leaves_the_settings_file_to_the_worker(qtbot, start_w
     for lang in ("en", "zh", "en"):  # in the order asked
         preferences.write("ui/language", lang)
     assert preferences.read("ui/language", "") == "en"
+    preferences.written()
+    assert preferences.settings().value("ui/language") == "en"
+    # a read does not wait for the file: the value asked for comes from memory until the worker has written it
+    stuck = threading.Event()
+    monkeypatch.setattr(preferences, "_store", lambda *a: (stuck.wait(5), store(*a)))
+    preferences.write("ui/language", "zh")
+    assert preferences.read("ui/language", "") == "zh" and not stuck.is_set()
+    stuck.set()
+    preferences.written()
+    assert preferences.settings().value("ui/language") == "zh" and preferences.read("ui/language", "") == "zh"
 
 
 def test_a_language_switch_moves_nothing_below_the_bars(qtbot, start_window):

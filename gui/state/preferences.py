@@ -5,12 +5,15 @@ $STEPFORMER_SETTINGS_DIR (the tests set it) keeps them in an ini file there inst
 
 Writing the file takes 1–5 ms (the whole ini, with the window's layout, under a lock file), so a write goes to one
 worker thread, in the order asked, and the action that asked (a language switch, a display setting) does not wait
-for it; a read first waits for the writes asked before it. Python waits for the worker before it exits.
+for it; until a value is in the file, a read gives it from memory (the map reads a setting at each draw: waiting
+for the file there took the time back). Python waits for the worker before it exits.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -24,6 +27,9 @@ MAX_RECENT = 8
 
 _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="preferences")
 _last_write: Future | None = None
+_unwritten: dict[tuple, tuple] = {}  # (place, key) → (write, value) asked to be written and not yet in the file
+_unwritten_lock = threading.Lock()
+_writes = itertools.count()  # each write's number
 
 
 def settings() -> QSettings:
@@ -47,13 +53,21 @@ def written() -> None:
 def read(key: str, default, kind=None):
     """A stored value of the default's type; the default when it is missing or unreadable."""
     kind = kind or type(default)
-    value = settings().value(key, default)
+    value = _stored(key, default)
     try:
         if kind is bool and isinstance(value, str):
             return value.lower() == "true"
         return kind(value)
     except (TypeError, ValueError):
         return default
+
+
+def _stored(key: str, default):
+    """What the settings hold for `key`: a value still to be written, else the file's."""
+    place = _place()
+    with _unwritten_lock:
+        unwritten = _unwritten.get((place, key))
+    return QSettings(*place).value(key, default) if unwritten is None else unwritten[1]
 
 
 def write(key: str, value) -> None:
@@ -63,13 +77,21 @@ def write(key: str, value) -> None:
 def write_all(values: dict) -> None:
     """Several values at once, written once (each QSettings writes the file when it goes), on the worker."""
     global _last_write
-    _last_write = _writer.submit(_store, _place(), dict(values))
+    place, values, write = _place(), dict(values), next(_writes)
+    with _unwritten_lock:
+        _unwritten.update(((place, key), (write, value)) for key, value in values.items())
+    _last_write = _writer.submit(_store, place, values, write)
 
 
-def _store(place: tuple, values: dict) -> None:
+def _store(place: tuple, values: dict, write: int) -> None:
     stored = QSettings(*place)
     for key, value in values.items():
         stored.setValue(key, value)
+    stored.sync()
+    with _unwritten_lock:  # in the file now, unless written again meanwhile (that later write is still to come)
+        for key in values:
+            if _unwritten.get((place, key), (None,))[0] == write:
+                del _unwritten[place, key]
 
 
 def saved_language() -> str:
@@ -79,7 +101,7 @@ def saved_language() -> str:
 
 
 def recent_files() -> list[str]:
-    value = settings().value("files/recent", [])
+    value = _stored("files/recent", [])
     if isinstance(value, str):  # QSettings returns one entry as a plain string
         value = [value]
     return [str(v) for v in value or []][:MAX_RECENT]
