@@ -52,7 +52,7 @@ def own_folders(qapp, tmp_path, monkeypatch):
     monkeypatch.setenv("STEPFORMER_SETTINGS_DIR", str(tmp_path / "settings"))
     monkeypatch.setenv("STEPFORMER_DATA_DIR", str(tmp_path / "data"))
     yield tmp_path
-    preferences.written()  # (in this test's folder, not the next one's)
+    preferences.written()  # (no write of this test still running in the next)
     app = QApplication.instance()
     i18n.set_language(app, "en")
     display.apply(app, display.DisplaySettings())  # the app's own font and palette again

@@ -77,20 +77,21 @@ def write(key: str, value) -> None:
 def write_all(values: dict) -> None:
     """Several values at once, written once (each QSettings writes the file when it goes), on the worker."""
     global _last_write
-    place, values, write = _place(), dict(values), next(_writes)
+    place, values, number = _place(), dict(values), next(_writes)
     with _unwritten_lock:
-        _unwritten.update(((place, key), (write, value)) for key, value in values.items())
-    _last_write = _writer.submit(_store, place, values, write)
+        _unwritten.update(((place, key), (number, value)) for key, value in values.items())
+    _last_write = _writer.submit(_store, place, values, number)
 
 
-def _store(place: tuple, values: dict, write: int) -> None:
+def _store(place: tuple, values: dict, number: int) -> None:
+    """(On the worker.) Write `values`, the write numbered `number`, into the file at `place`."""
     stored = QSettings(*place)
     for key, value in values.items():
         stored.setValue(key, value)
     stored.sync()
     with _unwritten_lock:  # in the file now, unless written again meanwhile (that later write is still to come)
         for key in values:
-            if _unwritten.get((place, key), (None,))[0] == write:
+            if _unwritten.get((place, key), (None,))[0] == number:
                 del _unwritten[place, key]
 
 
