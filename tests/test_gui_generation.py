@@ -239,3 +239,49 @@ def test_a_generated_token_draws_its_choice_once(qtbot, monkeypatch):
     assert panel.status.text().startswith("Generated")
     state.undo_stack.undo()  # back: what Generate would choose now, drawn again
     assert len(drawn) == 2 and panel.status.text().startswith("“Generate next token” would choose")
+
+
+def test_a_label_naming_a_token_is_as_tall_for_chinese_as_for_latin_text(qapp):
+    """A line holding a Chinese character is a pixel taller (the CJK font's metrics): a label that names the token
+    chosen grew and shrank from one token to the next, and the figure under it was resized and painted twice."""
+    from PySide6.QtWidgets import QLabel
+
+    from gui.views.steady_label import SteadyLabel
+
+    def heights(kind) -> list[int]:
+        shown = []
+        for text in ("Generated “<unk>”.\nAgain?", "Generated “我”.\nAgain?", "Generated “我”.\n再来？"):
+            label = kind()
+            label.setWordWrap(True)
+            label.setText(text)
+            shown.append(label.heightForWidth(900))  # two lines each
+        return shown
+
+    plain = heights(QLabel)
+    assert plain[0] < plain[1] < plain[2]  # (the fonts installed for the tests have the taller Chinese lines)
+    assert len(set(heights(SteadyLabel))) == 1
+    assert heights(SteadyLabel)[0] == plain[2]  # as tall as two Chinese lines
+
+
+def test_the_generate_and_kv_cache_figures_keep_their_size_whatever_the_tokens_script(qtbot):
+    from dataclasses import replace
+
+    window = open_lesson_window(qtbot, "masked-decoder", text="我")
+    views, state = window.teaching, window.state
+    window.resize(1920, 1080)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1920, 1080))
+    views.generation_dock.show()
+    views.kv_action.trigger()
+    panel = views.generation
+    vocab = state.model.vocabs["dec"].tokens
+    sizes = []
+    for token in ["<unk>", "我", "<unk>", "爱"]:
+        n = len(state.trace.tokens["dec"])
+        choice = replace(panel.next_choice(), token=token, token_id=vocab.index(token))
+        assert state.append_token(choice.token_id, choice)
+        panel.show_choice()
+        qtbot.waitUntil(lambda grown_to=n + 1: views.kv_cache.rows() == grown_to)
+        qtbot.wait(50)
+        assert panel.status.text().startswith(f"Generated “{token}”")
+        sizes.append((panel.plot.geometry().getRect(), views.kv_cache.plot.geometry().getRect()))
+    assert len(set(sizes)) == 1, sizes

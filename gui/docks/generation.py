@@ -37,6 +37,7 @@ from gui.state.app_state import AppState
 from gui.state.commands import AppendTokenCommand
 from gui.text.live_texts import LiveTexts
 from gui.views.lazy_view import on_screen
+from gui.views.steady_label import SteadyLabel
 
 
 def producing_command(state: AppState) -> AppendTokenCommand | None:
@@ -114,8 +115,7 @@ class GenerationPanel(QWidget):
             button.setToolButtonStyle(Qt.ToolButtonTextOnly)
             buttons.addWidget(button)
         buttons.addStretch(1)
-        self.status = QLabel(self)
-        self.status.setWordWrap(True)
+        self.status = SteadyLabel(self)  # it names the token chosen: as tall for "我" as for "<unk>"
         self.status.setTextFormat(Qt.PlainText)  # tokens such as <end> are not tags
         self.plot = FittedLayoutWidget(self)
         self.plot.setMinimumHeight(180)

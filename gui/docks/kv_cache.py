@@ -15,6 +15,7 @@ from gui.state.app_state import AppState
 from gui.text.live_texts import LiveTexts
 from gui.text.places import group_path
 from gui.views.lazy_view import LazyView
+from gui.views.steady_label import SteadyLabel, line_heights
 
 
 class KVCacheView(LazyView):
@@ -24,11 +25,10 @@ class KVCacheView(LazyView):
         self.attention = QComboBox(self)
         self.attention.setFocusPolicy(Qt.NoFocus)
         self.attention.activated.connect(self.draw)
-        self.summary = QLabel(self)
-        self.summary.setWordWrap(True)
+        self.summary = SteadyLabel(self)  # it names the newest token: as tall for "我" as for "<unk>"
         self.summary.setTextFormat(Qt.RichText)
         # room for its four lines (a dock does not grow with a label's wrapped height)
-        self.summary.setMinimumHeight(self.summary.fontMetrics().lineSpacing() * 4)
+        self.summary.setMinimumHeight(line_heights(self.summary.font())[1] * 4)
         self.plot = FittedLayoutWidget(self)
         self.plot.setMinimumHeight(160)  # the cache and the multiply-add bars stay readable beside other docks
         self.cache: CachePanel | None = None  # built the first time the view is drawn (shown)

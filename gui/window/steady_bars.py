@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
-TALLEST_SCRIPT = "中"  # a character of the tallest script the window is shown in
+from gui.views.steady_label import TALLEST_SCRIPT
 
 
 def keep_height_in_every_language(bars: list[QWidget]) -> None:

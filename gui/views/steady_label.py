@@ -1,0 +1,47 @@
+"""A word-wrapped label whose height does not change with the script of its words.
+
+A line holding a Chinese character is laid out in the CJK font's taller metrics (a pixel at the default size), so
+a label that names a token ("Generated “我”." after "Generated “<unk>”.") grew and shrank by a pixel from one
+token to the next: the figure below it in the Generate panel and in the KV cache dock was resized, fitted and
+painted twice at each generated token. A SteadyLabel is as tall as its lines would be were each of them in the
+tallest script (gui/window/steady_bars.py does the same for the menu bar and the toolbars).
+
+    status = SteadyLabel(parent)      # word-wrapped; setText as for any QLabel
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtWidgets import QLabel
+
+TALLEST_SCRIPT = "中"  # a character of the tallest script the window is shown in
+_tallest: dict[str, tuple[int, int]] = {}  # font key → (a line of Latin text, a line of the tallest script), in px
+
+
+def line_heights(font: QFont) -> tuple[int, int]:
+    """How tall a laid-out line of `font` is in Latin text, and in the tallest script (with its fallback font)."""
+    key = font.key()
+    if key not in _tallest:
+        probe = QLabel()
+        probe.setFont(font)
+        probe.setWordWrap(True)
+        heights = []
+        for text in ("M", TALLEST_SCRIPT):
+            probe.setText(text)
+            heights.append(probe.heightForWidth(QFontMetrics(font).horizontalAdvance("MM") * 4))
+        _tallest[key] = (heights[0], max(heights))
+    return _tallest[key]
+
+
+class SteadyLabel(QLabel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWordWrap(True)
+
+    def heightForWidth(self, width: int) -> int:
+        natural = super().heightForWidth(width)
+        margins = self.contentsMargins()
+        edges = margins.top() + margins.bottom() + 2 * self.margin()
+        latin, tallest = line_heights(self.font())
+        lines = (natural - edges) // latin  # (each line is latin or tallest px: fewer than latin lines of the latter)
+        return natural if lines < 1 else lines * tallest + edges
