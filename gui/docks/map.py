@@ -94,6 +94,7 @@ class MapView(LazyView):
         if self.figure is None or key != self.drawn_for:
             opts, panels = self.settings.plot_options(), self.panels()
             self.figure = self.figures.show(key, lambda layout: MapFigure(layout, view, opts, panels))
+            self.plot.settle()
             if key != self.drawn_for:
                 other_model = self.drawn_for is None or key[:-1] != self.drawn_for[:-1]  # (not only the language)
                 self.drawn_for = key

@@ -232,21 +232,22 @@ class FigureCache:
         refresh: Callable[[object], None] | None = None,
     ):
         """The figure for `key`, shown: drawn into a new layout by `draw(layout)` the first time, else refreshed by
-        `refresh(figure)` (edits change a trace in place; another trace of the same key has other numbers; None:
-        the caller refreshes what it is given, new or cached)."""
+        `refresh(figure)` (edits change a trace in place; another trace of the same key has other numbers), and laid
+        out (`settle`). None: the caller refreshes what it is given, new or cached, then settles the view itself (a
+        generated token laid the Generate panel's and the KV cache's figures out twice, before and after)."""
         if key in self.figures:
             self.figures.move_to_end(key)
             layout, figure = self.figures[key]
             self._show_layout(layout)
             if refresh is not None:
                 refresh(figure)
+        else:
+            layout = pg.GraphicsLayout()
+            self._show_layout(layout)
+            figure = draw(layout)
+            self._keep(key, layout, figure)
+        if refresh is not None:
             self.view.settle()
-            return figure
-        layout = pg.GraphicsLayout()
-        self._show_layout(layout)
-        figure = draw(layout)
-        self._keep(key, layout, figure)
-        self.view.settle()
         return figure
 
     def is_shown(self, key: Hashable) -> bool:
