@@ -9,9 +9,11 @@ from functools import lru_cache
 _CJK = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
 # Words, with "= value" or "→ word" after them kept on their line ("σ² = 1.2", "<start> → 我"), or spaces.
 _WORDS = re.compile(r"[^ ]+(?: [=→] [^ ]+)*| +")
-_CLOSING = "）》」』，。、：；！？"  # never the first character of a line
-# A line may break between Chinese characters (a closing mark stays with the character before it).
-_CHARACTERS = re.compile(f"(?:[{_CJK}]|[^{_CJK}]+)[{_CLOSING}]*")
+_CLOSING = "）》」』，。、：；！？”’"  # never the first character of a line
+_OPENING = "（《「『“‘"  # never the last
+# A line may break between Chinese characters (an opening mark stays with the character after it, a closing mark
+# with the character before it: "chose “模型”" broke as "chose “模型" and "” (p = 0.12)").
+_CHARACTERS = re.compile(f"[{_OPENING}]*(?:[{_CJK}]|[^{_CJK}{_OPENING}]+)[{_CLOSING}]*")
 
 
 def _columns(piece: str) -> int:
