@@ -49,6 +49,8 @@ def test_wrapping_keeps_words_and_equations_whole_and_obeys_line_breaks():
         lines = wrap_caption("Next token: chose “模型” (p = 0.124), greedy", columns).split("<br>")
         assert not any(line[0] in "”’）" or line[-1] in "“‘（" for line in lines), lines
         assert "".join(lines).replace(" ", "") == "Nexttoken:chose“模型”(p=0.124),greedy"
+    for odd in ("a “ b", "模型“", "“", "（“模型”）"):  # marks with nothing to stay with are kept too
+        assert wrap_caption(odd, 4).replace("<br>", "").replace(" ", "") == odd.replace(" ", "")
 
 
 @pytest.fixture

@@ -243,8 +243,10 @@ class Axis(pg.AxisItem):
         """Lay the line, ticks and labels out (measured with `p`), unless they are laid out already."""
         if self.picture is None:
             p.save()  # (the specs set the painter's font)
-            self.picture = Drawing(self.generateDrawSpecs(p))  # not None: laid out (pyqtgraph reads it so)
-            p.restore()
+            try:
+                self.picture = Drawing(self.generateDrawSpecs(p))  # not None: laid out (pyqtgraph reads it so)
+            finally:
+                p.restore()
 
     def paint(self, p, *_) -> None:
         """The line, ticks and labels drawn straight into the painter from their laid-out specs, kept until

@@ -13,7 +13,7 @@ _CLOSING = "）》」』，。、：；！？”’"  # never the first characte
 _OPENING = "（《「『“‘"  # never the last
 # A line may break between Chinese characters (an opening mark stays with the character after it, a closing mark
 # with the character before it: "chose “模型”" broke as "chose “模型" and "” (p = 0.12)").
-_CHARACTERS = re.compile(f"[{_OPENING}]*(?:[{_CJK}]|[^{_CJK}{_OPENING}]+)[{_CLOSING}]*")
+_CHARACTERS = re.compile(f"[{_OPENING}]*(?:[{_CJK}]|[^{_CJK}{_OPENING}]+)[{_CLOSING}]*|[{_OPENING}]+")
 
 
 def _columns(piece: str) -> int:
