@@ -226,7 +226,7 @@ def test_an_edit_repaints_every_cell_whose_number_or_mark_moved(qtbot):
     assert state.edit_cell(W_Q, (0, 0), 0.5)  # leaves change marks that the next edit must clear
     for value, cell in ((0.7, (2, 1)), (0.71, (2, 1)), (-3.0, (3, 0))):
         panels = view.panels()
-        before = {p: (p.model.shown.clone(), p.model._changed, p.model.scale) for p in panels}
+        before = {p: (p.model.shown.clone(), p.model.changed, p.model.scale) for p in panels}
         repainted = {p: [] for p in panels}
         for p in panels:
             p.model.dataChanged.connect(
@@ -237,7 +237,7 @@ def test_an_edit_repaints_every_cell_whose_number_or_mark_moved(qtbot):
             old, old_marks, old_scale = before[p]
             rows, cols = p.model.shown.shape
             must = ~torch.eq(old, p.model.shown)
-            for marks in (old_marks, p.model._changed):
+            for marks in (old_marks, p.model.changed):
                 if marks is not None:
                     must |= torch.from_numpy(marks)
             if p.model.scale != old_scale:
@@ -263,10 +263,10 @@ def test_an_edit_reads_afresh_only_the_tables_it_can_have_moved(qtbot, monkeypat
     monkeypatch.setattr(MatrixModel, "_numbers", lambda self, part: read.append(part.name) or numbers(self, part))
     assert state.edit_cell(x, (1, 1), 0.25)
     table = next(p.model for p in view.panels() if p.model.slice.name == x)
-    assert table._changed is not None  # X's marks …
+    assert table.changed is not None  # X's marks …
     read.clear()
     assert state.edit_cell(W_Q, (0, 0), 0.5)
-    assert x in read and table._changed is None  # … are cleared by the next edit
+    assert x in read and table.changed is None  # … are cleared by the next edit
     read.clear()
     assert state.edit_cell(W_Q, (0, 1), 0.5)
     assert x not in read and {W_Q, "enc.0.attn.q"} <= set(read)

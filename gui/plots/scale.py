@@ -43,8 +43,11 @@ def scale_of(*arrays, signed: bool | None = None, probability: bool = False) -> 
     0 … max otherwise."""
     if probability:
         return Scale(False, 0.0, 1.0)
-    values = np.concatenate([np.ravel(np.asarray(a, dtype=np.float64)) for a in arrays] + [np.zeros(0)])
-    values = values[np.isfinite(values)]
+    parts = [np.ravel(np.asarray(a, dtype=np.float64)) for a in arrays]
+    values = parts[0] if len(parts) == 1 else np.concatenate(parts + [np.zeros(0)])
+    finite = np.isfinite(values)
+    if not finite.all():
+        values = values[finite]
     top = float(np.abs(values).max()) if values.size else 0.0
     if signed is None:
         signed = bool(values.size and values.min() < 0) or top == 0

@@ -7,6 +7,7 @@ Views observe it through signals and change it only through its methods; no view
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtGui import QUndoStack
@@ -123,13 +124,17 @@ class AppState(QObject):
     def current_stage(self) -> str:
         return self.stage_names[self.cursor]
 
-    def changed(self, name: str) -> torch.Tensor | None:
-        """Boolean mask of the cells the last edit changed in `name` (None when it did not touch it)."""
+    def changed(self, name: str) -> np.ndarray | None:
+        """Boolean mask of the cells the last edit changed in `name` (None when it did not touch it), in numpy: a
+        table reads it at every edit, and each torch operation on a small tensor costs several times numpy's."""
         before = self.previous.get(name)
         if before is None or before.shape != self.trace[name].shape:
             return None
-        now = self.trace[name]
-        return ~((before == now) | (torch.isnan(before) & torch.isnan(now)))
+        old, now = before.numpy(), self.trace[name].numpy()
+        same = old == now
+        if old.dtype.kind == "f":
+            same |= np.isnan(old) & np.isnan(now)
+        return ~same
 
     def difference(self, name: str) -> torch.Tensor | None:
         before = self.previous.get(name)

@@ -6,8 +6,10 @@ marks the cells the last edit changed and the provenance highlight, and sends ty
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor
@@ -31,7 +33,7 @@ class Numbers:
     """The numbers a table paints: values (or changes), the cells the last edit changed, the colour scale."""
 
     shown: torch.Tensor
-    changed: torch.Tensor | None  # bool mask, None when no shown cell changed
+    changed: np.ndarray | None  # bool mask, None when no shown cell changed
     scale: Scale  # the plots' colour scale for the same numbers (gui/plots/scale.py)
 
     @classmethod
@@ -59,10 +61,9 @@ class MatrixModel(QAbstractTableModel):
         self.editable = False
         self.show_difference = False
         self.shown = torch.zeros(0, 0)  # the numbers painted: values, or the change from before the last edit
-        self.changed: torch.Tensor | None = None  # bool mask of cells the last edit changed
-        self._values = self.shown.numpy()  # numpy views of the two: a cell reads ~10× faster than from torch
+        self.changed: np.ndarray | None = None  # bool mask of cells the last edit changed
+        self._values = self.shown.numpy()  # a numpy view of the numbers: a cell reads ~10× faster than from torch
         self._floating = True  # whether the numbers are amounts (else ids: labels, in plain cells)
-        self._changed = None
         self._texts: tuple[tuple, dict[float, str]] = ((), {})  # (decimals, floating): each number's text
         self._changed_box: tuple[int, int, int, int] | None = None  # rows and columns the change marks span
         self._flags = Qt.ItemIsEnabled | Qt.ItemIsSelectable
@@ -121,7 +122,7 @@ class MatrixModel(QAbstractTableModel):
         measured for (`measured`); whether any is new."""
         if measured is None or self._number_shapes is not None or measured[0] != self.state.display.decimals:
             return False  # never measured (it is when laid out), no number moved, or measured anew for new decimals
-        moved = self._values if self._changed is None or self.show_difference else self._values[self._changed]
+        moved = self._values if self.changed is None or self.show_difference else self._values[self.changed]
         shapes = self._shapes(moved.ravel()[:2500])
         self._number_shapes = (measured[0], measured[1] | shapes)
         return not shapes <= measured[1]
@@ -163,14 +164,14 @@ class MatrixModel(QAbstractTableModel):
             scale = scale_of(shown.numpy(), signed=True)  # a change is signed: diverging, centred on 0
         else:
             shown = torch.zeros_like(values, dtype=torch.float32) if self.show_difference else values
-            scale = self._scale(part, shown)
+            scale = self._scale(part, shown.numpy())
         return Numbers(shown, changed if changed is not None and changed.any() else None, scale)
 
     def _scale_shared(self, name: str) -> bool:
         """Whether the tensor shares its colour scale with others at this stage (A + B = C)."""
         return name in shared_scale_names(self.state.view, self.state.current_stage)
 
-    def _scale(self, part: TensorSlice, shown: torch.Tensor) -> Scale:
+    def _scale(self, part: TensorSlice, shown: np.ndarray) -> Scale:
         """The colour scale the plot of the same numbers uses (gui/plots/scale.py): by the operation's kind, one
         scale for the parts and the sum of A + B = C; a parameter's numbers are signed."""
         view, current = self.state.view, self.state.current_stage
@@ -178,22 +179,19 @@ class MatrixModel(QAbstractTableModel):
         if part.name in group:
             return scale_for(view.stage(current).op, *(view[name].numpy() for name in group))
         stage = view.stage(part.name)
-        values = shown.double().numpy()
-        return scale_of(values) if stage is None else scale_for(stage.op, values)
+        return scale_of(shown) if stage is None else scale_for(stage.op, shown)
 
     def _take(self, numbers: Numbers) -> None:
-        old, new = self.shown, numbers.shown
-        if new.shape != old.shape or new.dtype != old.dtype or not torch.equal(new, old):
+        old, new = self._values, numbers.shown.numpy()
+        if new.shape != old.shape or new.dtype != old.dtype or not np.array_equal(new, old):
             self._number_shapes = None  # other numbers (a refresh that moved none keeps their shapes)
         self.shown, self.changed, self.scale = numbers.shown, numbers.changed, numbers.scale
-        self._values = self.shown.numpy()
-        self._floating = self.shown.is_floating_point()
-        self._changed = None if self.changed is None else self.changed.numpy()
+        self._values = new
+        self._floating = new.dtype.kind == "f"
         self._changed_box = None
         if self.changed is not None:
-            cells = self.changed.nonzero()
-            (top, left), (bottom, right) = cells.min(0).values.tolist(), cells.max(0).values.tolist()
-            self._changed_box = (top, bottom, left, right)
+            rows, cols = np.flatnonzero(self.changed.any(1)), np.flatnonzero(self.changed.any(0))
+            self._changed_box = (int(rows[0]), int(rows[-1]), int(cols[0]), int(cols[-1]))
 
     # ---- reading cells ---------------------------------------------------------------------
     def rowCount(self, parent=None) -> int:
@@ -227,43 +225,39 @@ class MatrixModel(QAbstractTableModel):
         """Black on light cells, white on dark ones (as the plots write their numbers)."""
         return self.look(r, c)[1]
 
-    def _shade(self, v: float) -> int | None:
-        """A value's entry in the colour table (None: not a finite number)."""
-        if not math.isfinite(v) or not self._floating:
-            return None
-        lo, hi = self.scale.lo, self.scale.hi
-        at = (v - lo) / (hi - lo) if hi > lo else 0.5
-        return min(COLOR_STEPS - 1, max(0, int(at * COLOR_STEPS)))
-
     def look(self, r: int, c: int) -> tuple[QColor, QColor, str]:
-        """A cell's fill, ink and number at once, its value read once (a cell is painted from these: color, ink
-        and text each read the value and the colour table again, a third of a table's paint)."""
-        v = float(self._values[r, c])
-        k = self._shade(v)
-        floating = self._floating
-        text = self._text_of(v, floating)
-        if k is None:  # a hidden (−∞) cell: white on grey; an id is a label, not an amount: black on plain
-            return (HIDDEN_COLOR if floating else PLAIN_COLOR), INK[floating], text
-        colormap, signed = self.state.display.colormap, self.scale.signed
-        return color_table(colormap, signed)[k], INK[dark_table(colormap, signed)[k]], text
+        """A cell's fill, ink and number at once, its value read once."""
+        return self.looks()(r, c)
 
-    def _text_of(self, v: float, floating: bool) -> str:
-        """A number as written in its cell, each written once per decimals setting (a repaint writes every
-        cell it paints: a third of a large table's paint)."""
-        key = (self.state.display.decimals, floating)
+    def looks(self) -> Callable[[int, int], tuple[QColor, QColor, str]]:
+        """look(r, c) for the numbers, scale and display settings of now, everything but the cell looked up once:
+        a table's paint asks it of every cell it paints."""
+        display, scale, floating, values = self.state.display, self.scale, self._floating, self._values
+        colors, darks = color_table(display.colormap, scale.signed), dark_table(display.colormap, scale.signed)
+        lo, span = scale.lo, scale.hi - scale.lo
+        blank = (HIDDEN_COLOR if floating else PLAIN_COLOR), INK[floating]  # a hidden (−∞) cell; an id's plain cell
+        key = (display.decimals, floating)
         if self._texts[0] != key or len(self._texts[1]) > 20000:
             self._texts = (key, {})
-        texts = self._texts[1]
-        text = texts.get(v)
-        if text is None:
-            text = texts[v] = self.state.display.format_value(v, integer=not floating)
-        return text
+        texts = self._texts[1]  # each number written once per decimals setting
+
+        def look(r: int, c: int) -> tuple[QColor, QColor, str]:
+            v = float(values[r, c])
+            text = texts.get(v)
+            if text is None:
+                text = texts[v] = display.format_value(v, integer=not floating)
+            if not floating or not math.isfinite(v):
+                return (*blank, text)
+            k = min(COLOR_STEPS - 1, max(0, int(((v - lo) / span if span > 0 else 0.5) * COLOR_STEPS)))
+            return colors[k], INK[darks[k]], text
+
+        return look
 
     def is_highlighted(self, r: int, c: int) -> bool:
         return self.highlight is not None and hits(self.highlight[0], r) and hits(self.highlight[1], c)
 
     def is_changed(self, r: int, c: int) -> bool:
-        return self._changed is not None and bool(self._changed[r, c])
+        return self.changed is not None and bool(self.changed[r, c])
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
         if not index.isValid():

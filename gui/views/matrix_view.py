@@ -16,6 +16,7 @@ from PySide6.QtGui import (
     QFontMetricsF,
     QGuiApplication,
     QPainter,
+    QPalette,
     QPen,
     QPolygonF,
     QStaticText,
@@ -71,33 +72,43 @@ class CellTexts:
             static = QStaticText(text)
             static.setTextFormat(Qt.PlainText)
             static.prepare(painter.transform(), self.font)
-            laid = self.texts[text] = (static, static.size().width())
-        static, width = laid
-        right, top = rect.x() + rect.width() - 5, rect.y() + (rect.height() - self.height) / 2
-        painter.drawStaticText(QPointF(right - width, top), static)
+            laid = self.texts[text] = (static, static.size().width() + 5)
+        static, left = laid  # 5 px in from the right edge
+        painter.drawStaticText(
+            QPointF(rect.x() + rect.width() - left, rect.y() + (rect.height() - self.height) / 2), static
+        )
 
 
-def paint_cell(
-    painter: QPainter, rect: QRect, model: MatrixModel, r: int, c: int, selected: bool, texts: CellTexts
-) -> None:
-    """A cell from the model's numbers: heat colour, number, selection, change mark, provenance highlight."""
-    fill, ink, text = model.look(r, c)
-    painter.fillRect(rect, fill)
-    if model.highlight is not None and model.is_highlighted(r, c):
-        painter.fillRect(rect, HIGHLIGHT)
-        painter.setPen(HIGHLIGHT_PEN)
-        painter.drawRect(rect.adjusted(1, 1, -1, -1))
-    if selected:
-        painter.setPen(SELECTED_PEN)
-        painter.drawRect(rect.adjusted(1, 1, -1, -1))
-    painter.setPen(ink)
-    texts.draw(painter, rect, text)
-    if model.is_changed(r, c):
-        s = min(rect.height(), rect.width()) / 3
-        right, top = rect.right() + 1, rect.top()
-        painter.setPen(Qt.NoPen)
-        painter.setBrush(CHANGED)
-        painter.drawPolygon(QPolygonF([QPointF(right - s, top), QPointF(right, top), QPointF(right, top + s)]))
+def paint_cells(painter: QPainter, model: MatrixModel, cells, place, selected: set, texts: CellTexts) -> None:
+    """The cells (row, column) from the model's numbers: heat colour, number, selection, change mark, provenance
+    highlight; `place(r, c)` is a cell's rectangle. One loop with what every cell shares looked up once: a cell
+    costs a few calls into Qt (an edit paints a few dozen)."""
+    look, highlighted, changed = model.looks(), model.highlight is not None, model.changed is not None
+    ink_now = None
+    for r, c in cells:
+        rect = place(r, c)
+        fill, ink, text = look(r, c)
+        painter.fillRect(rect, fill)
+        if highlighted and model.is_highlighted(r, c):
+            painter.fillRect(rect, HIGHLIGHT)
+            painter.setPen(HIGHLIGHT_PEN)
+            painter.drawRect(rect.adjusted(1, 1, -1, -1))
+            ink_now = None
+        if (r, c) in selected:
+            painter.setPen(SELECTED_PEN)
+            painter.drawRect(rect.adjusted(1, 1, -1, -1))
+            ink_now = None
+        if ink is not ink_now:
+            painter.setPen(ink)
+            ink_now = ink
+        texts.draw(painter, rect, text)
+        if changed and model.is_changed(r, c):
+            s = min(rect.height(), rect.width()) / 3
+            right, top = rect.right() + 1, rect.top()
+            painter.setPen(Qt.NoPen)
+            painter.setBrush(CHANGED)
+            painter.drawPolygon(QPolygonF([QPointF(right - s, top), QPointF(right, top), QPointF(right, top + s)]))
+            ink_now = None
 
 
 class SectionHeader(QHeaderView):
@@ -115,6 +126,22 @@ class SectionHeader(QHeaderView):
         return QSize(self.length(), depth) if horizontal else QSize(depth, self.length())
 
 
+class TableViewport(QWidget):
+    """A table's viewport that says when the mouse leaves it: an event filter for that, written in Python, was
+    called for every event of the viewport, each paint too."""
+
+    left = Signal()
+
+    def __init__(self):
+        super().__init__()
+        self.setBackgroundRole(QPalette.ColorRole.Base)  # as QAbstractItemView sets up its own viewport
+        self.setAutoFillBackground(True)
+
+    def leaveEvent(self, event) -> None:
+        super().leaveEvent(event)
+        self.left.emit()
+
+
 class MatrixTable(QTableView):
     """The table: fixed cell sizes from the font, scrolls when large, reports hover and clicks."""
 
@@ -123,6 +150,9 @@ class MatrixTable(QTableView):
 
     def __init__(self, model: MatrixModel, parent=None):
         super().__init__(parent)
+        viewport = TableViewport()
+        self.setViewport(viewport)
+        viewport.left.connect(lambda: self.hovered.emit(None))
         self.settings = model.state.display
         self.base_font = QFont(self.font())
         self.base_font.setPointSizeF(self.base_font.pointSizeF() * cell_font_scale(self.settings.presenting))
@@ -149,9 +179,9 @@ class MatrixTable(QTableView):
             header.setHighlightSections(False)
         self.horizontalHeader().setFixedHeight(QFontMetrics(self.horizontalHeader().font()).height() + 8)
         self.header_height = self.horizontalHeader().height()
+        self.grid_pen = self._grid_pen()
         self.entered.connect(self._entered)
         self.clicked.connect(lambda index: self.rowClicked.emit(index.row()))
-        self.viewport().installEventFilter(self)
 
     def matrix(self) -> MatrixModel:
         return self.model()
@@ -159,38 +189,48 @@ class MatrixTable(QTableView):
     def paintEvent(self, event) -> None:
         """The cells in the region to repaint, then their grid lines, in one pass: QTableView asks a delegate for
         each cell, ~40 µs of Qt's and PySide's own work a cell (8 ms of a large lesson's edit); here ~10.
-        Every section has the default size (apply_sizes), so a cell's place is its row and column times it."""
+        Every section has the default size (apply_sizes), so a cell's place is its row and column times it.
+        Each rectangle of the region is painted on its own: an edit repaints the cells it changed and those whose
+        change marks go, often far apart, and their bounding rectangle held up to three times as many cells."""
         model = self.matrix()
         rows, cols = model.rowCount(), model.columnCount()
         if not rows or not cols:
             return
         w, h = self.horizontalHeader().defaultSectionSize(), self.verticalHeader().defaultSectionSize()
         dx, dy = self.horizontalOffset(), self.verticalOffset()
-        area = event.rect()
-        c0, c1 = max(0, (area.left() + dx) // w), min(cols - 1, (area.right() + dx) // w)
-        r0, r1 = max(0, (area.top() + dy) // h), min(rows - 1, (area.bottom() + dy) // h)
-        if c0 > c1 or r0 > r1:
+        blocks, cells = [], set()  # each rectangle's rows and columns; the cells in any of them, each painted once
+        for area in event.region():
+            c0, c1 = max(0, (area.left() + dx) // w), min(cols - 1, (area.right() + dx) // w)
+            r0, r1 = max(0, (area.top() + dy) // h), min(rows - 1, (area.bottom() + dy) // h)
+            if c0 <= c1 and r0 <= r1:
+                blocks.append((r0, r1, c0, c1))
+                cells.update((r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1))
+        if not cells:
             return
         selected = {(i.row(), i.column()) for i in self.selectionModel().selectedIndexes()}
         painter = QPainter(self.viewport())
         self.texts.use(painter.font())
-        for r in range(r0, r1 + 1):
-            y = r * h - dy
+        place = lambda r, c: QRect(c * w - dx, r * h - dy, w - 1, h - 1)  # noqa: E731 (a cell's rectangle)
+        paint_cells(painter, model, cells, place, selected, self.texts)
+        painter.setPen(self.grid_pen)
+        for r0, r1, c0, c1 in blocks:
+            left, right = c0 * w - dx, (c1 + 1) * w - dx - 1
+            top, bottom = r0 * h - dy, (r1 + 1) * h - dy - 1
             for c in range(c0, c1 + 1):
-                paint_cell(painter, QRect(c * w - dx, y, w - 1, h - 1), model, r, c, (r, c) in selected, self.texts)
-        painter.setPen(self._grid_pen())
-        left, right = c0 * w - dx, (c1 + 1) * w - dx - 1
-        top, bottom = r0 * h - dy, (r1 + 1) * h - dy - 1
-        for c in range(c0, c1 + 1):
-            x = (c + 1) * w - dx - 1
-            painter.drawLine(x, top, x, bottom)
-        for r in range(r0, r1 + 1):
-            y = (r + 1) * h - dy - 1
-            painter.drawLine(left, y, right, y)
+                x = (c + 1) * w - dx - 1
+                painter.drawLine(x, top, x, bottom)
+            for r in range(r0, r1 + 1):
+                y = (r + 1) * h - dy - 1
+                painter.drawLine(left, y, right, y)
         painter.end()
 
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.StyleChange, QEvent.Type.PaletteChange):
+            self.grid_pen = self._grid_pen()
+
     def _grid_pen(self) -> QPen:
-        """The grid's colour as QTableView draws it (the style's)."""
+        """The grid's colour as QTableView draws it (the style's), asked once per style and palette."""
         option = QStyleOptionViewItem()
         self.initViewItemOption(option)
         color = QColor.fromRgba(self.style().styleHint(QStyle.SH_Table_GridLineColor, option, self) & 0xFFFFFFFF)
@@ -310,11 +350,6 @@ class MatrixTable(QTableView):
     def _entered(self, index: QModelIndex) -> None:
         part = self.matrix().slice
         self.hovered.emit(part.full_index(index.row(), index.column()) if part else None)
-
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self.viewport() and event.type() == QEvent.Leave:
-            self.hovered.emit(None)
-        return super().eventFilter(obj, event)
 
 
 class MatrixPanel(QWidget):
