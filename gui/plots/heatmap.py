@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QImage, QPen, QTransform
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsSimpleTextItem
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QImage, QPainter, QPen, QTransform
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsSimpleTextItem, QWidget
 
 from .colorbar import ColorBar
 from .fit import slot, text_width
@@ -16,6 +16,7 @@ from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, new_pl
 
 MAX_NUMBERS = 16 * 16  # larger matrices are drawn without numbers in the cells
 MAX_NUMBER_COLS = 16
+SOLID_CELLS = MAX_NUMBERS  # on screen a matrix of up to this many cells is painted a rectangle per cell (CellImage)
 SMALLER_NUMBERS = 0.85  # of the text size: the cells' numbers where they do not fit at the text size
 NUMBER_MARGIN = 3  # px a cell's number keeps from each side of its cell (the axis line, the next number)
 WHITE, BLACK = QColor("white"), QColor("black")  # a cell's number's ink
@@ -55,9 +56,36 @@ class CellImage(pg.ImageItem):
     pyqtgraph renders through its colour table pixel by pixel, about 10× slower (3 ms for a 6×4 matrix filling
     a 580×694 view, at every edit). A matrix of numbers on a colour map (the heatmaps) is looked up straight into
     that format, as pyqtgraph looks it up (entry ⌊(v − lo)·256 / (hi − lo)⌋ of the map's 256 colours, clipped; a
-    NaN cell transparent): a third of a millisecond less per edit than its indexed image and a conversion."""
+    NaN cell transparent): a third of a millisecond less per edit than its indexed image and a conversion.
+
+    On screen a small matrix (numbers in its cells) is painted as one filled rectangle per cell: Qt scaling even
+    that image blends every pixel it covers (a tenth of a classroom edit's instructions, its largest single part),
+    where a solid fill writes them. The colours are the same; a pixel takes the cell its centre falls in, where the
+    scaled image gave a cell's edge to the pixel the edge falls in (one column of pixels apart at most)."""
+
+    cells: list[tuple[QRectF, QColor]] | None = None  # each opaque cell's rectangle and colour, once painted so
+
+    def paint(self, painter: QPainter, *args) -> None:
+        if self.image is None or self.image.size > SOLID_CELLS or not isinstance(painter.device(), QWidget):
+            super().paint(painter, *args)  # a large matrix, or an export: the image, scaled
+            return
+        if self._renderRequired:
+            self.render()
+        if self._unrenderable or self.qimage is None:
+            return
+        if self.cells is None:
+            self.cells = solid_cells(self.qimage)
+        if not self.cells and self.cells is not None:  # a translucent cell: the image
+            super().paint(painter, *args)
+            return
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)  # each cell's edges on whole pixels, no seams
+        for rect, color in self.cells:
+            painter.fillRect(rect, color)
+        painter.restore()
 
     def render(self) -> None:
+        self.cells = None
         image, lut, levels = self.image, self.lut, self.levels
         if image is None or image.ndim != 2 or image.dtype.kind != "f" or not isinstance(lut, np.ndarray):
             super().render()  # anything else: pyqtgraph's own way, then converted
@@ -87,6 +115,19 @@ class CellImage(pg.ImageItem):
         self.update(QRectF(xs[0], ys[0], xs[-1] - xs[0] + 1, ys[-1] - ys[0] + 1))  # in the image's pixels
 
 
+def solid_cells(image: QImage) -> list[tuple[QRectF, QColor]]:
+    """Each opaque pixel of a premultiplied ARGB32 image as a unit rectangle and its colour (the transparent ones,
+    hidden cells, left out); none at all when a pixel is translucent (the image is then drawn as it is)."""
+    rows = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes()).reshape(image.height(), -1)
+    bgra = rows[:, : 4 * image.width()].reshape(image.height(), image.width(), 4)  # [y, x, B G R A]
+    alpha = bgra[..., 3]
+    if ((alpha != 0) & (alpha != 255)).any():
+        return []
+    ys, xs = np.nonzero(alpha == 255)
+    colors = bgra[ys, xs, 2::-1].tolist()  # R, G, B
+    return [(QRectF(x, y, 1, 1), QColor(*rgb)) for x, y, rgb in zip(xs.tolist(), ys.tolist(), colors)]
+
+
 class CellNumber(QGraphicsSimpleTextItem):
     """A cell's number, centred on its cell and drawn upright at its font's size however the plot is scaled.
     pyqtgraph's TextItem draws the same through a rich-text document and re-aligns itself in Python before every
@@ -99,11 +140,16 @@ class CellNumber(QGraphicsSimpleTextItem):
             self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setFont(font)
 
-    def show_number(self, x: float, y: float, text: str, ink: QColor) -> None:
-        self.setPos(x, y)
-        self.setBrush(ink)
-        self.setText(text)
-        self._centre()
+    def show_number(self, cell: tuple[float, float, str, QColor], held: tuple | None) -> None:
+        """Show `cell` (x, y, text, ink) where the item held `held` (None: nothing yet): only what moved is set."""
+        x, y, text, ink = cell
+        if held is None or held[:2] != (x, y):
+            self.setPos(x, y)
+        if held is None or held[3] is not ink:
+            self.setBrush(ink)
+        if held is None or held[2] != text:
+            self.setText(text)
+            self._centre()
 
     def setFont(self, font: QFont) -> None:
         super().setFont(font)
@@ -171,6 +217,10 @@ class Heatmap:
         self._numbers_look: tuple = (None, 0)  # the font the number items are in (None: hidden), and how many
         self._widths: tuple[dict[str, int], ...] = tuple({} for _ in self.number_fonts)  # each text's, per font
         self._formatted: tuple = (None, None, [])  # the numbers last written: decimals, values, texts
+        self.number_heights = [QFontMetrics(f).height() for f in self.number_fonts]
+        self._widest: tuple = (None, [])  # the texts last measured, and the widest in each number font
+        self._centres: tuple = (None, [])  # the shape, and each cell's centre
+        self._dark: tuple = (None, None)  # the image's lookup table, and whether a number on each colour is white
         self.plot.vb.sigResized.connect(self.fit)
 
     def set(
@@ -190,6 +240,7 @@ class Heatmap:
         matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
         r, c = matrix.shape
         finite = np.isfinite(matrix)
+        all_finite = bool(finite.all())
         if scale is None:
             scale = (
                 Scale(levels[0] < 0 if self.signed is None else self.signed, *levels)
@@ -199,37 +250,43 @@ class Heatmap:
         self.scale = scale
         levels = (scale.lo, scale.hi)
         cmap = self.fixed_cmap or colormap(opts, scale.signed)
-        drawn_cmap = self._drawn["cmap"]
+        drawn = self._drawn  # what the last set() drew: an edit changes numbers, and only what they move is set again
+        drawn_cmap = drawn["cmap"]
         if (opts.colormap, opts.slide, scale.signed) != drawn_cmap:  # an edit keeps the map: no redraw
             self.colored.setColorMap(cmap)
-            self._drawn["cmap"] = (opts.colormap, opts.slide, scale.signed)
-        pixels = np.where(finite, matrix, np.nan).T  # ImageItem reads [x, y] = [column, row]
+            drawn["cmap"] = (opts.colormap, opts.slide, scale.signed)
+        # ImageItem reads [x, y] = [column, row]
+        pixels = (matrix if all_finite else np.where(finite, matrix, np.nan)).T
         if opts.slide:  # vector exports smooth a tiny image into a blur: give every cell a block of pixels
             block = max(1, min(16, 2048 // max(r, c)))
             pixels = np.repeat(np.repeat(pixels, block, 0), block, 1)
         kept = self.image.image is not None and self.image.image.shape == pixels.shape
-        if kept and levels == self._drawn["levels"] and self._drawn["cmap"] == drawn_cmap:
+        if kept and levels == drawn["levels"] and drawn["cmap"] == drawn_cmap:
             self.image.set_cells(pixels)
         else:
             self.image.setImage(pixels, autoLevels=False)
-        self.image.setRect(QRectF(0, 0, c, r))
-        if levels != self._drawn["levels"]:
+        if drawn.get("rect") != (pixels.shape, r, c):
+            self.image.setRect(QRectF(0, 0, c, r))
+            drawn["rect"] = (pixels.shape, r, c)
+        if levels != drawn["levels"]:
             self.colored.setLevels(levels)
-            self._drawn["levels"] = levels
-        self._place(r, c, hidden=not finite.all())
+            drawn["levels"] = levels
+        self._place(r, c, hidden=not all_finite)
         labels = (list(rows[:r]), list(cols[:c]))
         ticks_changed = labels != self.labels
         self.labels = labels
-        if selected_row is None:
-            self.selection.hide()
-        else:
-            self.selection.setRect(QRectF(0, selected_row, c, 1))
-            self.selection.show()
-        caption = with_overflow_note(caption, matrix[~np.isneginf(matrix)], opts)  # −∞: a hidden cell, not an overflow
-        if caption and caption != self._drawn["caption"]:
+        selection = None if selected_row is None else (selected_row, c)
+        if selection != drawn.get("selection"):
+            if selection is not None:
+                self.selection.setRect(QRectF(0, selected_row, c, 1))
+            self.selection.setVisible(selection is not None)
+            drawn["selection"] = selection
+        if not all_finite:  # −∞: a hidden cell, not an overflow
+            caption = with_overflow_note(caption, matrix[~np.isneginf(matrix)], opts)
+        if caption and caption != drawn["caption"]:
             set_caption(self.plot, caption, opts)
-            self._drawn["caption"] = caption
-        self._numbers(matrix, cell_text, cmap, levels, opts)
+            drawn["caption"] = caption
+        self._numbers(matrix, cell_text, levels, opts)
         if ticks_changed:
             self.plot.getAxis("left").set_categories(labels[0], 0.5)
             self.plot.getAxis("top").set_categories(labels[1], 0.5)
@@ -243,8 +300,10 @@ class Heatmap:
             for item in self.backdrop:
                 item.setRect(QRectF(0, 0, c, r))
             self.plot.setRange(xRange=(0, c), yRange=(0, r), padding=0)
-        for item in self.backdrop:
-            item.setVisible(hidden)
+        if hidden != self._drawn.get("hidden"):
+            for item in self.backdrop:
+                item.setVisible(hidden)
+            self._drawn["hidden"] = hidden
 
     def fit(self, *_) -> None:
         """Cell numbers where they fit their cells with a margin from each side, in a smaller font if need be
@@ -253,24 +312,25 @@ class Heatmap:
         rows, cols = self.labels
         width, height = slot(self.plot, len(cols)), slot(self.plot, len(rows), vertical=True)
         fitting = [
-            f
-            for f, widest in zip(self.number_fonts, self._widest_numbers())
-            if self.cells and widest + 2 * NUMBER_MARGIN <= width and QFontMetrics(f).height() <= height
+            k
+            for k, widest in enumerate(self._widest_numbers())
+            if self.cells and widest + 2 * NUMBER_MARGIN <= width and self.number_heights[k] <= height
         ]
         if fitting and not self._cells_shown:
             while len(self.numbers) < len(self.cells):
-                item = CellNumber(fitting[0], self.cached_numbers)
+                item = CellNumber(self.number_fonts[fitting[0]], self.cached_numbers)
                 self.plot.addItem(item, ignoreBounds=True)
                 self.numbers.append(item)
                 self._held.append(None)
-            for k, (item, cell) in enumerate(zip(self.numbers, self.cells)):
-                if cell != self._held[k]:  # an edit changes a column or two: the other numbers stay as they are
-                    item.show_number(*cell)
-                    self._held[k] = cell
+            held = self._held
+            for k, cell in enumerate(self.cells):
+                if cell != held[k]:  # an edit changes a column or two: the other numbers stay as they are
+                    self.numbers[k].show_number(cell, held[k])
+                    held[k] = cell
             self._cells_shown = True
-        font = fitting[0] if fitting else None
-        look = (font.key() if font else None, len(self.numbers))
+        look = (fitting[0] if fitting else None, len(self.numbers))
         if look != self._numbers_look:  # else nothing to change: each item touched is a few Python calls
+            font = self.number_fonts[fitting[0]] if fitting else None
             for item in self.numbers:
                 if font is not None and item.font() != font:
                     item.setFont(font)
@@ -279,18 +339,22 @@ class Heatmap:
 
     def _widest_numbers(self) -> list[int]:
         """The width of the widest cell number in each of the number fonts (each text measured once: an edit
-        writes a column of new numbers)."""
-        texts = {text for _, _, text, _ in self.cells}
+        writes a column of new numbers), kept until the numbers' texts change."""
+        texts = [text for _, _, text, _ in self.cells]
+        if self._widest[0] == texts:
+            return self._widest[1]
         widest = []
         for f, widths in zip(self.number_fonts, self._widths):
             if len(widths) > 4096:  # many numbers seen (a long lesson): measure afresh
                 widths.clear()
-            for text in texts - widths.keys():
-                widths[text] = text_width(f, [text])
+            for text in texts:
+                if text not in widths:
+                    widths[text] = text_width(f, [text])
             widest.append(max((widths[text] for text in texts), default=0))
+        self._widest = (texts, widest)
         return widest
 
-    def _numbers(self, matrix, cell_text, cmap, levels, opts) -> None:
+    def _numbers(self, matrix, cell_text, levels, opts) -> None:
         """What each cell's number says (drawn by fit, when the numbers fit)."""
         r, c = matrix.shape
         show = r * c <= MAX_NUMBERS and c <= MAX_NUMBER_COLS
@@ -300,11 +364,29 @@ class Heatmap:
             self._held.pop()
         if not show:
             return
-        inks = _inks(cmap, matrix.ravel(), *levels)
+        inks = self._inks(matrix.ravel(), *levels)
         texts = cell_text or self._texts(matrix, opts.decimals)
-        for k in range(r * c):
-            i, j = divmod(k, c)
-            self.cells.append((j + 0.5, i + 0.5, texts[k], inks[k]))
+        places = self._places(r, c)
+        self.cells = [(x, y, text, ink) for (x, y), text, ink in zip(places, texts, inks)]
+
+    def _places(self, r: int, c: int) -> list[tuple[float, float]]:
+        """Each cell's centre, row by row (kept for the shape)."""
+        if self._centres[0] != (r, c):
+            self._centres = ((r, c), [(j + 0.5, i + 0.5) for i in range(r) for j in range(c)])
+        return self._centres[1]
+
+    def _inks(self, values: np.ndarray, lo: float, hi: float) -> list[QColor]:
+        """Black or white for each value, whichever reads better on the colour its cell is painted in (the image's
+        own lookup, as CellImage.render picks it); white on −∞ cells."""
+        lut = self.image.lut
+        if not isinstance(lut, np.ndarray):  # (not set yet)
+            return [WHITE if not np.isfinite(v) else BLACK for v in values.tolist()]
+        if self._dark[0] is not lut:
+            self._dark = (lut, is_dark(lut[:, :3]))
+        dark = self._dark[1]
+        at = np.nan_to_num((values - lo) * (len(lut) / (hi - lo))) if hi > lo else np.zeros(values.shape)
+        shade = dark[np.clip(at, 0, len(lut) - 1).astype(np.intp)] | ~np.isfinite(values)
+        return [WHITE if d else BLACK for d in shade.tolist()]
 
     def _texts(self, matrix: np.ndarray, decimals: int) -> list[str]:
         """Each cell's number written out, row by row; only the numbers that moved since the last set() are
@@ -319,10 +401,3 @@ class Heatmap:
                 texts[k] = format_cell(values[k], decimals)
         self._formatted = (decimals, values.copy(), texts)
         return texts
-
-
-def _inks(cmap: pg.ColorMap, values: np.ndarray, lo: float, hi: float) -> list[QColor]:
-    """Black or white for each value, whichever reads better on its cell's colour (white on −∞ cells)."""
-    t = (values - lo) / (hi - lo) if hi > lo else np.full(values.shape, 0.5)
-    dark = is_dark(cmap.map(np.clip(np.nan_to_num(t), 0, 1), mode="byte")) | ~np.isfinite(values)
-    return [WHITE if d else BLACK for d in dark.tolist()]
