@@ -7,7 +7,7 @@ shows beside the map. Right-click exports or copies it; File â–¸ Export the mapâ
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QToolButton, QVBoxLayout
 
@@ -178,7 +178,7 @@ class DockWidth(QObject):
         self.timer.timeout.connect(self.fit)
         dock.visibilityChanged.connect(lambda visible: visible and self.timer.start())
         dock.widget().newModel.connect(self.timer.start)
-        window.installEventFilter(self)
+        window.resized.connect(lambda: self.fit(slack=0.2))
 
     def fit(self, slack: float = 0.0) -> None:
         """The wanted width, unless the dock is already within `slack` of it (floating or hidden: nothing)."""
@@ -187,8 +187,3 @@ class DockWidth(QObject):
         wanted = self.dock.widget().wanted_width(self.window.width())
         if abs(self.dock.width() - wanted) > slack * wanted:
             self.window.resizeDocks([self.dock], [wanted], Qt.Horizontal)
-
-    def eventFilter(self, watched, event) -> bool:
-        if watched is self.window and event.type() == QEvent.Type.Resize:
-            self.fit(slack=0.2)
-        return False

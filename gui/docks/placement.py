@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer
+from PySide6.QtCore import QObject, QPoint, QRect, QSize, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow
 
 DOCK_SHARE = 0.34  # of the window's width, when the stage view keeps …
@@ -46,16 +46,12 @@ class DockPlacement(QObject):
         self.timer.setSingleShot(True)
         self.timer.setInterval(REFIT_DELAY_MS)
         self.timer.timeout.connect(self.refit)
-        window.installEventFilter(self)
+        window.resized.connect(self.timer.start)
+        window.shown.connect(self.timer.start)
 
     @property
     def scale(self) -> float:
         return self.window.state.display.type_scale
-
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self.window and event.type() in (QEvent.Resize, QEvent.Show):
-            self.timer.start()
-        return False
 
     def place(self, dock: QDockWidget) -> None:
         """A dock just opened: beside the stage view, or floating over it (see the module's note)."""

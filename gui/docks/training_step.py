@@ -107,7 +107,7 @@ class TrainingStepView(QWidget):
         state.undo_stack.indexChanged.connect(self._stack_moved)
         state.cursorChanged.connect(self._follow_stage)
         state.display.changed.connect(self._settings_changed)
-        self._stack_moved(state.undo_stack.index())  # a window built anew (a new text size) shows the step too
+        self.show_step(self._last_step(state.undo_stack.index()))  # a window built anew (a new text size) too
 
     def _settings_changed(self, names: frozenset[str]) -> None:
         if "colormap" in names:
@@ -122,12 +122,18 @@ class TrainingStepView(QWidget):
             self.weight.setCurrentIndex(self.weight.findData(chosen))
 
     def _stack_moved(self, index: int) -> None:
-        """An edit, undo or redo: show the step if it is now the last command done."""
-        stack = self.state.undo_stack
-        if not isValid(stack):  # (it signals as it is destroyed)
+        """An edit, undo or redo: show the step if it is now the last command done (an edit after an edit changes
+        nothing here)."""
+        if not isValid(self.state.undo_stack):  # (it signals as it is destroyed)
             return
-        command = stack.command(index - 1) if index > 0 else None
-        self.show_step(command.step if isinstance(command, TrainingStepCommand) else None)
+        step = self._last_step(index)
+        if step is not self.step:
+            self.show_step(step)
+
+    def _last_step(self, index: int) -> TrainingStep | None:
+        """The step of the command before `index` on the undo stack, if that is a training step."""
+        command = self.state.undo_stack.command(index - 1) if index > 0 else None
+        return command.step if isinstance(command, TrainingStepCommand) else None
 
     def show_step(self, step: TrainingStep | None) -> None:
         self.step = step

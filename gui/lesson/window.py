@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from gui.state import display, preferences
@@ -68,7 +68,7 @@ class LessonWindow:
             if self.state.display.presenting:
                 self.window.set_presenting(True)
             self.window.show()
-        old.removeEventFilter(self)
+        old.closing.disconnect(self._closing)
         old.hide()
         old.deleteLater()
         return self.window
@@ -85,7 +85,7 @@ class LessonWindow:
         picker.startPageRequested.connect(self.show_start_page)
         picker.openRequested.connect(self._open_model)
         picker.refused.connect(lambda title, text: self.prompts.error(self.window, title, text))
-        window.installEventFilter(self)
+        window.closing.connect(self._closing)
         # after the window's own title update, so the file name and marker win
         if self.window is not None:
             self.state.lessonChanged.disconnect(self._update_title)
@@ -149,13 +149,12 @@ class LessonWindow:
         return replace(layout, state=layout.state | Qt.WindowFullScreen)  # shown full screen at once
 
     # ---- closing -----------------------------------------------------------------------------------
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self.window and event.type() == QEvent.Close:
-            if not self.maybe_save():
-                event.ignore()
-                return True
-            self._shut_down()
-        return False
+    def _closing(self, event) -> None:
+        """The window is asked to close: the unsaved edits are saved, or discarded, or the close is cancelled."""
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self._shut_down()
 
     def _shut_down(self) -> None:
         """A clean exit: remember the window's place, remove this instance's recovery folder."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtCore import QByteArray, QCoreApplication, QRect, Qt
+from PySide6.QtCore import QByteArray, QCoreApplication, QRect, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -52,6 +52,13 @@ class WindowLayout:
 
 
 class MainWindow(QMainWindow):
+    # What the parts around the window follow, as signals rather than event filters on the window: a filter written in
+    # Python is called for every event the window gets, the one that paints every frame too (70 µs of a frame for
+    # the four there were).
+    resized = Signal()
+    shown = Signal()
+    closing = Signal(object)  # the QCloseEvent, before the window closes: a receiver that ignores it keeps it open
+
     def __init__(self, state: AppState, parent=None):
         # (Over 60 lines: the widgets are built in the order they stand on screen, one flat sequence.)
         super().__init__(parent)
@@ -204,6 +211,11 @@ class MainWindow(QMainWindow):
             width = self.splitter.width()
             side = max(180, min(self.stage_list.natural_width(), width // 5))
             self.splitter.setSizes([side, width - side])
+        self.shown.emit()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.resized.emit()
 
     # ---- lesson -----------------------------------------------------------------------------------
     def show_lesson(self) -> None:
@@ -261,6 +273,9 @@ class MainWindow(QMainWindow):
         )
 
     def closeEvent(self, event) -> None:
+        self.closing.emit(event)
+        if not event.isAccepted():
+            return
         self.stepper.stop()
         self.lab_dock.widget().stop()
         super().closeEvent(event)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from html import escape
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QSizePolicy, QWidget
 
@@ -85,7 +85,7 @@ class PresentationMenu(QObject):
         self.follow.timeout.connect(self._follow_screen)
         settings.changed.connect(self.sync)  # a window that stays (no rebuild) ticks the new choices
         self.sync()
-        window.installEventFilter(self)
+        window.resized.connect(self._window_resized)
 
     def _action(self, text: Callable[[], str], keys, slot, checkable: bool = False) -> QAction:
         action = QAction(self.window)
@@ -124,10 +124,9 @@ class PresentationMenu(QObject):
         size = window.screen().geometry().size()
         settings.set(room_scale=room_scale_for(size.width(), size.height()))
 
-    def eventFilter(self, obj, event) -> bool:
-        if obj is self.window and event.type() == QEvent.Resize and self.settings.presenting:
+    def _window_resized(self) -> None:
+        if self.settings.presenting:
             self.follow.start()
-        return False
 
 
 class Breadcrumb(QWidget):
