@@ -229,9 +229,7 @@ def test_an_edit_repaints_every_cell_whose_number_or_mark_moved(qtbot):
         before = {p: (p.model.shown.clone(), p.model.changed, p.model.scale) for p in panels}
         repainted = {p: [] for p in panels}
         for p in panels:
-            p.model.dataChanged.connect(
-                lambda tl, br, roles=(), seen=repainted[p]: seen.append((tl.row(), br.row(), tl.column(), br.column()))
-            )
+            p.model.cellsChanged.connect(lambda boxes, seen=repainted[p]: seen.extend(boxes))
         assert state.edit_cell(W_Q, cell, value)
         for p in panels:
             old, old_marks, old_scale = before[p]
@@ -246,7 +244,7 @@ def test_an_edit_repaints_every_cell_whose_number_or_mark_moved(qtbot):
             for top, bottom, left, right in repainted[p]:
                 covered[top : bottom + 1, left : right + 1] = True
             assert not (must & ~covered).any(), p.model.slice.name
-            p.model.dataChanged.disconnect()
+            p.model.cellsChanged.disconnect()
 
 
 def test_an_edit_reads_afresh_only_the_tables_it_can_have_moved(qtbot, monkeypatch):

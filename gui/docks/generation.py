@@ -218,13 +218,13 @@ class GenerationPanel(QWidget):
         """The distribution the newest token was chosen from; before any generation, what would be chosen."""
         self.generate_action.setEnabled("probs" in self.state.trace.values)
         self.step_action.setEnabled("dec.tokens" in self.state.stage_names)
+        if not on_screen(self):  # a hidden panel (or one tabbed behind another) computes and draws nothing until shown
+            self.stale = True
+            return
         self.seed_note.setText(
             self.tr("this draw uses seed {0}").format(self.draw_settings()[3]) if self.sampled.isChecked() else ""
         )
         if self.appending:  # generate() shows its choice once the token is appended, not what would come next
-            return
-        if not on_screen(self):  # a hidden panel (or one tabbed behind another) computes and draws nothing until shown
-            self.stale = True
             return
         self.stale = False
         command = producing_command(self.state)

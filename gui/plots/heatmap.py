@@ -63,7 +63,8 @@ class CellImage(pg.ImageItem):
     where a solid fill writes them. The colours are the same; a pixel takes the cell its centre falls in, where the
     scaled image gave a cell's edge to the pixel the edge falls in (one column of pixels apart at most)."""
 
-    cells: list[tuple[QRectF, QColor]] | None = None  # each opaque cell's rectangle and colour, once painted so
+    entries: np.ndarray | None = None  # [y, x]: each cell's entry in the lookup table (−1: hidden), once rendered
+    cells: list[tuple[QRectF, QColor]] | None = None  # each shown cell's rectangle and colour, once painted so
 
     def paint(self, painter: QPainter, *args) -> None:
         if self.image is None or self.image.size > SOLID_CELLS or not isinstance(painter.device(), QWidget):
@@ -71,13 +72,17 @@ class CellImage(pg.ImageItem):
             return
         if self._renderRequired:
             self.render()
-        if self._unrenderable or self.qimage is None:
-            return
-        if self.cells is None:
-            self.cells = solid_cells(self.qimage)
-        if not self.cells and self.cells is not None:  # a translucent cell: the image
+        if self.entries is None:  # not a matrix of numbers on the map (rendered by pyqtgraph): the image
             super().paint(painter, *args)
             return
+        if self.cells is None:
+            colors = lut_colors(self.lut)
+            self.cells = [
+                (QRectF(x, y, 1, 1), colors[k])
+                for y, row in enumerate(self.entries.tolist())
+                for x, k in enumerate(row)
+                if k >= 0
+            ]
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)  # each cell's edges on whole pixels, no seams
         for rect, color in self.cells:
@@ -85,20 +90,21 @@ class CellImage(pg.ImageItem):
         painter.restore()
 
     def render(self) -> None:
-        self.cells = None
+        self.cells = self.entries = None
         image, lut, levels = self.image, self.lut, self.levels
         if image is None or image.ndim != 2 or image.dtype.kind != "f" or not isinstance(lut, np.ndarray):
             super().render()  # anything else: pyqtgraph's own way, then converted
             if self.qimage is not None and self.qimage.format() != QImage.Format.Format_ARGB32_Premultiplied:
                 self.qimage = self.qimage.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
             return
-        lo, hi = (float(v) for v in levels)
-        at = np.nan_to_num((image.T - lo) * (len(lut) / (hi - lo)) if hi > lo else np.zeros(image.T.shape))
-        entries = np.clip(at, 0, len(lut) - 1).astype(np.intp)  # [y, x]: rows of the picture
+        entries = lut_entries(image.T, *levels, len(lut))  # [y, x]: rows of the picture
         bgra = np.empty((*entries.shape, 4), dtype=np.uint8)
         bgra[..., :3] = lut[entries][..., 2::-1]  # ARGB32 is B, G, R, A in memory
         bgra[..., 3] = 255
-        bgra[np.isnan(image.T)] = 0  # transparent, premultiplied: the backdrop shows the hidden (−∞) cell
+        hidden = np.isnan(image.T)
+        bgra[hidden] = 0  # transparent, premultiplied: the backdrop shows the hidden (−∞) cell
+        entries[hidden] = -1
+        self.entries = entries
         self.qimage = pg.functions.ndarray_to_qimage(bgra, QImage.Format.Format_ARGB32_Premultiplied)
         self._renderRequired, self._unrenderable = False, False
 
@@ -115,17 +121,27 @@ class CellImage(pg.ImageItem):
         self.update(QRectF(xs[0], ys[0], xs[-1] - xs[0] + 1, ys[-1] - ys[0] + 1))  # in the image's pixels
 
 
-def solid_cells(image: QImage) -> list[tuple[QRectF, QColor]]:
-    """Each opaque pixel of a premultiplied ARGB32 image as a unit rectangle and its colour (the transparent ones,
-    hidden cells, left out); none at all when a pixel is translucent (the image is then drawn as it is)."""
-    rows = np.frombuffer(image.constBits(), np.uint8, count=image.sizeInBytes()).reshape(image.height(), -1)
-    bgra = rows[:, : 4 * image.width()].reshape(image.height(), image.width(), 4)  # [y, x, B G R A]
-    alpha = bgra[..., 3]
-    if ((alpha != 0) & (alpha != 255)).any():
-        return []
-    ys, xs = np.nonzero(alpha == 255)
-    colors = bgra[ys, xs, 2::-1].tolist()  # R, G, B
-    return [(QRectF(x, y, 1, 1), QColor(*rgb)) for x, y, rgb in zip(xs.tolist(), ys.tolist(), colors)]
+def lut_entries(values: np.ndarray, lo: float, hi: float, n: int) -> np.ndarray:
+    """Each value's entry in an n-colour lookup table over lo … hi, as pyqtgraph looks it up: ⌊(v − lo)·n / (hi − lo)⌋,
+    clipped to the table (a NaN takes entry 0). One function for the cells' colours and their numbers' ink."""
+    if not hi > lo:
+        return np.zeros(values.shape, dtype=np.intp)
+    at = (values - lo) * (n / (hi - lo))
+    np.clip(at, 0, n - 1, out=at)
+    at[np.isnan(at)] = 0
+    return at.astype(np.intp)
+
+
+_LUT_COLORS: dict[bytes, list[QColor]] = {}
+
+
+def lut_colors(lut: np.ndarray) -> list[QColor]:
+    """A lookup table's colours as QColors (made once per table: a few colour maps serve every figure)."""
+    key = lut.tobytes()
+    colors = _LUT_COLORS.get(key)
+    if colors is None:
+        colors = _LUT_COLORS[key] = [QColor(*rgb) for rgb in lut[:, :3].tolist()]
+    return colors
 
 
 class CellNumber(QGraphicsSimpleTextItem):
@@ -383,9 +399,7 @@ class Heatmap:
             return [WHITE if not np.isfinite(v) else BLACK for v in values.tolist()]
         if self._dark[0] is not lut:
             self._dark = (lut, is_dark(lut[:, :3]))
-        dark = self._dark[1]
-        at = np.nan_to_num((values - lo) * (len(lut) / (hi - lo))) if hi > lo else np.zeros(values.shape)
-        shade = dark[np.clip(at, 0, len(lut) - 1).astype(np.intp)] | ~np.isfinite(values)
+        shade = self._dark[1][lut_entries(values, lo, hi, len(lut))] | ~np.isfinite(values)
         return [WHITE if d else BLACK for d in shade.tolist()]
 
     def _texts(self, matrix: np.ndarray, decimals: int) -> list[str]:

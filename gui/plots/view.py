@@ -116,11 +116,11 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         """Lay a new or refreshed figure out and fit it now, so that it is painted once, finished (left to the event
         loop, it takes a few passes, each painted: the axes widen for their new tick labels, and so on)."""
         self.stack()
-        items = self.shown_items()  # (laying it out adds no item, nor takes any)
+        axes = [] if self.closed else figure_axes(self.ci)
         for _ in range(SETTLE_PASSES):  # until the numeric axes, sized for their tick text, stay as they are
             for _ in range(SETTLE_PASSES):
                 QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-            if not lay_out_tick_text(items):
+            if not lay_out_tick_text(axes):
                 break
         self.fit()
         # what pyqtgraph leaves to the paint (view boxes' transforms, auto ranges) is done now: done inside the
@@ -169,6 +169,17 @@ def figure_items(layout: pg.GraphicsLayout) -> list:
         items.append(item)
         todo.extend(item.childItems())
     return items
+
+
+def figure_axes(layout: pg.GraphicsLayout) -> list[pg.AxisItem]:
+    """A figure's axes, found once per set of panels (a figure's panels make their axes when they are drawn; a
+    refresh adds numbers and lines, never an axis): the walk through every item of the figure was a tenth of
+    laying an edited figure out."""
+    panels = len(layout.items)
+    found = getattr(layout, "axes_found", None)
+    if found is None or found[0] != panels:
+        found = layout.axes_found = (panels, [item for item in figure_items(layout) if isinstance(item, pg.AxisItem)])
+    return found[1]
 
 
 PARKED = QPointF(-1e6, 0)  # where a figure waits to be shown again: far from the view, so under no mouse

@@ -54,7 +54,7 @@ class EditCellCommand(LessonCommand):
 
     def __init__(self, state: AppState, name: str, index: tuple[int, ...], value: float):
         trace = state.trace
-        old_value = float(trace[name][index])
+        old_value = float(trace[name].numpy()[index])
         cell = ",".join(map(str, index))  # named as the formula names it, where it sits; the id in the journal
         number = state.display.format_value
         super().__init__(

@@ -3,7 +3,7 @@ and the provenance highlight (which input cells an output cell came from).
 
 The table shows a 2-D slice of a tensor (gui/views/tensor_slice.py) through its model (gui/views/matrix_model.py).
 The table paints its cells itself straight from the model's numbers (no delegate), so a refresh after an edit is
-one dataChanged signal, not a model reset.
+one cellsChanged signal, not a model reset.
 """
 
 from __future__ import annotations
@@ -180,6 +180,7 @@ class MatrixTable(QTableView):
         self.horizontalHeader().setFixedHeight(QFontMetrics(self.horizontalHeader().font()).height() + 8)
         self.header_height = self.horizontalHeader().height()
         self.grid_pen = self._grid_pen()
+        model.cellsChanged.connect(self.repaint_cells)
         self.entered.connect(self._entered)
         self.clicked.connect(lambda index: self.rowClicked.emit(index.row()))
 
@@ -223,6 +224,14 @@ class MatrixTable(QTableView):
                 y = (r + 1) * h - dy - 1
                 painter.drawLine(left, y, right, y)
         painter.end()
+
+    def repaint_cells(self, boxes) -> None:
+        """Repaint the cells of each box (top, bottom, left, right), as paintEvent places them."""
+        w, h = self.horizontalHeader().defaultSectionSize(), self.verticalHeader().defaultSectionSize()
+        dx, dy = self.horizontalOffset(), self.verticalOffset()
+        viewport = self.viewport()
+        for top, bottom, left, right in boxes:
+            viewport.update(left * w - dx, top * h - dy, (right - left + 1) * w, (bottom - top + 1) * h)
 
     def changeEvent(self, event) -> None:
         super().changeEvent(event)

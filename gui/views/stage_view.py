@@ -1,7 +1,7 @@
 """The current stage: title, formula with shapes, input and output matrices, plots, and an explanation.
 
 It observes the app state: a new cursor or lesson rebuilds it, an edit refreshes the numbers in place
-(dataChanged on the tables, StageFigure.refresh on the plots); a change of the display settings re-slices (head),
+(cellsChanged on the tables, StageFigure.refresh on the plots); a change of the display settings re-slices (head),
 repaints the tables (decimals, colour map) or redraws the plots (row, temperature, colour map).
 """
 
