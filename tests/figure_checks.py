@@ -18,7 +18,7 @@ from PySide6.QtGui import QPainter, QPicture
 from PySide6.QtWidgets import QGraphicsTextItem
 
 from gui.plots.axis import number_line
-from gui.plots.heatmap import CellNumber
+from gui.plots.heatmap import CellNumbers
 from gui.plots.view import parked
 
 TOUCH = 3.0  # px: closer than this, a tick mark and a number read as one sign
@@ -69,17 +69,13 @@ def _glyphs(item: QGraphicsTextItem) -> QRectF:
 
 def _painted_rect(item, rect: QRectF) -> QRectF:
     """Where `rect` of an item stands in the scene as the view paints it. An item that ignores the view's transform
-    (a cell's number, pyqtgraph's legends) is drawn at its font's size however the figure is scaled to fit, so its
+    (pyqtgraph's legends) is drawn at its font's size however the figure is scaled to fit, so its
     scene rectangle is its rectangle on the view, mapped back."""
     views = item.scene().views()
     if not views:
         return item.mapRectToScene(rect)
     to_view = views[0].viewportTransform()
     return to_view.inverted()[0].mapRect(item.deviceTransform(to_view).mapRect(rect))
-
-
-def _number_rect(item: CellNumber) -> QRectF:
-    return _painted_rect(item, item.boundingRect())
 
 
 def _clip_of(item) -> QRectF | None:
@@ -100,8 +96,10 @@ def figure_texts(scene) -> tuple[list[Text], list[QLineF]]:
             labels, lines = axis_specs(item)
             texts += [Text(t, r, f"{item.orientation} axis label") for t, r in labels if t]
             ticks += lines
-        elif isinstance(item, CellNumber) and visible(item) and item.text().strip():
-            texts.append(Text(item.text(), _number_rect(item), "number", _clip_of(item)))
+        elif isinstance(item, CellNumbers) and visible(item):
+            to_scene = item.scene().views()[0].viewportTransform().inverted()[0]  # its rectangles are the view's pixels
+            for text, rect in item.rects():
+                texts.append(Text(text, to_scene.mapRect(rect), "number", _clip_of(item)))
         elif isinstance(item, QGraphicsTextItem) and visible(item) and item.toPlainText().strip():
             inside = isinstance(item.parentItem(), pg.TextItem)
             texts.append(

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QFileDialog, QGraphicsRectItem, QGraphicsTextItem,
 
 from engine.generate import next_token_distribution
 from gui.export import export_figure
-from gui.plots.heatmap import SMALLER_NUMBERS, CellNumber
+from gui.plots.heatmap import SMALLER_NUMBERS, CellNumbers
 from gui.plots.scale import color_table
 from gui.plots.style import PlotOptions, colormap, font
 from gui.plots.view import parked
@@ -74,7 +74,7 @@ def text_sizes(view) -> set[int]:
         int(size)
         for item in shown(view, QGraphicsTextItem)
         for size in re.findall(r"font-size:\s*(\d+)pt", item.toHtml())
-    } | {item.font().pointSize() for item in shown(view, CellNumber)}
+    } | {item.font.pointSize() for item in shown(view, CellNumbers)}
 
 
 def colour_maps(view) -> set[str]:
@@ -156,7 +156,7 @@ DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")  # a number with decimals, 
 
 def decimals_of(view) -> set[int]:
     """How many decimals the figure's cell numbers and captions print ("0.452": 3)."""
-    written = [item.text() for item in shown(view, CellNumber)] + texts(view).split("\n")
+    written = [text for item in shown(view, CellNumbers) for text in item.texts()] + texts(view).split("\n")
     return {len(number.split(".")[1]) for text in written for number in DECIMAL.findall(text)}
 
 

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QGraphicsLineItem,
     QGraphicsPixmapItem,
     QGraphicsRectItem,
-    QGraphicsSimpleTextItem,
     QGraphicsTextItem,
 )
 
@@ -23,6 +22,7 @@ from engine.model import Model
 from engine.training.shown_trace import ShownTrace
 from gui.plots import PlotOptions, draw_stage, figure_build_key
 from gui.plots.heads import draw_heads
+from gui.plots.heatmap import CellNumbers
 from gui.plots.view import FigureCache, FittedLayoutWidget
 from gui.text.operations import stage_operation
 
@@ -58,8 +58,8 @@ def _value(item) -> object:
         return np.round(np.array(item.viewRange()), 6)
     if isinstance(item, QGraphicsTextItem):
         return item.toHtml(), item.defaultTextColor().name()
-    if isinstance(item, QGraphicsSimpleTextItem):  # a heatmap cell's number
-        return item.text(), item.brush().color().name(), item.pos(), item.font().key()
+    if isinstance(item, CellNumbers):  # a heatmap's cell numbers
+        return [(x, y, text, ink.name()) for x, y, text, ink in item.cells], item.area, item.font.key()
     if isinstance(item, QGraphicsRectItem):
         pen = item.pen()
         return item.rect(), item.brush().color().name(), item.brush().style(), pen.color().name(), pen.widthF()

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QDockWidget,
-    QGraphicsSimpleTextItem,
     QGraphicsTextItem,
     QGroupBox,
     QLabel,
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from engine.formats.lesson import open_lesson, shipped_lessons
 from gui.lesson.prompts import Prompts
+from gui.plots.heatmap import CellNumbers
 from gui.plots.view import parked
 from gui.state import preferences
 from gui.text import i18n
@@ -179,8 +179,8 @@ def widget_strings(root: QWidget) -> list[str]:
                     continue
                 if isinstance(item, QGraphicsTextItem):
                     texts.append(item.toPlainText())
-                elif isinstance(item, QGraphicsSimpleTextItem):
-                    texts.append(item.text())
+                elif isinstance(item, CellNumbers):
+                    texts += item.texts()
         for action in w.actions():
             texts += [action.text(), action.toolTip(), action.statusTip()]
             if action.menu() is not None:

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QDockWidget,
-    QGraphicsSimpleTextItem,
     QGraphicsTextItem,
     QGraphicsView,
     QGroupBox,
@@ -36,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from engine.config import SWITCHES
 from engine.training.backward import is_backward
+from gui.plots.heatmap import CellNumbers
 from gui.plots.view import parked
 from gui.text.operations import place_of, stage_op
 from tests import gui_lessons
@@ -109,8 +109,10 @@ def _scene_texts(scene) -> list[str]:
     for item in scene.items():
         if not item.isVisible() or parked(item):
             continue
-        if isinstance(item, QGraphicsTextItem | QGraphicsSimpleTextItem):
-            texts.append(item.toPlainText() if isinstance(item, QGraphicsTextItem) else item.text())
+        if isinstance(item, QGraphicsTextItem):
+            texts.append(item.toPlainText())
+        elif isinstance(item, CellNumbers):
+            texts += item.texts()
         elif isinstance(item, pg.AxisItem) and item.style["showValues"]:
             for level in item._tickLevels or ():  # set ticks (tokens, named bars); automatic ones are numbers
                 texts += [str(label) for _, label in level]

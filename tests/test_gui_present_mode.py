@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QComboBox,
-    QGraphicsSimpleTextItem,
     QGraphicsTextItem,
     QHeaderView,
     QLabel,
@@ -24,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.docks.placement import DOCK_MIN_WIDTH, STAGE_MIN_WIDTH
+from gui.plots.heatmap import CellNumbers
 from gui.plots.view import parked
 from gui.state import display
 from gui.text.stage_texts import op_title
@@ -105,8 +105,10 @@ def visible_texts(window) -> list[str]:
             texts.append(w.currentText())
     scene = window.stage_view.plot.scene()
     for item in scene.items():
-        if isinstance(item, QGraphicsTextItem | QGraphicsSimpleTextItem) and item.isVisible() and not parked(item):
-            texts.append(item.toPlainText() if isinstance(item, QGraphicsTextItem) else item.text())
+        if isinstance(item, QGraphicsTextItem) and item.isVisible() and not parked(item):
+            texts.append(item.toPlainText())
+        elif isinstance(item, CellNumbers) and not parked(item):
+            texts += item.texts()
     return texts
 
 

@@ -99,7 +99,7 @@ def test_no_tick_touches_a_number_and_no_text_overlaps_another(qapp, lessons, le
             assert problems_of(view) == []
         return
     view = shown_figure(qapp, lessons[lesson], stage, opts)
-    assert any(item.isVisible() for p in panels(view.figure, MatrixPanel) for item in p.heatmap.numbers)
+    assert any(p.heatmap.numbers.texts() for p in panels(view.figure, MatrixPanel))
     assert problems_of(view) == []
     view.close()
 
@@ -250,7 +250,7 @@ def test_the_plots_print_the_decimals_the_tables_do(qapp, lessons):
     view = shown_figure(qapp, trace, "enc.0.attn.weights", PlotOptions(decimals=3), size=(1000, 700))
     heat = panels(view.figure, MatrixPanel)[0].heatmap
     w = trace["enc.0.attn.weights"][0].numpy()
-    assert [item.text() for item in heat.numbers] == [f"{v:.3f}" for v in w.ravel()]
+    assert heat.numbers.texts() == [f"{v:.3f}" for v in w.ravel()]
     bars = panels(view.figure, RowBarsPanel)[0].bars
     assert [item.textItem.toPlainText() for item in bars.labels] == [f"{v:.3f}" for v in w[0]]
     assert "1.000" in bars.plot.titleLabel.text
@@ -267,7 +267,7 @@ def test_the_window_and_the_command_line_pass_the_decimals_on(qtbot):
     state.display.set(decimals=4)  # View ▸ Decimals
     window.stage_view.draw_plots()
     heat = next(p.heatmap for p in window.stage_view.figure.panels if isinstance(p, MatrixPanel))
-    assert all(len(item.text().split(".")[1]) == 4 for item in heat.numbers)
+    assert heat.cells and all(len(text.split(".")[1]) == 4 for _, _, text, _ in heat.cells)  # what its numbers say
     assert state.display.plot_options(slide=True).decimals == 4  # the figure and deck exports
     args = type("Args", (), dict(head=0, row=0, temperature=1.0, colormap="default", decimals=3))()
     assert plot_options(args, state.trace, "en").decimals == 3  # export --decimals 3
@@ -359,7 +359,7 @@ def test_token_ids_are_a_labelled_table_not_a_heatmap(qapp, lessons):
     colors = {tuple(c) for c in heat.image.getColorMap().getLookupTable(nPts=8)}
     assert len(colors) == 1  # one plain colour for every cell
     ids = [str(int(i)) for i in trace["enc.tokens"]]
-    assert [item.text() for item in heat.numbers] == ids
+    assert heat.numbers.texts() == ids
     assert drawn_labels(heat.plot, "left") == trace.tokens["enc"]
     view.close()
 

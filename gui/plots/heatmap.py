@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QImage, QPainter, QPen, QTransform
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsSimpleTextItem, QWidget
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QFontMetricsF,
+    QImage,
+    QPainter,
+    QPen,
+    QStaticText,
+    QTransform,
+)
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QWidget
 
 from .colorbar import ColorBar
 from .fit import slot, text_width
@@ -144,36 +155,99 @@ def lut_colors(lut: np.ndarray) -> list[QColor]:
     return colors
 
 
-class CellNumber(QGraphicsSimpleTextItem):
-    """A cell's number, centred on its cell and drawn upright at its font's size however the plot is scaled.
-    pyqtgraph's TextItem draws the same through a rich-text document and re-aligns itself in Python before every
-    paint: about 1 ms to make and 0.15 ms to change, where a cell's number is plain text."""
+class CellNumbers(QGraphicsItem):
+    """Every cell's number of a heatmap, in one item: each centred on its cell and drawn upright at its font's size
+    however the plot is scaled (as an item that ignores the view's transformations is drawn), in black or white.
 
-    def __init__(self, font: QFont, cached: bool):
+    One item per number cost more than the numbers themselves: Qt visits, bounds and caches each item at every paint,
+    and an edited number was laid out three times (its text, its size to centre it, its pixmap). Here each text is
+    laid out once (a QStaticText on screen) and an edit repaints the cells whose numbers moved."""
+
+    def __init__(self):
         super().__init__()
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations)
-        if cached:  # on screen drawn once into a pixmap (exports: vector)
-            self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.setFont(font)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)  # the exposed part, in paint
+        self.cells: list[tuple[float, float, str, QColor]] = []  # each cell's centre (x, y), text and ink
+        self.area = QRectF()  # the cells' rectangle: the numbers stay inside their cells (Heatmap.fit)
+        self.font = QFont()
+        self.laid: dict[str, tuple[QStaticText, float, float]] = {}  # each text laid out in the font: its width, height
 
-    def show_number(self, cell: tuple[float, float, str, QColor], held: tuple | None) -> None:
-        """Show `cell` (x, y, text, ink) where the item held `held` (None: nothing yet): only what moved is set."""
-        x, y, text, ink = cell
-        if held is None or held[:2] != (x, y):
-            self.setPos(x, y)
-        if held is None or held[3] is not ink:
-            self.setBrush(ink)
-        if held is None or held[2] != text:
-            self.setText(text)
-            self._centre()
+    def texts(self) -> list[str]:
+        """The numbers shown, row by row (none while hidden)."""
+        return [text for _, _, text, _ in self.cells] if self.isVisible() else []
 
-    def setFont(self, font: QFont) -> None:
-        super().setFont(font)
-        self._centre()
+    def set_font(self, font: QFont) -> None:
+        if font != self.font:
+            self.font, self.laid = QFont(font), {}
+            self.update()
 
-    def _centre(self) -> None:
-        box = super().boundingRect()
-        self.setTransform(QTransform.fromTranslate(-box.width() / 2, -box.height() / 2))
+    def set_cells(self, cells: list[tuple[float, float, str, QColor]], area: QRectF) -> None:
+        """New numbers: the cells whose text or ink moved are repainted (all of them for another shape)."""
+        if area != self.area or len(cells) != len(self.cells):
+            self.prepareGeometryChange()
+            self.area, self.cells = QRectF(area), cells
+            self.update()
+            return
+        moved = [(x, y) for (x, y, text, ink), old in zip(cells, self.cells) if text != old[2] or ink is not old[3]]
+        self.cells = cells
+        if moved:
+            xs, ys = [x for x, _ in moved], [y for _, y in moved]
+            self.update(QRectF(min(xs) - 0.5, min(ys) - 0.5, max(xs) - min(xs) + 1, max(ys) - min(ys) + 1))
+
+    def boundingRect(self) -> QRectF:
+        return self.area
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        exposed = option.exposedRect  # the cells a number of which is repainted: those whose cell it touches
+        left, top = exposed.left() - 0.5, exposed.top() - 0.5
+        right, bottom = exposed.right() + 0.5, exposed.bottom() + 0.5
+        to_view = painter.transform()
+        if to_view.type().value > QTransform.TransformationType.TxScale.value:  # (a plot is never turned)
+            return
+        sx, sy, dx, dy = to_view.m11(), to_view.m22(), to_view.dx(), to_view.dy()
+        on_screen = isinstance(painter.device(), QWidget)
+        laid, lay_out = self.laid, self._laid_out
+        painter.save()
+        painter.resetTransform()  # the view's pixels: a number keeps its font's size however the plot is scaled
+        painter.setFont(self.font)
+        ink_now = None
+        for x, y, text, ink in self.cells:
+            if x < left or x > right or y < top or y > bottom:  # its cell is outside the part repainted
+                continue
+            if ink is not ink_now:
+                painter.setPen(ink)
+                ink_now = ink
+            cx, cy = sx * x + dx, sy * y + dy  # its centre on the view
+            if on_screen:
+                static, width, height = laid.get(text) or lay_out(text)
+                painter.drawStaticText(QPointF(cx - width / 2, cy - height / 2), static)
+            else:  # an export: the text itself (vector), laid out for its device
+                painter.drawText(QRectF(cx - 500, cy - 500, 1000, 1000), Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
+
+    def _laid_out(self, text: str) -> tuple[QStaticText, float, float]:
+        laid = self.laid.get(text)
+        if laid is None:
+            if len(self.laid) > 4096:  # many numbers seen: lay them out afresh
+                self.laid = {}
+            static = QStaticText(text)
+            static.setTextFormat(Qt.TextFormat.PlainText)
+            static.prepare(QTransform(), self.font)
+            size = static.size()
+            laid = self.laid[text] = (static, size.width(), size.height())
+        return laid
+
+    def rects(self) -> list[tuple[str, QRectF]]:
+        """Each number shown and its box in the view's pixels, as paint draws it (none while hidden)."""
+        views = self.scene().views() if self.scene() is not None else []
+        if not self.isVisible() or not views:
+            return []
+        to_view = self.deviceTransform(views[0].viewportTransform())
+        metrics = QFontMetricsF(self.font)
+        boxes = []
+        for x, y, text, _ in self.cells:
+            centre, width, height = to_view.map(QPointF(x, y)), metrics.horizontalAdvance(text), metrics.height()
+            boxes.append((text, QRectF(centre.x() - width / 2, centre.y() - height / 2, width, height)))
+        return boxes
 
 
 class Heatmap:
@@ -217,10 +291,10 @@ class Heatmap:
         # several heatmaps, or none) the image takes them itself.
         self.bar = color_bar(opts, cmap or colormap(opts, bool(signed)), [self.image], self.plot) if colorbar else None
         self.colored = self.image if self.bar is None else self.bar
-        self.numbers: list[CellNumber] = []  # the cell numbers' items, made when the numbers first fit the cells
+        self.numbers = CellNumbers()  # the cells' numbers, shown where they fit the cells
+        self.numbers.setVisible(False)
+        self.plot.addItem(self.numbers, ignoreBounds=True)
         self.cells: list[tuple[float, float, str, QColor]] = []  # each cell's number: x, y, text, ink
-        self._cells_shown = False  # whether the items hold self.cells (else they are set when they fit)
-        self._held: list[tuple[float, float, str, QColor] | None] = []  # what each item holds now
         self.shape: tuple[int, int] | None = None
         self.labels: tuple[list[str], list[str]] = ([], [])
         self._drawn: dict = {"cmap": None, "levels": None, "caption": None}  # what the last set() drew
@@ -229,8 +303,6 @@ class Heatmap:
         small = QFont(self.number_font)
         small.setPointSizeF(self.number_font.pointSizeF() * SMALLER_NUMBERS)
         self.number_fonts = (self.number_font, small)  # the cells' numbers: the text size, else a little smaller
-        self.cached_numbers = not opts.slide  # on screen a number is drawn once into a pixmap (exports: vector)
-        self._numbers_look: tuple = (None, 0)  # the font the number items are in (None: hidden), and how many
         self._widths: tuple[dict[str, int], ...] = tuple({} for _ in self.number_fonts)  # each text's, per font
         self._formatted: tuple = (None, None, [])  # the numbers last written: decimals, values, texts
         self.number_heights = [QFontMetrics(f).height() for f in self.number_fonts]
@@ -323,8 +395,7 @@ class Heatmap:
 
     def fit(self, *_) -> None:
         """Cell numbers where they fit their cells with a margin from each side, in a smaller font if need be
-        (on every resize); else none. Their items are made (and set) only when they first fit: numbers too small
-        to read cost nothing (a small dock's heatmaps hide most)."""
+        (on every resize); else none."""
         rows, cols = self.labels
         width, height = slot(self.plot, len(cols)), slot(self.plot, len(rows), vertical=True)
         fitting = [
@@ -332,26 +403,10 @@ class Heatmap:
             for k, widest in enumerate(self._widest_numbers())
             if self.cells and widest + 2 * NUMBER_MARGIN <= width and self.number_heights[k] <= height
         ]
-        if fitting and not self._cells_shown:
-            while len(self.numbers) < len(self.cells):
-                item = CellNumber(self.number_fonts[fitting[0]], self.cached_numbers)
-                self.plot.addItem(item, ignoreBounds=True)
-                self.numbers.append(item)
-                self._held.append(None)
-            held = self._held
-            for k, cell in enumerate(self.cells):
-                if cell != held[k]:  # an edit changes a column or two: the other numbers stay as they are
-                    self.numbers[k].show_number(cell, held[k])
-                    held[k] = cell
-            self._cells_shown = True
-        look = (fitting[0] if fitting else None, len(self.numbers))
-        if look != self._numbers_look:  # else nothing to change: each item touched is a few Python calls
-            font = self.number_fonts[fitting[0]] if fitting else None
-            for item in self.numbers:
-                if font is not None and item.font() != font:
-                    item.setFont(font)
-                item.setVisible(font is not None)
-            self._numbers_look = look
+        if fitting:
+            self.numbers.set_font(self.number_fonts[fitting[0]])
+            self.numbers.set_cells(self.cells, QRectF(0, 0, len(cols), len(rows)))
+        self.numbers.setVisible(bool(fitting))
 
     def _widest_numbers(self) -> list[int]:
         """The width of the widest cell number in each of the number fonts (each text measured once: an edit
@@ -371,14 +426,10 @@ class Heatmap:
         return widest
 
     def _numbers(self, matrix, cell_text, levels, opts) -> None:
-        """What each cell's number says (drawn by fit, when the numbers fit)."""
+        """What each cell's number says (shown by fit, when the numbers fit)."""
         r, c = matrix.shape
-        show = r * c <= MAX_NUMBERS and c <= MAX_NUMBER_COLS
-        self.cells, self._cells_shown = [], False
-        while len(self.numbers) > (r * c if show else 0):
-            self.plot.removeItem(self.numbers.pop())
-            self._held.pop()
-        if not show:
+        self.cells = []
+        if r * c > MAX_NUMBERS or c > MAX_NUMBER_COLS:
             return
         inks = self._inks(matrix.ravel(), *levels)
         texts = cell_text or self._texts(matrix, opts.decimals)
