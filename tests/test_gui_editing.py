@@ -327,7 +327,9 @@ def test_a_table_paints_each_cell_in_its_colour_in_its_place_with_its_marks(qtbo
     if not scrolled:
         rect = table.visualRect(model.index(0, 1))
         frame = image.pixelColor(int((rect.left() + 1) * dpr), int((rect.top() + 1) * dpr))
-        assert frame.rgb() == 0xFF000000  # the selected cell's frame
+        assert frame.rgb() == 0xFF000000  # the selected cell's frame …
+        inside = image.pixelColor(int((rect.left() + 4) * dpr), int((rect.top() + rect.height() // 2) * dpr))
+        assert inside.rgb() == model.color(0, 1).rgb()  # … not filled (by the change mark's brush, say)
 
 
 @pytest.mark.parametrize("size", [None, 9, 21])  # None: the application's own font, as a table at the desk has
@@ -348,13 +350,39 @@ def test_a_cell_s_number_is_drawn_centred_in_its_cell_in_any_font(qapp, size):
     texts.use(painter.font())
     cell = QRect(10, 10, 90, 40)
     painter.setPen(QColor("black"))
-    texts.draw(painter, cell, "−0.447")
+    texts.draw(painter, cell.right() + 1, cell.top(), cell.height(), "−0.447")
     painter.end()
     inked = [(x, y) for x in range(120) for y in range(60) if image.pixelColor(x, y).lightness() < 128]
     xs, ys = [x for x, _ in inked], [y for _, y in inked]
     assert cell.contains(min(xs), min(ys)) and cell.contains(max(xs), max(ys))
     assert abs((min(ys) + max(ys)) / 2 - (cell.top() + cell.height() / 2)) <= 2
     assert cell.right() - 8 <= max(xs) <= cell.right() - 4  # right-aligned, 5 px in
+
+
+def test_a_selected_cell_painted_after_a_changed_one_is_framed_not_filled(qtbot):
+    """The change mark's brush stayed set: a selected or highlighted cell painted after a changed one was filled with
+    the mark's orange, its number unreadable."""
+    from PySide6.QtCore import QPoint, QSize
+    from PySide6.QtGui import QImage, QPainter
+
+    from gui.views.matrix_view import paint_cells
+
+    window = open_window(qtbot)
+    state, view = window.state, window.stage_view
+    state.go_to("enc.0.attn.q")
+    assert state.edit_cell(W_Q, (1, 0), 0.75)  # W_Q's cell (1, 0) changed, its mark drawn
+    table, model = next((p.table, p.model) for p in view.inputs if p.model.slice.name == W_Q)
+    model.set_highlight((2, 0))
+    size = QSize(table.horizontalHeader().defaultSectionSize(), table.verticalHeader().defaultSectionSize())
+    image = QImage(4 * size.width(), 4 * size.height(), QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    table.texts.use(painter.font())
+    paint_cells(painter, model, [(1, 0), (0, 0), (2, 0)], size, QPoint(0, 0), {(0, 0)}, table.texts)
+    painter.end()
+    middle = size.height() // 2
+    assert image.pixelColor(4, middle).rgb() == model.color(0, 0).rgb()  # inside the selected cell's frame
+    assert image.pixelColor(4, 2 * size.height() + middle) != model.color(2, 0)  # highlighted: tinted …
+    assert image.pixelColor(4, 2 * size.height() + middle).name() != "#e66100"  # … not the mark's orange
 
 
 def test_a_table_keeps_its_model_until_it_goes_itself(qtbot):

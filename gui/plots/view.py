@@ -10,7 +10,7 @@ from collections.abc import Callable, Hashable
 import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QMargins, QObject, QPointF, QRectF, QSize, Qt, QTimer
-from PySide6.QtWidgets import QGraphicsScene, QWidget
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
 
 from gui.plots.axis import lay_out_tick_text, start_plans_afresh
 from gui.plots.stacking import stack_for
@@ -31,6 +31,11 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         # without telling the scene, and a BSP index then keeps pointers to removed, deleted items that the
         # next paint follows (a segfault in QGraphicsView::paintEvent after hundreds of actions).
         self.scene().setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        # The view paints its background itself, a solid fill: Qt filled each repainted part of the viewport with
+        # its palette first, and pyqtgraph copied the background from a cached pixmap over it (a plain fill is
+        # cheaper than a copy); the figure's cells then cover it a third time.
+        self.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
         self.scale = 1.0  # scene units per pixel: above 1 when the figure is shrunk to fit
         self.fitted: tuple = ()  # the view's size and the layout at the last fit
         self.fit_timer = QTimer(self)

@@ -8,7 +8,7 @@ one cellsChanged signal, not a model reset.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QModelIndex, QPointF, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QPointF, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -66,49 +66,57 @@ class CellTexts:
         if self.font is None or font != self.font or len(self.texts) > 20000:
             self.font, self.height, self.texts = QFont(font), QFontMetricsF(font).height(), {}
 
-    def draw(self, painter: QPainter, rect: QRect, text: str) -> None:
+    def draw(self, painter: QPainter, right: int, top: int, height: int, text: str) -> None:
+        """`text` right-aligned against `right`, 5 px in, and centred in the `height` below `top`."""
         laid = self.texts.get(text)
         if laid is None:
             static = QStaticText(text)
             static.setTextFormat(Qt.PlainText)
             static.prepare(painter.transform(), self.font)
             laid = self.texts[text] = (static, static.size().width() + 5)
-        static, left = laid  # 5 px in from the right edge
-        painter.drawStaticText(
-            QPointF(rect.x() + rect.width() - left, rect.y() + (rect.height() - self.height) / 2), static
-        )
+        static, left = laid
+        painter.drawStaticText(QPointF(right - left, top + (height - self.height) / 2), static)
 
 
-def paint_cells(painter: QPainter, model: MatrixModel, cells, place, selected: set, texts: CellTexts) -> None:
+def paint_cells(
+    painter: QPainter, model: MatrixModel, cells, size: QSize, offset: QPoint, selected: set, texts
+) -> None:
     """The cells (row, column) from the model's numbers: heat colour, number, selection, change mark, provenance
-    highlight; `place(r, c)` is a cell's rectangle. One loop with what every cell shares looked up once: a cell
-    costs a few calls into Qt (an edit paints a few dozen)."""
-    look, highlighted, changed = model.looks(), model.highlight is not None, model.changed is not None
+    highlight; every cell `size` apart (its grid line included), scrolled by `offset`. One loop with what every cell
+    shares looked up once: a cell costs a few calls into Qt (an edit paints a few dozen)."""
+    look, highlighted, marks = model.looks(), model.highlight is not None, model.changed is not None
+    w, h, dx, dy = size.width(), size.height(), offset.x(), offset.y()
+    mark = min(w - 1, h - 1) / 3  # the change mark's side: a triangle in the cell's top right corner
     ink_now = None
     for r, c in cells:
-        rect = place(r, c)
+        x, y = c * w - dx, r * h - dy
         fill, ink, text = look(r, c)
-        painter.fillRect(rect, fill)
+        painter.fillRect(x, y, w - 1, h - 1, fill)
         if highlighted and model.is_highlighted(r, c):
-            painter.fillRect(rect, HIGHLIGHT)
-            painter.setPen(HIGHLIGHT_PEN)
-            painter.drawRect(rect.adjusted(1, 1, -1, -1))
+            painter.fillRect(x, y, w - 1, h - 1, HIGHLIGHT)
+            outline(painter, QRect(x, y, w - 1, h - 1), HIGHLIGHT_PEN)
             ink_now = None
         if (r, c) in selected:
-            painter.setPen(SELECTED_PEN)
-            painter.drawRect(rect.adjusted(1, 1, -1, -1))
+            outline(painter, QRect(x, y, w - 1, h - 1), SELECTED_PEN)
             ink_now = None
         if ink is not ink_now:
             painter.setPen(ink)
             ink_now = ink
-        texts.draw(painter, rect, text)
-        if changed and model.is_changed(r, c):
-            s = min(rect.height(), rect.width()) / 3
-            right, top = rect.right() + 1, rect.top()
+        texts.draw(painter, x + w - 1, y, h - 1, text)
+        if marks and model.is_changed(r, c):
+            right = x + w - 1
             painter.setPen(Qt.NoPen)
             painter.setBrush(CHANGED)
-            painter.drawPolygon(QPolygonF([QPointF(right - s, top), QPointF(right, top), QPointF(right, top + s)]))
+            painter.drawPolygon(QPolygonF([QPointF(right - mark, y), QPointF(right, y), QPointF(right, y + mark)]))
+            painter.setBrush(Qt.NoBrush)
             ink_now = None
+
+
+def outline(painter: QPainter, rect: QRect, pen: QPen) -> None:
+    """A frame just inside a cell (the selected cell's, the provenance highlight's), not filled."""
+    painter.setPen(pen)
+    painter.setBrush(Qt.NoBrush)
+    painter.drawRect(rect.adjusted(1, 1, -1, -1))
 
 
 class SectionHeader(QHeaderView):
@@ -211,8 +219,7 @@ class MatrixTable(QTableView):
         selected = {(i.row(), i.column()) for i in self.selectionModel().selectedIndexes()}
         painter = QPainter(self.viewport())
         self.texts.use(painter.font())
-        place = lambda r, c: QRect(c * w - dx, r * h - dy, w - 1, h - 1)  # noqa: E731 (a cell's rectangle)
-        paint_cells(painter, model, cells, place, selected, self.texts)
+        paint_cells(painter, model, cells, QSize(w, h), QPoint(dx, dy), selected, self.texts)
         painter.setPen(self.grid_pen)
         for r0, r1, c0, c1 in blocks:
             left, right = c0 * w - dx, (c1 + 1) * w - dx - 1
