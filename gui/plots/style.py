@@ -169,7 +169,13 @@ def caption_lines(text: str, opts: PlotOptions) -> list[str]:
 
 def set_caption(plot: pg.PlotItem, text: str, opts: PlotOptions, lines: int = 1) -> None:
     """A plot's title, wrapped so that it never sets the plot's width, at least `lines` lines high (a caption that
-    changes as the cursor moves keeps its plot's size: empty lines below it)."""
+    changes as the cursor moves keeps its plot's size: empty lines below it). The same caption again changes nothing:
+    pyqtgraph lays a title out anew and relays the whole figure out at every setTitle (a generated token re-set five
+    unchanged captions, each a layout of its figure)."""
+    shown = (text, lines, opts.slide, foreground(opts).name(), html_size(opts, "caption"))
+    if getattr(plot, "caption_shown", None) == shown:
+        return
+    plot.caption_shown = shown
     wrapped = caption_lines(text, opts)
     text = "<br>".join(wrapped + ["&nbsp;"] * (lines - len(wrapped)))
     plot.setTitle(text, color=foreground(opts), size=html_size(opts, "caption"))

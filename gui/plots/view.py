@@ -104,13 +104,13 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         self.centralWidget = layout
         if layout.scene() is not self.scene():
             self.scene().addItem(layout)
-        layout.setOpacity(1.0)
+        unpark(layout)
         self.resizeEvent(None)  # (fit puts it where the view shows it)
 
     def hold(self, layout: pg.GraphicsLayout) -> None:
         """Park a figure drawn ahead in the scene until it is shown."""
-        park(layout)
         self.scene().addItem(layout)
+        park(layout)
 
     def shown_items(self) -> list:
         """The items of the figure shown (the scene also holds the figures parked, to be shown again); none once the
@@ -191,9 +191,33 @@ PARKED = QPointF(-1e6, 0)  # where a figure waits to be shown again: far from th
 
 
 def park(layout: pg.GraphicsLayout) -> None:
-    """Take a figure out of sight, laid out as it is: not painted (fully transparent), under no mouse (far away)."""
+    """Take a figure out of sight, laid out as it is: not painted (fully transparent), under no mouse (far away), and
+    not readied before each paint of its view. pyqtgraph readies every view box and text item of a scene before each
+    paint, the parked figures' too: after one pass through a lesson's stages, 147 of them at each paint of the stage
+    view, an edit half as slow again."""
     layout.setOpacity(0.0)
     layout.setPos(PARKED)
+    scene = layout.scene()
+    if scene is None or getattr(layout, "unreadied", None) is not None:
+        return
+    slots = [
+        item.prepareForPaint if isinstance(item, pg.ViewBox) else item.updateTransform
+        for item in figure_items(layout)
+        if isinstance(item, pg.ViewBox) or (isinstance(item, pg.TextItem) and item._lastScene is scene)
+    ]
+    for slot in slots:
+        scene.sigPrepareForPaint.disconnect(slot)
+    layout.unreadied = slots
+
+
+def unpark(layout: pg.GraphicsLayout) -> None:
+    """Show a figure again (the view puts it in place), readied before each paint again."""
+    layout.setOpacity(1.0)
+    slots = getattr(layout, "unreadied", None)
+    if slots is not None:
+        for slot in slots:
+            layout.scene().sigPrepareForPaint.connect(slot)
+        layout.unreadied = None
 
 
 def parked(item) -> bool:
