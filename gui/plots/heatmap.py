@@ -76,6 +76,24 @@ class CellImage(pg.ImageItem):
 
     entries: np.ndarray | None = None  # [y, x]: each cell's entry in the lookup table (−1: hidden), once rendered
     cells: list[tuple[QRectF, QColor]] | None = None  # each shown cell's rectangle and colour, once painted so
+    _image: QImage | None = None
+
+    @property
+    def qimage(self) -> QImage | None:
+        """The image pyqtgraph draws (an export, a large matrix), made from the rendered entries when first asked
+        for: painted a rectangle per cell, a matrix needs none."""
+        if self._image is None and self.entries is not None:
+            entries = self.entries
+            bgra = np.empty((*entries.shape, 4), dtype=np.uint8)
+            bgra[..., :3] = self.lut[np.maximum(entries, 0)][..., 2::-1]  # ARGB32 is B, G, R, A in memory
+            bgra[..., 3] = 255
+            bgra[entries < 0] = 0  # transparent, premultiplied: the backdrop shows the hidden (−∞) cell
+            self._image = pg.functions.ndarray_to_qimage(bgra, QImage.Format.Format_ARGB32_Premultiplied)
+        return self._image
+
+    @qimage.setter
+    def qimage(self, image: QImage | None) -> None:
+        self._image = image
 
     def paint(self, painter: QPainter, *args) -> None:
         if self.image is None or self.image.size > SOLID_CELLS or not isinstance(painter.device(), QWidget):
@@ -100,8 +118,16 @@ class CellImage(pg.ImageItem):
             painter.fillRect(rect, color)
         painter.restore()
 
+    def opaque_rect(self) -> QRectF | None:
+        """Its rectangle (its own coordinates) when every cell is painted opaque, else None (a hidden cell shows what
+        is behind it): its view paints no background there."""
+        if self._renderRequired and self.image is not None:
+            self.render()
+        entries = self.entries
+        return self.boundingRect() if entries is not None and entries.size and entries.min() >= 0 else None
+
     def render(self) -> None:
-        self.cells = self.entries = None
+        self.cells = self.entries = self.qimage = None
         image, lut, levels = self.image, self.lut, self.levels
         if image is None or image.ndim != 2 or image.dtype.kind != "f" or not isinstance(lut, np.ndarray):
             super().render()  # anything else: pyqtgraph's own way, then converted
@@ -109,14 +135,8 @@ class CellImage(pg.ImageItem):
                 self.qimage = self.qimage.convertToFormat(QImage.Format.Format_ARGB32_Premultiplied)
             return
         entries = lut_entries(image.T, *levels, len(lut))  # [y, x]: rows of the picture
-        bgra = np.empty((*entries.shape, 4), dtype=np.uint8)
-        bgra[..., :3] = lut[entries][..., 2::-1]  # ARGB32 is B, G, R, A in memory
-        bgra[..., 3] = 255
-        hidden = np.isnan(image.T)
-        bgra[hidden] = 0  # transparent, premultiplied: the backdrop shows the hidden (−∞) cell
-        entries[hidden] = -1
-        self.entries = entries
-        self.qimage = pg.functions.ndarray_to_qimage(bgra, QImage.Format.Format_ARGB32_Premultiplied)
+        entries[np.isnan(image.T)] = -1
+        self.qimage, self.entries = None, entries  # (the image is made from the entries when asked for)
         self._renderRequired, self._unrenderable = False, False
 
     def set_cells(self, pixels: np.ndarray) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Hashable
 import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QMargins, QObject, QPointF, QRectF, QSize, Qt, QTimer
+from PySide6.QtGui import QPainter, QRegion
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
 
 from gui.plots.axis import lay_out_tick_text, start_plans_afresh
@@ -44,6 +45,23 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         self.fit_timer.timeout.connect(self.fit)
         self.ci.installEventFilter(self)  # a new or re-captioned panel changes the figure's minimum size
         self.fitting = True
+
+    def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+        """The background of the part repainted, but where an opaque heatmap covers it (a third of the pixels a
+        heatmap's repaint wrote were the background under its cells). Each covered rectangle keeps a pixel of
+        background round it: its edges may fall between pixels."""
+        region = QRegion(painter.transform().mapRect(rect).toAlignedRect())
+        for item in [] if self.closed else figure_covers(self.ci):
+            opaque = item.opaque_rect() if item.isVisible() else None
+            if opaque is not None:
+                covered = item.mapRectToScene(opaque).intersected(item.parentItem().sceneBoundingRect())
+                region -= QRegion(painter.transform().mapRect(covered).toAlignedRect().adjusted(1, 1, -1, -1))
+        painter.save()
+        painter.resetTransform()
+        brush = self.backgroundBrush()
+        for part in region:
+            painter.fillRect(part, brush)
+        painter.restore()
 
     def sizeHint(self) -> QSize:
         """The least the figure needs (fit shrinks it to any less). QGraphicsView's own hint is its scene rect
@@ -174,6 +192,16 @@ def figure_items(layout: pg.GraphicsLayout) -> list:
         items.append(item)
         todo.extend(item.childItems())
     return items
+
+
+def figure_covers(layout: pg.GraphicsLayout) -> list:
+    """A figure's items that can cover the background (heatmaps' images: `opaque_rect`), found once per set of
+    panels."""
+    panels = len(layout.items)
+    found = getattr(layout, "covers_found", None)
+    if found is None or found[0] != panels:
+        found = layout.covers_found = (panels, [item for item in figure_items(layout) if hasattr(item, "opaque_rect")])
+    return found[1]
 
 
 def figure_axes(layout: pg.GraphicsLayout) -> list[pg.AxisItem]:
