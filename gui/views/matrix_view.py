@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QModelIndex, QPoint, QPointF, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
+    QBrush,
     QColor,
     QFont,
     QFontMetrics,
@@ -48,7 +49,8 @@ def cell_font_scale(presenting: bool) -> float:
 
 HIGHLIGHT = QColor(255, 200, 0, 120)
 HIGHLIGHT_EDGE = QColor("#b35900")
-CHANGED = QColor("#e66100")
+CHANGED = QBrush(QColor("#e66100"))
+NO_PEN, NO_BRUSH = QPen(Qt.NoPen), QBrush(Qt.NoBrush)  # made once: PySide converts Qt.NoPen to a pen at each call
 HIGHLIGHT_PEN = QPen(HIGHLIGHT_EDGE, 2)
 SELECTED_PEN = QPen(Qt.black, 2, Qt.DotLine)
 
@@ -84,9 +86,11 @@ def paint_cells(
     """The cells (row, column) from the model's numbers: heat colour, number, selection, change mark, provenance
     highlight; every cell `size` apart (its grid line included), scrolled by `offset`. One loop with what every cell
     shares looked up once: a cell costs a few calls into Qt (an edit paints a few dozen)."""
-    look, highlighted, marks = model.looks(), model.highlight is not None, model.changed is not None
+    look, highlighted = model.looks(), model.highlight is not None
+    marked = set() if model.changed is None else set(zip(*(index.tolist() for index in model.changed.nonzero())))
     w, h, dx, dy = size.width(), size.height(), offset.x(), offset.y()
-    mark = min(w - 1, h - 1) / 3  # the change mark's side: a triangle in the cell's top right corner
+    side = min(w - 1, h - 1) / 3  # the change mark: a triangle in the cell's top right corner
+    mark = QPolygonF([QPointF(w - 1 - side, 0), QPointF(w - 1, 0), QPointF(w - 1, side)])
     ink_now = None
     for r, c in cells:
         x, y = c * w - dx, r * h - dy
@@ -103,19 +107,18 @@ def paint_cells(
             painter.setPen(ink)
             ink_now = ink
         texts.draw(painter, x + w - 1, y, h - 1, text)
-        if marks and model.is_changed(r, c):
-            right = x + w - 1
-            painter.setPen(Qt.NoPen)
+        if (r, c) in marked:
+            painter.setPen(NO_PEN)
             painter.setBrush(CHANGED)
-            painter.drawPolygon(QPolygonF([QPointF(right - mark, y), QPointF(right, y), QPointF(right, y + mark)]))
-            painter.setBrush(Qt.NoBrush)
+            painter.drawPolygon(mark.translated(x, y))
+            painter.setBrush(NO_BRUSH)
             ink_now = None
 
 
 def outline(painter: QPainter, rect: QRect, pen: QPen) -> None:
     """A frame just inside a cell (the selected cell's, the provenance highlight's), not filled."""
     painter.setPen(pen)
-    painter.setBrush(Qt.NoBrush)
+    painter.setBrush(NO_BRUSH)
     painter.drawRect(rect.adjusted(1, 1, -1, -1))
 
 
