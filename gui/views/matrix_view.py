@@ -205,7 +205,7 @@ class MatrixTable(QTableView):
         Each rectangle of the region is painted on its own: an edit repaints the cells it changed and those whose
         change marks go, often far apart, and their bounding rectangle held up to three times as many cells."""
         model = self.matrix()
-        rows, cols = model.rowCount(), model.columnCount()
+        rows, cols = model.shown.shape
         if not rows or not cols:
             return
         w, h = self.horizontalHeader().defaultSectionSize(), self.verticalHeader().defaultSectionSize()
