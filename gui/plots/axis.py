@@ -70,6 +70,31 @@ def _scaled(font: QFont, factor: float) -> QFont:
     return f
 
 
+LABEL_SIZES: dict[tuple[str, str, bool, bool], tuple[float, float]] = {}  # label_size's measurements
+
+
+def label_size(text: str, font: QFont, turned: bool, vertical: bool) -> tuple[float, float]:
+    """(along the axis, across it) of a label in `font`, measured once: an axis is replanned, and its labels measured
+    in each of its fonts, whenever its labels, range or size change (300 measurements for a generated token)."""
+    key = (text, font.key(), turned, vertical)
+    size = LABEL_SIZES.get(key)
+    if size is None:
+        if len(LABEL_SIZES) > 20_000:  # (a long session of other sentences and fonts)
+            LABEL_SIZES.clear()
+        size = LABEL_SIZES[key] = _measured(text, QFontMetricsF(font), turned, vertical)
+    return size
+
+
+def _measured(text: str, metrics: QFontMetricsF, turned: bool, vertical: bool) -> tuple[float, float]:
+    if vertical:
+        return metrics.height(), metrics.horizontalAdvance(text)
+    if not turned:
+        return metrics.horizontalAdvance(text), metrics.height()
+    if stacked(text):  # Chinese: one character under the other
+        return max(metrics.horizontalAdvance(ch) for ch in text), len(text) * metrics.lineSpacing()
+    return metrics.height(), metrics.horizontalAdvance(text)
+
+
 class Axis(pg.AxisItem):
     """pyqtgraph's axis, plus category labels (set_categories) that are all drawn."""
 
@@ -187,16 +212,7 @@ class Axis(pg.AxisItem):
 
     def _size(self, text: str, font: QFont, rotated: bool) -> tuple[float, float]:
         """(along the axis, across it) of one label: turned on its side, or for Chinese stacked upright."""
-        metrics = QFontMetricsF(font)
-        if self.vertical or not rotated:
-            return (
-                (metrics.height(), metrics.horizontalAdvance(text))
-                if self.vertical
-                else (metrics.horizontalAdvance(text), metrics.height())
-            )
-        if stacked(text):
-            return max(metrics.horizontalAdvance(ch) for ch in text), len(text) * metrics.lineSpacing()
-        return metrics.height(), metrics.horizontalAdvance(text)
+        return label_size(text, font, rotated and not self.vertical, self.vertical)
 
     def _largest(self, plan: Plan) -> tuple[float, float]:
         """The largest (along, across) of the labels drawn as `plan` says."""
