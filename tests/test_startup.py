@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from engine.formats.lesson import open_lesson
 from gui.launch import launch
 from gui.state.app_state import AppState
-from gui.window.loading import LoadingWindow, ModuleLoader, replay_keys
+from gui.window.loading import OPENING, LoadingWindow, ModuleLoader, replay_keys
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -120,6 +120,22 @@ def test_keys_pressed_while_loading_step_once_the_lesson_is_there(qtbot):
     qtbot.addWidget(controller.window)
     assert replay_keys(controller.window, keys) == 1  # "a" has no use: left out, and said so
     assert state.cursor == start + 3
+
+
+def test_what_is_loading_stands_centred_under_the_title_even_when_painted_before_a_layout(qtbot):
+    loading = LoadingWindow()
+    qtbot.addWidget(loading)
+    loading.resize(1280, 720)
+    loading.show()
+    qtbot.waitExposed(loading)
+    loading.show_step("Loading the Transformer engine…")
+    qtbot.wait(50)  # laid out for the longer text
+    loading.show_step(OPENING)
+    loading.repaint()  # as open_lesson_window paints it, straight away, before the lesson is built
+    step = loading.step
+    drawn = step.fontMetrics().boundingRect(step.contentsRect(), int(step.alignment()), step.text())
+    centre = step.mapTo(loading, drawn.center()).x()
+    assert abs(centre - loading.bar.mapTo(loading, loading.bar.rect().center()).x()) <= 2
 
 
 def test_a_module_that_cannot_load_is_reported_not_raised(qtbot):

@@ -84,11 +84,15 @@ class LoadingWindow(QMainWindow):
         step_font = self.step.font()
         step_font.setPointSizeF(step_font.pointSizeF() * 1.5)
         self.step.setFont(step_font)
+        # the full width, its text centred in it: "Opening the lesson…" is painted at once (repaint), before the layout
+        # could centre a label sized for the step before it (it stood off to the left)
+        self.step.setAlignment(Qt.AlignCenter)
         self.bar = QProgressBar(body)
         self.bar.setRange(0, 0)  # busy: no honest percentage exists for an import
         self.bar.setFixedWidth(420)
-        for widget in (title, self.step, self.bar):
-            layout.addWidget(widget, 0, Qt.AlignHCenter)
+        layout.addWidget(title, 0, Qt.AlignHCenter)
+        layout.addWidget(self.step)
+        layout.addWidget(self.bar, 0, Qt.AlignHCenter)
         layout.addStretch(3)
         self.setCentralWidget(body)
         geometry = preferences.settings().value("window/geometry")
