@@ -334,6 +334,10 @@ class StageView(QWidget):
         for panel in self.panels():
             panel.model.set_show_difference(self.controls.difference_action.isChecked())
         self._fit_split()
+        for panel in self.panels():
+            # the tables' rows and columns laid out now: Qt does it on a timer after a model reset, which fires after
+            # the first paint and paints every table again (at each step and each generated token)
+            panel.table.doItemsLayout()
 
     def _note(self, part: TensorSlice) -> str:
         if part.head is not None:
