@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import torch
+from PySide6.QtCore import QEvent, QObject, QRect
+from PySide6.QtWidgets import QApplication
 
 from engine import ModelConfig
 from engine.formats.lesson import open_lesson
@@ -68,3 +70,23 @@ def press(qtbot, widget, key, modifier=None) -> None:
         qtbot.keyClick(widget, key)
     else:
         qtbot.keyClick(widget, key, modifier)
+
+
+class Regions(QObject):
+    """The regions a widget is asked to paint."""
+
+    def __init__(self):
+        super().__init__()
+        self.painted: list[QRect] = []
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.painted.append(event.region().boundingRect())
+        return False
+
+
+def settle(qtbot, passes: int = 5, wait_ms: int = 5) -> None:
+    """Let the window draw and paint what it leaves to the event loop (lazy figures, timers)."""
+    for _ in range(passes):
+        QApplication.processEvents()
+        qtbot.wait(wait_ms)

@@ -2,28 +2,13 @@
 scale stays (the screen then shows what a whole repaint would), the whole figure, laid out first, when it moves."""
 
 import numpy as np
-from PySide6.QtCore import QEvent, QObject, QRect
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QApplication
 
 from gui.plots.colorbar import ColorBar
 from gui.plots.heatmap import CellImage
-from tests.gui_window import open_window
+from tests.gui_window import Regions, open_window, settle
 
 W_Q, Q = "enc.0.attn.W_Q", "enc.0.attn.q"
-
-
-class Regions(QObject):
-    """The regions a widget is asked to paint."""
-
-    def __init__(self):
-        super().__init__()
-        self.painted: list[QRect] = []
-
-    def eventFilter(self, watched, event) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            self.painted.append(event.region().boundingRect())
-        return False
 
 
 def on_screen(window, widget) -> np.ndarray:
@@ -33,12 +18,6 @@ def on_screen(window, widget) -> np.ndarray:
     image = shot.toImage().convertToFormat(QImage.Format.Format_RGB32)
     rows = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine())
     return rows[:, : 4 * image.width()].copy()  # (the image's memory goes with it)
-
-
-def settle(qtbot) -> None:
-    for _ in range(5):
-        QApplication.processEvents()
-        qtbot.wait(5)
 
 
 def at_q(qtbot):
