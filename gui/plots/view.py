@@ -195,23 +195,24 @@ def figure_items(layout: pg.GraphicsLayout) -> list:
 
 
 def figure_covers(layout: pg.GraphicsLayout) -> list:
-    """A figure's items that can cover the background (heatmaps' images: `opaque_rect`), found once per set of
-    panels."""
-    panels = len(layout.items)
-    found = getattr(layout, "covers_found", None)
-    if found is None or found[0] != panels:
-        found = layout.covers_found = (panels, [item for item in figure_items(layout) if hasattr(item, "opaque_rect")])
-    return found[1]
+    """A figure's items that can cover the background (heatmaps' images: `opaque_rect`)."""
+    return found_once(layout, "covers_found", lambda item: hasattr(item, "opaque_rect"))
 
 
 def figure_axes(layout: pg.GraphicsLayout) -> list[pg.AxisItem]:
-    """A figure's axes, found once per set of panels (a figure's panels make their axes when they are drawn; a
-    refresh adds numbers and lines, never an axis): the walk through every item of the figure was a tenth of
-    laying an edited figure out."""
+    """A figure's axes."""
+    return found_once(layout, "axes_found", lambda item: isinstance(item, pg.AxisItem))
+
+
+def found_once(layout: pg.GraphicsLayout, name: str, keep: Callable[[object], bool]) -> list:
+    """The items of a figure that `keep` picks, found once per set of panels and kept on the layout as `name` (a
+    figure's panels make their axes and images when they are drawn; a refresh adds numbers and lines, never those):
+    the walk through every item of the figure was a tenth of laying an edited figure out."""
     panels = len(layout.items)
-    found = getattr(layout, "axes_found", None)
+    found = getattr(layout, name, None)
     if found is None or found[0] != panels:
-        found = layout.axes_found = (panels, [item for item in figure_items(layout) if isinstance(item, pg.AxisItem)])
+        found = (panels, [item for item in figure_items(layout) if keep(item)])
+        setattr(layout, name, found)
     return found[1]
 
 
