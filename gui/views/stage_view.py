@@ -128,7 +128,7 @@ class StageView(QWidget):
         self.splitter.installEventFilter(self)  # a taller explanation, the head row shown: the matrices' room changes
 
         page = QWidget(self)
-        layout = QVBoxLayout(page)
+        layout = self.stage_layout = QVBoxLayout(page)
         layout.setContentsMargins(8, 4, 8, 4)
         layout.addWidget(self.title)
         layout.addWidget(self.location)
@@ -166,10 +166,15 @@ class StageView(QWidget):
         return False
 
     def _fit_explanation(self) -> None:
+        """The explanation's box as tall as its lines, `most` lines at most (then it scrolls). The lines are wrapped at
+        the box's whole width, which they have unless they scroll (and then the height is `most` lines whatever the
+        width), not at the viewport's: narrowed by the scroll bar of a longer text before, that gave a text that fits
+        a line too many until the bar had gone and the box was fitted again."""
+        box = self.explanation_box
         lines = self.explanation.fontMetrics().lineSpacing()
-        height = self.explanation.heightForWidth(self.explanation_box.viewport().width())
+        height = self.explanation.heightForWidth(box.width() - 2 * box.frameWidth())
         most = PRESENT_EXPLANATION_LINES if self.presenting else EXPLANATION_LINES
-        self.explanation_box.setFixedHeight(min(max(height, lines), lines * most) + 4)
+        box.setFixedHeight(min(max(height, lines), lines * most) + 4)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -259,6 +264,9 @@ class StageView(QWidget):
             self.plot.show_layout(self.blank)
         self.plot_timer.start()  # draw when the event loop is idle: holding → skips the plots in between
         self._show_problem(state.problem)
+        # laid out now: left to the LayoutRequest Qt posts, a busy machine painted the stage first (the splitter in
+        # the last stage's place, the explanation's new height not yet given to it) and then all of it again
+        self.stage_layout.activate()
         self.shown_for = (trace, name)
 
     def draw_plots(self) -> None:
