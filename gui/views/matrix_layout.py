@@ -34,9 +34,13 @@ def table_scales(table, presenting: bool) -> tuple[float, ...]:
     return TABLE_SCALES if not presenting else tuple(readable) or TABLE_SCALES[:1]
 
 
+def fits_in(size: QSize, room: QSize) -> bool:
+    return size.width() <= room.width() and size.height() <= room.height()
+
+
 def fitting(sizes: dict[str, QSize], room: QSize) -> list[str]:
     """The arrangements (ARRANGEMENTS order) whose matrices fit `room`."""
-    return [a for a in ARRANGEMENTS if sizes[a].width() <= room.width() and sizes[a].height() <= room.height()]
+    return [a for a in ARRANGEMENTS if fits_in(sizes[a], room)]
 
 
 def choose_arrangement(sizes: dict[str, QSize], room: QSize) -> str:
@@ -152,7 +156,7 @@ class MatrixLayout:
         self.n_inputs = 0  # … and how many inputs it shows
         self.shown: tuple[float, str] | None = None  # the table font scale and arrangement placed
         self.natural: dict[float, dict] = {}  # scale → each panel's table.natural_sizes() in that font
-        self.measured: dict[tuple[float, str], QSize] = {}  # (scale, arrangement) → the matrices' size
+        self.measured: dict[tuple, QSize] = {}  # (scale, the panels' places and columns) → the matrices' size
 
     def show(self, kind: str, n_inputs: int) -> None:
         """A new stage's matrices (their content shown already), placed by the next `fit` (no room yet: in the
@@ -177,21 +181,24 @@ class MatrixLayout:
 
     def _first_fit(self, rooms: list[QSize], scales: tuple[float, ...]) -> tuple[float, str]:
         for room in rooms:
-            for scale in scales:
-                fits = fitting({a: self.size(scale, a) for a in ARRANGEMENTS}, room)
-                if fits:
-                    return scale, fits[0]
+            for scale in scales:  # (measured in turn: the stage's own arrangement mostly fits)
+                first = next((a for a in ARRANGEMENTS if fits_in(self.size(scale, a), room)), None)
+                if first is not None:
+                    return scale, first
         sizes = {a: self.size(1.0, a) for a in ARRANGEMENTS}
         return 1.0, choose_arrangement(sizes, rooms[-1])  # it scrolls anyway: at the size asked for (Ctrl+=)
 
     def size(self, scale: float, arrangement: str) -> QSize:
-        """The matrices' size in `arrangement` at table font `scale`, every table whole where it can be."""
-        if (scale, arrangement) not in self.measured:
-            places, columns = arrange(self.inputs, self.output, self.kind, self.n_inputs, arrangement)
+        """The matrices' size in `arrangement` at table font `scale`, every table whole where it can be. Measured
+        once per placement: arrangements that place the panels alike (two matrices: one over the other is the
+        stage's own, the column and the inputs over the output) share it."""
+        places, columns = arrange(self.inputs, self.output, self.kind, self.n_inputs, arrangement)
+        key = (scale, tuple((id(p), row, col) for p, row, col in places), tuple(tuple(map(id, c)) for c in columns))
+        if key not in self.measured:
             sections = shared_sizes(columns, self._natural(scale))
             hints = {p: p.hint_at(p.table.scaled_font(scale), *sections[p]) for p, _, _ in places}
-            self.measured[scale, arrangement] = arranged_size(self.grid, places, hints)
-        return self.measured[scale, arrangement]
+            self.measured[key] = arranged_size(self.grid, places, hints)
+        return self.measured[key]
 
     def _natural(self, scale: float) -> dict:
         if scale not in self.natural:

@@ -213,9 +213,24 @@ class MatrixModel(QAbstractTableModel):
         return self._number_shapes[1]
 
     def _shapes(self, values) -> set[str]:
-        """The shapes of `values` written out (each number formatted once, as text() writes it)."""
-        texts = {self.state.display.format_value(float(v), integer=not self._floating) for v in set(values.tolist())}
-        return {text.translate(ZEROS) for text in texts}
+        """The shapes of `values` written out (each number formatted once, as text() writes it, into the texts the
+        paint reads: the numbers of a token's new row, say, are written once for the layout and the paint)."""
+        display, integer, texts = self.state.display, not self._floating, self._text_cache()
+        written = set()
+        for v in set(values.tolist()):
+            v = float(v)
+            text = texts.get(v)
+            if text is None:
+                text = texts[v] = display.format_value(v, integer=integer)
+            written.add(text)
+        return {text.translate(ZEROS) for text in written}
+
+    def _text_cache(self) -> dict[float, str]:
+        """Each number's text at the decimals shown, written once (kept across edits and new tensors)."""
+        key = (self.state.display.decimals, self._floating)
+        if self._texts[0] != key or len(self._texts[1]) > 20000:
+            self._texts = (key, {})
+        return self._texts[1]
 
     def color(self, r: int, c: int) -> QColor:
         """The cell's colour from the plots' own ColorMap and scale (one number, one colour on the screen)."""
@@ -236,10 +251,7 @@ class MatrixModel(QAbstractTableModel):
         colors, darks = color_table(display.colormap, scale.signed), dark_table(display.colormap, scale.signed)
         lo, span = scale.lo, scale.hi - scale.lo
         blank = (HIDDEN_COLOR if floating else PLAIN_COLOR), INK[floating]  # a hidden (−∞) cell; an id's plain cell
-        key = (display.decimals, floating)
-        if self._texts[0] != key or len(self._texts[1]) > 20000:
-            self._texts = (key, {})
-        texts = self._texts[1]  # each number written once per decimals setting
+        texts = self._text_cache()
 
         def look(r: int, c: int) -> tuple[QColor, QColor, str]:
             v = float(values[r, c])
