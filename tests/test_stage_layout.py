@@ -20,6 +20,8 @@ def test_a_step_leaves_nothing_to_lay_out_after_it(qtbot, width, presenting):
     state, view = window.state, window.stage_view
     view.set_presenting(presenting)  # (three lines of explanation at most, no title: other heights)
     settle(qtbot, passes=10, wait_ms=20)
+    qtbot.waitUntil(lambda: not window.teaching.placement.timer.isActive())  # the docks placed for the new width
+    settle(qtbot)
     moved = []
     for name in state.stage_names:
         state.go_to(name)

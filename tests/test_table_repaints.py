@@ -10,6 +10,7 @@ def test_a_step_paints_each_table_of_the_new_stage_once(qtbot):
     state, view = window.state, window.stage_view
     state.go_to("enc.0.attn.q")
     settle(qtbot, passes=10, wait_ms=20)
+    qtbot.waitUntil(lambda: not window.teaching.placement.timer.isActive())  # the docks placed for the window
     for stage in ("enc.0.attn.k", "enc.0.attn.v", "enc.0.attn.scores"):
         tables = [panel.table for panel in view.panels()]
         paints = [Regions() for _ in tables]
