@@ -38,6 +38,10 @@ def generate_twice(qtbot, window) -> list[str]:
     views.kv_action.trigger()
     assert views.kv_dock.isVisible()
     qtbot.waitUntil(lambda: views.kv_cache.rows() == len(state.trace.tokens["dec"]))  # drawn once shown
+    attentions = views.kv_cache.attention  # the self-attention shown: kept, its list not made again per token
+    attentions.setCurrentIndex(attentions.count() - 1)
+    chosen, listed_again = attentions.currentData(), []
+    attentions.model().rowsRemoved.connect(lambda *_: listed_again.append(True))
     grown = []
     for _ in range(2):
         n = len(state.trace.tokens["dec"])
@@ -49,6 +53,7 @@ def generate_twice(qtbot, window) -> list[str]:
         qtbot.waitUntil(lambda grown_to=n + 1: views.kv_cache.rows() == grown_to)  # one more row
         cached, full = views.kv_cache.macs.counts[-1]
         assert cached < full and f"{cached:,}" in views.kv_cache.summary.text()
+        assert attentions.currentData() == chosen and not listed_again
         grown.append(state.trace.tokens["dec"][-1])
         views.generation.step_action.trigger()
         assert state.current_stage == "dec.tokens" and state.row == n
@@ -261,6 +266,31 @@ def test_a_label_naming_a_token_is_as_tall_for_chinese_as_for_latin_text(qapp):
     assert plain[0] < plain[1] < plain[2]  # (the fonts installed for the tests have the taller Chinese lines)
     assert len(set(heights(SteadyLabel))) == 1
     assert heights(SteadyLabel)[0] == plain[2]  # as tall as two Chinese lines
+
+
+def test_a_steady_label_lays_its_text_out_once_per_width(qapp, monkeypatch):
+    """A layout asks a label its height several times a pass (the KV cache's summary was laid out seven times at
+    each generated token): each width is measured once per text, a new text anew, the same text set again not at
+    all, and the height is the one measured afresh."""
+    from PySide6.QtWidgets import QLabel
+
+    from gui.views.steady_label import SteadyLabel
+
+    label = SteadyLabel()
+    laid_out = []
+    measure = QLabel.heightForWidth
+    monkeypatch.setattr(QLabel, "heightForWidth", lambda self, w: laid_out.append(w) or measure(self, w))
+    label.setText("Generated “<unk>”.")
+    one_line = [label.heightForWidth(400) for _ in range(5)]
+    assert laid_out == [400] and len(set(one_line)) == 1
+    label.setText("Generated “<unk>”.")  # the same text: nothing to measure again
+    assert label.heightForWidth(400) == one_line[0] and laid_out == [400]
+    label.setText("Generated “<unk>”. Generate again, or step through the new token, one stage at a time.")
+    two_lines = label.heightForWidth(200)
+    assert laid_out == [400, 200] and two_lines > one_line[0]
+    fresh = SteadyLabel()
+    fresh.setText(label.text())
+    assert fresh.heightForWidth(200) == two_lines
 
 
 def test_the_generate_and_kv_cache_figures_keep_their_size_whatever_the_tokens_script(qtbot):

@@ -7,11 +7,12 @@ nothing fits, and then by its size as it would be whole.)"""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QSize
 
 from engine.formats.lesson import open_lesson
 from gui.state import display
 from gui.state.app_state import AppState
-from gui.views.matrix_layout import ARRANGEMENTS, TABLE_SCALES, place_panels
+from gui.views.matrix_layout import ARRANGEMENTS, TABLE_SCALES, choose_arrangement, fits_in, place_panels
 from tests.gui_window import show_window
 
 
@@ -51,3 +52,40 @@ def test_every_arrangement_is_measured_as_large_as_it_lays_out(qtbot, presenting
                     assert computed == laid_out_size(layout, scale, arrangement), (stage, scale, arrangement)
                     compared += 1
     assert compared > 0.6 * tried
+
+
+def first_fit_measuring_all(layout, rooms, scales):
+    """The arrangement `fit` must choose, every arrangement measured: the first that fits the first room it can
+    (ARRANGEMENTS order, the readable font first), else the best at the readable font for the last room."""
+    for room in rooms:
+        for scale in scales:
+            for arrangement in ARRANGEMENTS:
+                if fits_in(layout.size(scale, arrangement), room):
+                    return scale, arrangement
+    return 1.0, choose_arrangement({a: layout.size(1.0, a) for a in ARRANGEMENTS}, rooms[-1])
+
+
+def test_a_table_too_large_for_the_room_rules_out_its_scale_without_changing_the_choice(qtbot):
+    """`fit` skips the other arrangements at a font where one table alone is larger than the room (a vocabulary of
+    columns beside the Generate and KV cache docks): the table alone is never larger than an arrangement, and the
+    arrangement chosen is the one measuring them all would choose, for every stage and many rooms."""
+    lesson = open_lesson("cross-attention")
+    state = AppState(lesson.config, lesson.text, lesson.target, model=lesson.build_model())
+    window = show_window(qtbot, state)
+    layout = window.stage_view.layout_of_matrices
+    rooms = [QSize(w, h) for w in (120, 260, 420, 700, 1100) for h in (90, 200, 420, 800)]
+    skipped = 0
+    for stage in state.stage_names:
+        state.go_to(stage)
+        for scale in TABLE_SCALES:
+            least = layout.largest_table(scale)
+            for arrangement in ARRANGEMENTS:
+                size = layout.size(scale, arrangement)
+                assert least.width() <= size.width() and least.height() <= size.height(), (stage, scale, arrangement)
+        for room in rooms:
+            for choice in ([room], [room, QSize(room.width() * 2, room.height())]):
+                layout.remeasure()
+                layout.fit(choice)
+                assert layout.shown == first_fit_measuring_all(layout, choice, TABLE_SCALES), (stage, room)
+                skipped += not fits_in(layout.largest_table(1.0), room)
+    assert skipped > 0  # (some rooms too small for a table alone: the shortcut was taken)

@@ -59,16 +59,24 @@ class KVCacheView(LazyView):
         """K and V rows in the cache as shown."""
         return 0 if self.cache is None else self.cache.rows
 
-    def draw(self, *_) -> None:
-        trace = self.state.trace
-        names = self_attentions(trace) if "dec" in trace.config.stacks else []
+    def _list_attentions(self, trace, names: list[str]) -> None:
+        """The self-attentions to choose from, "Block 0 · Masked self-attention" (the id in its tooltip), the one
+        chosen kept; listed again only when they or their words change (not at each generated token)."""
+        items = [(" · ".join(group_path(trace, f"{name}.k")[1:]), name) for name in names]
+        if items == [(self.attention.itemText(k), self.attention.itemData(k)) for k in range(self.attention.count())]:
+            return
         current = self.attention.currentData()
         self.attention.clear()
-        for k, name in enumerate(names):  # "Block 0 · Masked self-attention", the id in its tooltip
-            self.attention.addItem(" · ".join(group_path(trace, f"{name}.k")[1:]), name)
+        for k, (text, name) in enumerate(items):
+            self.attention.addItem(text, name)
             self.attention.setItemData(k, name, Qt.ToolTipRole)
         if current in names:
             self.attention.setCurrentIndex(names.index(current))
+
+    def draw(self, *_) -> None:
+        trace = self.state.trace
+        names = self_attentions(trace) if "dec" in trace.config.stacks else []
+        self._list_attentions(trace, names)
         if not names:
             self.plot.hide()
             self.summary.setText(

@@ -180,9 +180,14 @@ class MatrixLayout:
             self._place(*chosen)
 
     def _first_fit(self, rooms: list[QSize], scales: tuple[float, ...]) -> tuple[float, str]:
+        own, others = ARRANGEMENTS[0], ARRANGEMENTS[1:]
         for room in rooms:
             for scale in scales:  # (measured in turn: the stage's own arrangement mostly fits)
-                first = next((a for a in ARRANGEMENTS if fits_in(self.size(scale, a), room)), None)
+                if fits_in(self.size(scale, own), room):
+                    return scale, own
+                if not fits_in(self.largest_table(scale), room):
+                    continue  # no arrangement fits a table the room cannot hold (a vocabulary of columns)
+                first = next((a for a in others if fits_in(self.size(scale, a), room)), None)
                 if first is not None:
                     return scale, first
         sizes = {a: self.size(1.0, a) for a in ARRANGEMENTS}
@@ -198,6 +203,22 @@ class MatrixLayout:
             sections = shared_sizes(columns, self._natural(scale))
             hints = {p: p.hint_at(p.table.scaled_font(scale), *sections[p]) for p, _, _ in places}
             self.measured[key] = arranged_size(self.grid, places, hints)
+        return self.measured[key]
+
+    def largest_table(self, scale: float) -> QSize:
+        """The least any arrangement takes at `scale`: the widest and the tallest panel shown, each alone at its own
+        column widths (arranged, a panel is at least that large, and shares its row and column)."""
+        key = ("largest", scale)
+        if key not in self.measured:
+            natural = self._natural(scale)
+            hints = [p.hint_at(p.table.scaled_font(scale), *natural[p]) for p in natural if not p.isHidden()] or [
+                QSize()
+            ]
+            margins = self.grid.contentsMargins()
+            self.measured[key] = QSize(
+                max(h.width() for h in hints) + margins.left() + margins.right(),
+                max(h.height() for h in hints) + margins.top() + margins.bottom(),
+            )
         return self.measured[key]
 
     def _natural(self, scale: float) -> dict:

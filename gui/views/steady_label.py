@@ -37,8 +37,23 @@ class SteadyLabel(QLabel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setWordWrap(True)
+        self.heights: dict[tuple[int, str], int] = {}  # (width, font key) → height, for the text shown
+
+    def setText(self, text: str) -> None:
+        """The same text again changes nothing (its layout is not asked for again); another is measured anew."""
+        if text != self.text():
+            self.heights.clear()
+            super().setText(text)
 
     def heightForWidth(self, width: int) -> int:
+        """Measured once per width: a layout asks for it several times in a pass (the KV cache's four lines of rich
+        text were laid out seven times at each generated token)."""
+        key = (width, self.font().key())
+        if key not in self.heights:
+            self.heights[key] = self._steady_height(width)
+        return self.heights[key]
+
+    def _steady_height(self, width: int) -> int:
         natural = super().heightForWidth(width)
         margins = self.contentsMargins()
         edges = margins.top() + margins.bottom() + 2 * self.margin()
