@@ -73,6 +73,26 @@ def test_generation_and_kv_cache_docks_fit_beside_the_stage_view_at_1280x720(qtb
     assert views.kv_cache.plot.height() >= 150
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_docks_stacked_in_a_tall_window_share_its_height(qtbot, start_window, lang):
+    """At 1920×1080 the KV cache opens under the Generate panel, one above the other: Qt gave it what the Generate
+    panel could spare, a strip too low for its heatmaps' numbers to be read; opened, it shares the column's height."""
+    window = start_window("masked-decoder", lang).window
+    views = window.teaching
+    window.resize(1920, 1080)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1920, 1080))
+    for action, dock in ((views.generation_panel_action, views.generation_dock), (views.kv_action, views.kv_dock)):
+        if not dock.isVisible():
+            action.trigger()
+        qtbot.waitUntil(dock.widget().isVisible)
+    qtbot.waitUntil(lambda: views.kv_cache.rows() == len(window.state.trace.tokens["dec"]))
+    generate, kv = views.generation_dock, views.kv_dock
+    assert not generate.isFloating() and not kv.isFloating()
+    assert window.dockWidgetArea(generate) == window.dockWidgetArea(kv) and kv.y() > generate.y()  # stacked
+    assert abs(generate.height() - kv.height()) <= 0.1 * window.height(), (generate.height(), kv.height())
+    assert views.kv_cache.plot.height() >= 250
+
+
 def test_the_explanation_shows_every_line_whatever_the_width_the_window_is_given(qtbot, start_window):
     """Its height follows the lines its width wraps it into: a viewport left its old height cut the last line
     off, with no scroll bar to reach it (1100 px wide after 1280, 1400 after 1100)."""

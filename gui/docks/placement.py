@@ -76,6 +76,7 @@ class DockPlacement(QObject):
             return
         window.resizeDocks([dock], [width], Qt.Horizontal)
         self._tab_if_short(dock)
+        self._share_height(dock)
 
     def restored(self, width: int, scale: float) -> None:
         """The window was given a stored layout whose docks were placed for a window `width` wide at type `scale`."""
@@ -186,6 +187,16 @@ class DockPlacement(QObject):
         if shown:
             window.tabifyDockWidget(shown[0], dock)
             dock.raise_()
+
+    def _share_height(self, dock: QDockWidget) -> None:
+        """A dock opened in a column where others are shown, one above the other (a tall window), shares its
+        height with them evenly: Qt gave the newcomer what the others could spare, the KV cache's figure a strip
+        too low to read under the Generate panel at 1920×1080."""
+        window = self.window
+        area = window.dockWidgetArea(dock)
+        column = [d for d in self._beside() if window.dockWidgetArea(d) == area and not window.tabifiedDockWidgets(d)]
+        if dock in column and len(column) > 1:
+            window.resizeDocks(column, [window.height() // len(column)] * len(column), Qt.Vertical)
 
 
 def _mostly_under(rect: QRect, cover: QRect) -> bool:
