@@ -276,3 +276,30 @@ def test_start_token_is_shown_in_every_title(layout):
         draw_stage(layout, trace, name, PlotOptions(head=0, row=0))
         titles = [item.titleLabel.item.toPlainText() for item in layout.items if isinstance(item, pg.PlotItem)]
         assert sum("<start>" in t for t in titles) == row_panels, (name, titles)
+
+
+def test_an_axis_measures_its_labels_taking_each_fonts_key_once(qapp, monkeypatch):
+    """A category axis measures every label in each of its fonts when its labels change (a token more); Qt builds a
+    font's key anew at each call, so it is taken once per font, not once per label, and each label, the bold one
+    (the current token) too, is measured in its own font."""
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    from gui.plots import axis
+
+    plot = pg.PlotWidget(axisItems={"bottom": axis.Axis("bottom")})
+    bottom = plot.getPlotItem().getAxis("bottom")
+    tokens = [f"token{k}" for k in range(40)]
+    bottom.set_categories(tokens, bold=7)
+    monkeypatch.setattr(axis, "LABEL_SIZES", {})
+    keys = []
+    key = QFont.key
+    monkeypatch.setattr(QFont, "key", lambda font: keys.append(1) or key(font))
+    plan = axis.Plan(QFont("DejaVu Sans", 9), rotated=False)
+    measure = bottom._measure(plan)
+    sizes = [measure(i, text) for i, text in enumerate(tokens)]
+    assert len(keys) == 2  # the plain font's and the bold one's
+    bold = QFont(plan.font)
+    bold.setBold(True)
+    for i, (text, (along, _)) in enumerate(zip(tokens, sizes)):
+        assert along == QFontMetricsF(bold if i == 7 else plan.font).horizontalAdvance(text)
+    assert sizes[7][0] > sizes[6][0]  # (bold is wider)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pyqtgraph as pg
@@ -73,10 +74,11 @@ def _scaled(font: QFont, factor: float) -> QFont:
 LABEL_SIZES: dict[tuple[str, str, bool, bool], tuple[float, float]] = {}  # label_size's measurements
 
 
-def label_size(text: str, font: QFont, turned: bool, vertical: bool) -> tuple[float, float]:
-    """(along the axis, across it) of a label in `font`, measured once: an axis is replanned, and its labels measured
-    in each of its fonts, whenever its labels, range or size change (300 measurements for a generated token)."""
-    key = (text, font.key(), turned, vertical)
+def label_size(text: str, font: QFont, turned: bool, vertical: bool, font_key: str = "") -> tuple[float, float]:
+    """(along the axis, across it) of a label in `font` (whose key(), `font_key`, a caller measuring many labels
+    passes: Qt builds it anew at each call), measured once: an axis is replanned, and its labels measured in each of
+    its fonts, whenever its labels, range or size change (300 measurements for a generated token)."""
+    key = (text, font_key or font.key(), turned, vertical)
     size = LABEL_SIZES.get(key)
     if size is None:
         if len(LABEL_SIZES) > 20_000:  # (a long session of other sentences and fonts)
@@ -210,13 +212,21 @@ class Axis(pg.AxisItem):
             self.measured = (key, measured)
         return self.measured[1]
 
-    def _size(self, text: str, font: QFont, rotated: bool) -> tuple[float, float]:
-        """(along the axis, across it) of one label: turned on its side, or for Chinese stacked upright."""
-        return label_size(text, font, rotated and not self.vertical, self.vertical)
+    def _measure(self, plan: Plan) -> Callable[[int, str], tuple[float, float]]:
+        """(along the axis, across it) of label i drawn as `plan` says: turned on its side, or for Chinese stacked
+        upright (each font's key taken once, not once per label)."""
+        plain = plan.font
+        bold = plain if self.bold is None else self._font(self.bold, plan)
+        keys = (plain.key(), bold.key())
+        turned = plan.rotated and not self.vertical
+        return lambda i, text: label_size(
+            text, bold if i == self.bold else plain, turned, self.vertical, keys[i == self.bold]
+        )
 
     def _largest(self, plan: Plan) -> tuple[float, float]:
         """The largest (along, across) of the labels drawn as `plan` says."""
-        sizes = [self._size(t, self._font(i, plan), plan.rotated) for i, t in enumerate(self.categories)]
+        measure = self._measure(plan)
+        sizes = [measure(i, t) for i, t in enumerate(self.categories)]
         return max((a for a, _ in sizes), default=0.0), max((c for _, c in sizes), default=0.0)
 
     def _font(self, i: int, plan: Plan | None = None) -> QFont:
@@ -295,11 +305,12 @@ class Axis(pg.AxisItem):
         gap = self.style["tickTextOffset"][0 if self.vertical else 1]
         side = Qt.AlignmentFlag.AlignRight if self.orientation == "left" else Qt.AlignmentFlag.AlignLeft
         specs, self.drawn = [], []  # drawn: the category index of each text spec
+        measure = self._measure(self.plan)
         for i, text in enumerate(self.categories):
             if i % self.plan.step:
                 continue
             v = i + self.offset
-            along, across = self._size(text, self._font(i), self.plan.rotated)
+            along, across = measure(i, text)
             # centred on its category, but never past the ends of the axis, which clip (a number line's first label
             # in a narrow heatmap: "0" drawn half)
             if self.vertical:
