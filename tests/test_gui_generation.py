@@ -274,9 +274,10 @@ def test_a_steady_label_lays_its_text_out_once_per_width(qapp, monkeypatch):
     all, and the height is the one measured afresh."""
     from PySide6.QtWidgets import QLabel
 
-    from gui.views.steady_label import SteadyLabel
+    from gui.views.steady_label import SteadyLabel, line_heights
 
     label = SteadyLabel()
+    line_heights(label.font())  # (the font's line heights, measured once per process: not the label's lay-outs)
     laid_out = []
     measure = QLabel.heightForWidth
     monkeypatch.setattr(QLabel, "heightForWidth", lambda self, w: laid_out.append(w) or measure(self, w))
@@ -291,6 +292,9 @@ def test_a_steady_label_lays_its_text_out_once_per_width(qapp, monkeypatch):
     fresh = SteadyLabel()
     fresh.setText(label.text())
     assert fresh.heightForWidth(200) == two_lines
+    before = len(laid_out)
+    label.clear()  # (a text set by Qt itself, not through setText, is measured anew too)
+    assert label.heightForWidth(200) < two_lines and len(laid_out) == before + 1
 
 
 def test_the_generate_and_kv_cache_figures_keep_their_size_whatever_the_tokens_script(qtbot):

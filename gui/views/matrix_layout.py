@@ -211,9 +211,8 @@ class MatrixLayout:
         key = ("largest", scale)
         if key not in self.measured:
             natural = self._natural(scale)
-            hints = [p.hint_at(p.table.scaled_font(scale), *natural[p]) for p in natural if not p.isHidden()] or [
-                QSize()
-            ]
+            hints = [p.hint_at(p.table.scaled_font(scale), *natural[p]) for p in natural if not p.isHidden()]
+            hints = hints or [QSize()]
             margins = self.grid.contentsMargins()
             self.measured[key] = QSize(
                 max(h.width() for h in hints) + margins.left() + margins.right(),

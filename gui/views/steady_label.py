@@ -37,21 +37,23 @@ class SteadyLabel(QLabel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setWordWrap(True)
-        self.heights: dict[tuple[int, str], int] = {}  # (width, font key) → height, for the text shown
+        self.heights: tuple[str, dict[tuple[int, str], int]] = ("", {})  # a text, and its (width, font key) → height
 
     def setText(self, text: str) -> None:
-        """The same text again changes nothing (its layout is not asked for again); another is measured anew."""
+        """The same text again changes nothing (its layout is not asked for again)."""
         if text != self.text():
-            self.heights.clear()
             super().setText(text)
 
     def heightForWidth(self, width: int) -> int:
-        """Measured once per width: a layout asks for it several times in a pass (the KV cache's four lines of rich
-        text were laid out seven times at each generated token)."""
+        """Measured once per width and text: a layout asks for it several times in a pass (the KV cache's four lines
+        of rich text were laid out seven times at each generated token)."""
+        text, heights = self.heights
+        if text != self.text():
+            self.heights = text, heights = self.text(), {}
         key = (width, self.font().key())
-        if key not in self.heights:
-            self.heights[key] = self._steady_height(width)
-        return self.heights[key]
+        if key not in heights:
+            heights[key] = self._steady_height(width)
+        return heights[key]
 
     def _steady_height(self, width: int) -> int:
         natural = super().heightForWidth(width)
