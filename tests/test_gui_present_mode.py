@@ -1,7 +1,8 @@
 """Presentation mode for the back row: type of 24 px and more at 1920×1080 in every widget (the formula 32 px), the
 chrome folded into a breadcrumb of human names, every table whole or scrollable at every stage, the clicker's keys,
 and the desk's layout given back exactly; at 1280×720 with Ctrl+= twice no table is cut either; the What-if dock
-on the switch just turned on; docks that leave the stage view room at 1280×720."""
+on the switch just turned on; docks that leave the stage view room at 1280×720, and float beside its tables, not over
+them."""
 
 from html import escape
 
@@ -497,3 +498,48 @@ def test_docks_given_back_floating_over_the_stage_view_take_turns_too(qtbot, sta
     views.cost_action.trigger()
     qtbot.waitUntil(lambda: views.cost_dock.isVisible() and not views.heads_dock.isVisible())
     assert views.cost_dock.isFloating()
+
+
+def covered_tables(window) -> list[str]:
+    """The stage view's tables, where the matrices area shows them, that a floating dock covers (global coordinates:
+    a floating dock is a window of its own)."""
+    viewport = window.stage_view.matrices_box.viewport()
+    shown = QRect(viewport.mapToGlobal(QPoint(0, 0)), viewport.size())
+    floating = [d for d in window.findChildren(pg.QtWidgets.QDockWidget) if d.isVisible() and d.isFloating()]
+    return [
+        f"{dock.objectName()} {dock.frameGeometry()} covers {panel.model.slice.name} {table}"
+        for panel in window.stage_view.panels()
+        for table in [QRect(panel.table.mapToGlobal(QPoint(0, 0)), panel.table.size()).intersected(shown)]
+        for dock in floating
+        if dock.frameGeometry().intersects(table)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("presenting", "size", "lang"),
+    [(True, (1920, 1080), "zh"), (True, (1920, 1080), "en"), (True, (1280, 720), "zh"), (False, (1280, 720), "zh")],
+)
+def test_docks_floating_over_the_stage_view_never_cover_its_tables(qtbot, start_window, presenting, size, lang):
+    """The Generate panel and the KV cache float right of the tables they were opened beside; generating steps to
+    the output probabilities, whose tables (a column for each word of the vocabulary) are wider: the docks floated
+    over their last columns (大, 模型 at 1920×1080 in presentation mode), until they were placed again for them."""
+    controller = start_window("masked-decoder", lang)
+    if presenting:
+        window = present(qtbot, controller, size)
+    else:
+        window = controller.window
+        window.resize(*size)
+        qtbot.waitUntil(lambda: window.size().toTuple() == size)
+    settled(qtbot, window)
+    views = window.teaching
+    for action, dock in ((views.generation_panel_action, views.generation_dock), (views.kv_action, views.kv_dock)):
+        action.trigger()
+        qtbot.waitUntil(dock.widget().isVisible)
+        settled(qtbot, window)
+        assert not covered_tables(window), covered_tables(window)
+    for _ in range(2):
+        views.generation.generate()
+        go(qtbot, window, "probs")
+        settled(qtbot, window)
+        assert views.kv_dock.isVisible() and views.kv_dock.isFloating()
+        assert not covered_tables(window), covered_tables(window)

@@ -1,17 +1,18 @@
 """Where a dock beside the stage view opens, so both stay readable at 1280×720 and in presentation mode.
 
 A dock opens beside the stage view with DOCK_SHARE of the window's width, as long as the stage view keeps
-STAGE_MIN_WIDTH for its tables and figure; where that leaves the dock under DOCK_MIN_WIDTH (a small screen,
-presentation mode's large type) it floats over the stage view's right part instead, the tables left uncovered. The
-docks floating there take turns, like tabs: one floated over another closes it (hidden under the new one it was
-drawn for nothing, and its toolbar button closed it instead of bringing it up); one the teacher moved away stays,
-and one a stored layout gives back floating there takes turns as well. In
-a window shorter than STACK_MIN_HEIGHT a dock opened where another is shown becomes a tab beside it, rather than
-take half its height. The widths are in pixels at normal type and grow with the display settings' type_scale. A
-window made smaller later, or its type made larger, narrows the docks (or floats them) the same way; a window not
-shown yet places them once it is; a window given back a stored layout (leaving presentation mode, a new language)
-keeps its docks where that layout has them. The docks that open under the stage view (the training step, the lab)
-take BELOW_SHARE of a tall window's height; in a window shorter than STACK_MIN_HEIGHT they open beside the stage
+STAGE_MIN_WIDTH for its tables and figure; where that leaves the dock under DOCK_MIN_WIDTH (a small screen, presentation
+mode's large type) it floats over the stage view's right part instead, the tables left uncovered (where they leave it
+less than DOCK_MIN_WIDTH, it keeps that width over their right part). Tables that grow under it later (another stage, a
+generated token) push it aside, narrower; it stays so when they shrink. The docks floating there take turns, like tabs:
+one floated over another closes it (hidden under the new one it was drawn for nothing, and its toolbar button closed it
+instead of bringing it up); one the teacher moved away stays, and one a stored layout gives back floating there takes
+turns as well. In a window shorter than STACK_MIN_HEIGHT a dock opened where another is shown becomes a tab beside it,
+rather than take half its height. The widths are in pixels at normal type and grow with the display settings'
+type_scale. A window made smaller later, or its type made larger, narrows the docks (or floats them) the same way; a
+window not shown yet places them once it is; a window given back a stored layout (leaving presentation mode, a new
+language) keeps its docks where that layout has them. The docks that open under the stage view (the training step, the
+lab) take BELOW_SHARE of a tall window's height; in a window shorter than STACK_MIN_HEIGHT they open beside the stage
 view like the others (under it, the stage view would keep too little height for its tables).
 """
 
@@ -48,6 +49,7 @@ class DockPlacement(QObject):
         self.timer.timeout.connect(self.refit)
         window.resized.connect(self.timer.start)
         window.shown.connect(self.timer.start)
+        window.stage_view.tablesFitted.connect(self._tables_fitted)
 
     @property
     def scale(self) -> float:
@@ -148,10 +150,7 @@ class DockPlacement(QObject):
         if last:
             self.floated.pop(dock, None)
             self.floated[dock] = None
-        view = self.window.stage_view
-        least, most = round(DOCK_MIN_WIDTH * self.scale), round(view.width() * FLOAT_MAX_SHARE)
-        width = min(view.width(), max(least, min(most, view.width() - view.tables_width())))
-        spot = QRect(view.mapToGlobal(QPoint(view.width() - width, 0)), QSize(width, view.height()))
+        spot = self._spot()
         dock.setGeometry(spot)
         dock.raise_()
         for other in self.floated:  # those placed before it
@@ -159,6 +158,22 @@ class DockPlacement(QObject):
                 break
             if other.isFloating() and other.isVisible() and _mostly_under(other.geometry(), spot):
                 other.close()
+
+    def _spot(self) -> QRect:
+        """Where a dock floats over the stage view (global coordinates): see _float_over_stage."""
+        view = self.window.stage_view
+        least, most = round(DOCK_MIN_WIDTH * self.scale), round(view.width() * FLOAT_MAX_SHARE)
+        width = min(view.width(), max(least, min(most, view.width() - view.tables_width())))
+        return QRect(view.mapToGlobal(QPoint(view.width() - width, 0)), QSize(width, view.height()))
+
+    def _tables_fitted(self) -> None:
+        """The stage view's tables were laid out anew (another stage, a generated token): the docks floating over it
+        that now reach over them are placed again, narrower, right of them. They do not widen again when the tables
+        shrink: a dock moves only to uncover a table (resized at every step, its figure would be drawn again)."""
+        left = self._spot().left()
+        for dock in list(self.floated):
+            if dock.isFloating() and dock.isVisible() and self._over_stage(dock) and dock.geometry().left() < left:
+                self._float_over_stage(dock)
 
     def _over_stage(self, dock: QDockWidget) -> bool:
         """Whether `dock` covers mostly the stage view."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QGridLayout,
     QLabel,
@@ -53,6 +53,8 @@ def is_editable(trace, name: str) -> bool:
 
 
 class StageView(QWidget):
+    tablesFitted = Signal()  # the matrices were fitted to the view's width: tables_width may be another
+
     def __init__(self, state: AppState, parent=None):
         # (Over 60 lines: the widgets are built in the order they stand on screen, one flat sequence.)
         super().__init__(parent)
@@ -221,6 +223,7 @@ class StageView(QWidget):
         self.layout_of_matrices.fit(rooms, table_scales(self.output.table, self.presenting))
         left = matrices_width(total, self.tables_width(), self.presenting, figure_shown)
         self.splitter.setSizes([left, total - left])
+        self.tablesFitted.emit()
 
     def tables_width(self) -> int:
         """The width the matrices would like, with room for their vertical scroll bar (they scroll in less)."""
