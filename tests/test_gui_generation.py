@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from engine import ModelConfig, ops
 from engine.generate import generate
 from engine.tokenizer import END
+from gui.plots.kv_cache import choice_title
 from gui.plots.rope import RopePanel
 from gui.text.formulas import formula
 from gui.text.operations import text_key
@@ -225,6 +226,24 @@ def test_a_generated_token_refreshes_the_probabilities_figure_in_place(qtbot, mo
     assert drawn == [] and shown == [] and view.figure is figure and view.plot.ci is layout  # no other layout
     heatmap = figure.panels[0].heatmap
     assert heatmap.shape[0] == n + 1 and heatmap.labels[0][-1] == state.trace.tokens["dec"][-1]
+
+
+def test_after_the_end_the_panel_says_what_it_generated_and_why_no_more(qtbot):
+    """The distribution is named by the token it follows (the output row it is), and once the sentence has ended the
+    status no longer invites to generate again, above a line saying that it cannot."""
+    window = open_lesson_window(qtbot, "masked-decoder")  # greedy chooses <end> after 模型 here
+    panel = window.teaching.generation
+    window.teaching.generation_dock.show()
+    title = panel.choice_panel.bars.plot.titleLabel.text.replace("<br>", " ")
+    assert "after “模型”" in title and "&lt;end&gt;" in title  # what Generate would choose now
+    assert panel.generate()
+    assert panel.status.text().splitlines() == ["Generated “<end>”.", panel.can_generate()]
+    assert "after “模型”" in panel.choice_panel.bars.plot.titleLabel.text.replace("<br>", " ")
+    window.state.undo_stack.undo()
+    assert panel.status.text() == "“Generate next token” would choose “<end>”."
+    assert panel.generate_action.isEnabled()
+    choice = panel.next_choice()
+    assert choice.after == "模型" and choice_title(choice, "zh").startswith("“模型”之后的下一个词元：选了“&lt;end&gt;”")
 
 
 def test_a_generated_token_draws_its_choice_once(qtbot, monkeypatch):

@@ -393,6 +393,10 @@
         <translation>本次抽取使用随机种子 {0}</translation>
     </message>
     <message>
+        <source>Generated “{0}”.</source>
+        <translation>已生成“{0}”。</translation>
+    </message>
+    <message>
         <source>Generated “{0}”. Generate again, or step through the new token.</source>
         <translation>已生成“{0}”。可以继续生成，或逐步查看新词元。</translation>
     </message>

@@ -181,7 +181,8 @@ class GenerationPanel(QWidget):
         temperature, k, greedy, seed = self.draw_settings()
         probs = next_token_distribution(self.state.trace, temperature, k)
         token_id = choose(probs, greedy, seed)
-        return Choice(self.state.model.vocabs["dec"].tokens[token_id], token_id, probs, greedy, seed)
+        after = self.state.trace.tokens["dec"][-1]
+        return Choice(self.state.model.vocabs["dec"].tokens[token_id], token_id, probs, greedy, seed, after)
 
     def generate(self) -> bool:
         """Step to the output probabilities, choose the next token and append it (undoable)."""
@@ -230,11 +231,13 @@ class GenerationPanel(QWidget):
         command = producing_command(self.state)
         made = command.choice if command is not None else None
         problem = self.can_generate()
-        if made is not None:
-            self.status.setText(
-                self.tr("Generated “{0}”. Generate again, or step through the new token.").format(made.token)
-                + (f"\n{problem}" if problem else "")
-            )
+        if made is not None:  # what comes next: more tokens, or why not (it ended with <end>, it is full)
+            if problem:
+                self.status.setText(self.tr("Generated “{0}”.").format(made.token) + f"\n{problem}")
+            else:
+                self.status.setText(
+                    self.tr("Generated “{0}”. Generate again, or step through the new token.").format(made.token)
+                )
             self._draw(made)
             return
         if problem:

@@ -206,7 +206,10 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "switch_on": ("Switched on.", "已打开。"),
     "switch_off": ("Switched off: this shows what it would do.", "未打开：这里展示打开后会怎样。"),
     # generation and KV cache
-    "chosen": ("Next token: chose “{token}” (p = {p}), {how}", "下一个词元：选了“{token}”（p = {p}），{how}"),
+    "chosen": (
+        "Next token after “{after}”: chose “{token}” (p = {p}), {how}",
+        "“{after}”之后的下一个词元：选了“{token}”（p = {p}），{how}",
+    ),
     "greedy": ("greedy", "贪心"),
     "sampled": ("sampled with seed {seed}", "用种子 {seed} 采样"),
     "cache_k": ("Cached K · {head}", "缓存的 K · {head}"),

@@ -35,6 +35,7 @@ class Choice:
     probs: torch.Tensor  # [vocab]
     greedy: bool
     seed: int  # the seed of this draw (seed + step), unused when greedy
+    after: str  # the token it follows: the distribution is the output row of that position
 
 
 class ChoicePanel:
@@ -64,7 +65,7 @@ class ChoicePanel:
 def choice_title(choice: Choice, lang: str, decimals: int = 2) -> str:
     how = caption("greedy", lang) if choice.greedy else caption("sampled", lang, seed=choice.seed)
     p = format_cell(float(choice.probs[choice.token_id]), decimals)
-    return caption("chosen", lang, token=choice.token, p=p, how=how)
+    return caption("chosen", lang, after=choice.after, token=choice.token, p=p, how=how)
 
 
 def self_attentions(trace) -> list[str]:
