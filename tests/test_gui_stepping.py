@@ -9,9 +9,9 @@ from engine import ModelConfig
 from gui.text.formulas import formula
 from gui.text.operations import text_key
 from gui.text.stage_texts import op_title
-from gui.views.stage_list import NAME_ROLE, NOT_COMPUTED
+from gui.views.stage_list import NAME_ROLE, NOT_COMPUTED, leaf_text
 from gui.views.tensor_slice import slice_for
-from tests.gui_window import SMALL, open_window, press
+from tests.gui_window import SMALL, open_lesson_window, open_window, press
 
 ARCHITECTURES = [
     (SMALL, ""),
@@ -45,7 +45,8 @@ def assert_shows(window, i: int) -> None:
     for k, leaf in enumerate(leaves):  # its tooltip and colour say whether it is computed yet
         later = k > i
         assert leaf.toolTip().endswith("not computed yet") == later, (k, i)
-        assert leaf.toolTip().startswith(leaf.text() + "\n" + state.stage_names[k])
+        path, title, _ = window.stage_list.rows[k]  # the whole title: the leaf may leave its group's name out
+        assert leaf.toolTip().startswith(title + "\n" + state.stage_names[k]) and leaf.text() == leaf_text(path, title)
         assert (leaf.foreground().color().name() == NOT_COMPUTED.name()) == later, (k, i)
 
 
@@ -132,6 +133,24 @@ def test_stage_list_click_jumps(qtbot):
     state.set_cursor(0)
     qtbot.mouseClick(tree.viewport(), Qt.LeftButton, pos=tree.visualRect(group.index()).center())
     assert state.current_stage == group.child(0).data(NAME_ROLE) == "enc.0.attn.q"
+
+
+def test_the_stage_list_does_not_repeat_a_groups_name_in_its_stages(qtbot):
+    """Under Cross-attention, "Cross-attention: queries from the decoder" reads "queries from the decoder" (∂L/∂ kept):
+    at a fifth of a 1280-px window nine stages were cut to "Cross-attention: quer…", "… keys…", "… valu…"."""
+    window = open_lesson_window(qtbot, "cross-attention")
+    leaves = {leaf.data(NAME_ROLE): leaf for leaf in window.stage_list.leaves}
+    for name, text in (
+        ("dec.0.cross_attn.q", "queries from the decoder"),
+        ("grad.dec.0.cross_attn.q", "∂L/∂ queries from the decoder"),
+        ("dec.0.cross_attn.concat", "Concatenate heads"),  # no group name in it: as it is
+    ):
+        assert leaves[name].text() == text and leaves[name].parent().text() == "Cross-attention"
+    assert leaves["grad.dec.0.cross_attn.q"].toolTip().startswith("∂L/∂ Cross-attention: queries from the decoder\n")
+    group = ("Decoder", "Block 0", "交叉注意力")
+    assert leaf_text(group, "交叉注意力：除以 √d_k") == "除以 √d_k"
+    assert leaf_text(group, "交叉注意力分数 Q·Kᵀ") == "交叉注意力分数 Q·Kᵀ"  # a word of its own, not a repeated name
+    assert leaf_text(group, "交叉注意力：") == "交叉注意力："  # never an empty leaf
 
 
 def test_head_selector_reslices_every_per_head_matrix(qtbot):
