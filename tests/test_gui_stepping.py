@@ -6,12 +6,17 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QToolButton
 
 from engine import ModelConfig
+from engine.formats.lesson import open_lesson
+from gui.state.app_state import AppState
 from gui.text.formulas import formula
 from gui.text.operations import text_key
 from gui.text.stage_texts import op_title
 from gui.views.stage_list import NAME_ROLE, NOT_COMPUTED, leaf_text
 from gui.views.tensor_slice import slice_for
+from tests import gui_lessons
 from tests.gui_window import SMALL, open_lesson_window, open_window, press
+
+own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
 
 ARCHITECTURES = [
     (SMALL, ""),
@@ -151,6 +156,26 @@ def test_the_stage_list_does_not_repeat_a_groups_name_in_its_stages(qtbot):
     assert leaf_text(group, "交叉注意力：除以 √d_k") == "除以 √d_k"
     assert leaf_text(group, "交叉注意力分数 Q·Kᵀ") == "交叉注意力分数 Q·Kᵀ"  # a word of its own, not a repeated name
     assert leaf_text(group, "交叉注意力：") == "交叉注意力："  # never an empty leaf
+
+
+@pytest.mark.parametrize("when", ["before the window", "after it is shown"])
+def test_the_current_stage_is_shown_among_the_stages_around_it(qtbot, start_window, when):
+    """A window opened at a stage deep in the list (`python main.py --stage …` goes there before the window is made),
+    or a jump to a stage out of sight: it is brought to the middle of the list, the group it sits in and the stages
+    before and after it in sight (scrolled only into sight it stood in the list's top row, "查询来自解码器" under no
+    group, or in its bottom row)."""
+    lesson = open_lesson("cross-attention")
+    state = AppState(lesson.config, lesson.text, lesson.target, model=lesson.build_model())
+    if when == "before the window":
+        state.go_to("dec.0.cross_attn.q")
+    window = start_window("cross-attention", "en", state=state).window
+    if when == "after it is shown":
+        state.go_to("dec.0.cross_attn.q")
+    tree, leaf = window.stage_list.tree, window.stage_list.leaves[state.cursor]
+    assert leaf.parent().text() == "Cross-attention"
+    rect, seen = tree.visualRect(leaf.index()), tree.viewport().rect()
+    assert seen.contains(tree.visualRect(leaf.parent().index()))
+    assert 3 * rect.height() <= rect.top() and rect.bottom() <= seen.bottom() - 3 * rect.height(), (rect, seen)
 
 
 def test_head_selector_reslices_every_per_head_matrix(qtbot):

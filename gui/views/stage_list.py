@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QEvent, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QStyle, QTreeView, QVBoxLayout, QWidget
 
@@ -14,6 +14,7 @@ from gui.text.places import group_path, tr
 
 NAME_ROLE = Qt.UserRole + 1
 NOT_COMPUTED = QColor("#9a9a9a")
+SIGHT_ROWS = 3  # the list laid out anew keeps this many rows in sight above and below the current stage
 
 
 def tree_title(trace, name: str, lang: str) -> str:
@@ -72,6 +73,7 @@ class StageList(QWidget):
         self.tree.setIndentation(14)  # four levels deep: narrow steps leave room for the stage titles
         self.tree.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.tree.setUniformRowHeights(True)
+        self.tree.viewport().installEventFilter(self)
         self.tree.clicked.connect(self._go)
         self.tree.activated.connect(self._go)
         legend = QLabel(self)
@@ -168,8 +170,26 @@ class StageList(QWidget):
             leaf.setToolTip(f"{title}\n{name}{later}")  # the whole title, where a list cuts it
         if 0 <= cursor < len(self.leaves):
             index = self.leaves[cursor].index()
-            self.tree.setCurrentIndex(index)
-            self.tree.scrollTo(index)
+            out_of_sight = not self._in_sight(index, 0)  # (a stage clicked in the list stays under the mouse)
+            self.tree.setCurrentIndex(index)  # (which scrolls it just into sight: to the edge it was beyond)
+            if out_of_sight:
+                self.tree.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+
+    def _in_sight(self, index: QModelIndex, rows: int) -> bool:
+        """Whether the list shows the row of `index`, and `rows` rows above and below it."""
+        rect = self.tree.visualRect(index)
+        margin = rows * rect.height()
+        return self.tree.viewport().rect().adjusted(0, margin, 0, -margin).contains(rect)
+
+    def eventFilter(self, watched, event) -> bool:
+        cursor = self.state.cursor
+        if event.type() == QEvent.Type.Resize and 0 <= cursor < len(self.leaves):
+            # laid out at last (a window opened at a stage deep in the list: marked when the list was a row or two
+            # high, it stood in the top row, under no group), or made smaller: the current stage brought to the middle
+            index = self.leaves[cursor].index()
+            if not self._in_sight(index, SIGHT_ROWS):
+                self.tree.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        return False
 
     def _go(self, index: QModelIndex) -> None:
         """A stage moves the cursor to it; a group to its first stage."""
