@@ -45,10 +45,10 @@ def test_wrapping_keeps_words_and_equations_whole_and_obeys_line_breaks():
     assert "<br>&lt;start&gt; → 我:<br>" in wrap_caption("Row of &lt;start&gt; → 我: sum = 1.00", 12)  # one label
     lines = wrap_caption("层归一化前（○）后（●）的各词元", 6).split("<br>")
     assert not any(line[0] in "）：，。" for line in lines)  # a closing mark stays with what it closes
-    for columns in range(8, 40):  # a quoted token: its quotes stay with it ("chose “模型" then "” (p = 0.12)")
-        lines = wrap_caption("Next token: chose “模型” (p = 0.124), greedy", columns).split("<br>")
-        assert not any(line[0] in "”’）" or line[-1] in "“‘（" for line in lines), lines
-        assert "".join(lines).replace(" ", "") == "Nexttoken:chose“模型”(p=0.124),greedy"
+    for columns in range(8, 40):  # a quoted token: its quotes and colon stay with it ("chose “模型" then "” (p = …")
+        lines = wrap_caption("Next token after “模型”: chose “大” (p = 0.124), greedy", columns).split("<br>")
+        assert not any(line[0] in "”’）:" or line[-1] in "“‘（" for line in lines), lines
+        assert "".join(lines).replace(" ", "") == "Nexttokenafter“模型”:chose“大”(p=0.124),greedy"
     for odd in ("a “ b", "模型“", "“", "（“模型”）"):  # marks with nothing to stay with are kept too
         assert wrap_caption(odd, 4).replace("<br>", "").replace(" ", "") == odd.replace(" ", "")
 

@@ -9,10 +9,11 @@ from functools import lru_cache
 _CJK = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
 # Words, with "= value" or "→ word" after them kept on their line ("σ² = 1.2", "<start> → 我"), or spaces.
 _WORDS = re.compile(r"[^ ]+(?: [=→] [^ ]+)*| +")
-_CLOSING = "）》」』，。、：；！？”’"  # never the first character of a line
+_CLOSING = "）》」』，。、：；！？”’:;,.!?)"  # never the first character of a line
 _OPENING = "（《「『“‘"  # never the last
 # A line may break between Chinese characters (an opening mark stays with the character after it, a closing mark
-# with the character before it: "chose “模型”" broke as "chose “模型" and "” (p = 0.12)").
+# with the character before it: "chose “模型”" broke as "chose “模型" and "” (p = 0.12)", "after “模型”: chose" as
+# "after “模型”" and ": chose").
 _CHARACTERS = re.compile(f"[{_OPENING}]*(?:[{_CJK}]|[^{_CJK}{_OPENING}]+)[{_CLOSING}]*|[{_OPENING}]+")
 
 
