@@ -3,24 +3,27 @@
 A dock opens beside the stage view with DOCK_SHARE of the window's width, as long as the stage view keeps
 STAGE_MIN_WIDTH for its tables and figure; where that leaves the dock under DOCK_MIN_WIDTH (a small screen, presentation
 mode's large type) it floats over the stage view's right part instead, the tables left uncovered (where they leave it
-less than DOCK_MIN_WIDTH, it keeps that width over their right part). Tables that grow under it later (another stage, a
-generated token) push it aside, narrower; it stays so when they shrink. The docks floating there take turns, like tabs:
-one floated over another closes it (hidden under the new one it was drawn for nothing, and its toolbar button closed it
-instead of bringing it up); one the teacher moved away stays, and one a stored layout gives back floating there takes
-turns as well. In a window shorter than STACK_MIN_HEIGHT a dock opened where another is shown becomes a tab beside it,
-rather than take half its height. The widths are in pixels at normal type and grow with the display settings'
-type_scale. A window made smaller later, or its type made larger, narrows the docks (or floats them) the same way; a
-window not shown yet places them once it is; a window given back a stored layout (leaving presentation mode, a new
-language) keeps its docks where that layout has them. The docks that open under the stage view (the training step, the
-lab) take BELOW_SHARE of a tall window's height; in a window shorter than STACK_MIN_HEIGHT they open beside the stage
-view like the others (under it, the stage view would keep too little height for its tables).
+less than DOCK_MIN_WIDTH, it keeps that width, and they are fitted left of it). Tables that grow under it later (another
+stage, a generated token) push it aside, narrower; it stays so when they shrink. Where it is at its least width and
+still reaches over them (a stage without a figure in presentation mode, whose tables take the whole width), the stage
+view fits its tables left of it (StageView.set_covered): reflowed, or scrolling, never cut under it mid-number. The
+docks floating there take turns, like tabs: one floated over another closes it (hidden under the new one it was drawn
+for nothing, and its toolbar button closed it instead of bringing it up); one the teacher moved away stays, and one a
+stored layout gives back floating there takes turns as well. In a window shorter than STACK_MIN_HEIGHT a dock opened
+where another is shown becomes a tab beside it, rather than take half its height. The widths are in pixels at normal
+type and grow with the display settings' type_scale. A window made smaller later, or its type made larger, narrows the
+docks (or floats them) the same way; a window not shown yet places them once it is; a window given back a stored layout
+(leaving presentation mode, a new language) keeps its docks where that layout has them. The docks that open under the
+stage view (the training step, the lab) take BELOW_SHARE of a tall window's height; in a window shorter than
+STACK_MIN_HEIGHT they open beside the stage view like the others (under it, the stage view would keep too little height
+for its tables).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QPoint, QRect, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow
 
 DOCK_SHARE = 0.34  # of the window's width, when the stage view keeps …
@@ -50,6 +53,10 @@ class DockPlacement(QObject):
         window.resized.connect(self.timer.start)
         window.shown.connect(self.timer.start)
         window.stage_view.tablesFitted.connect(self._tables_fitted)
+        self.cover_timer = QTimer(self)  # a floating dock moved, resized, shown or closed: the tables' room again
+        self.cover_timer.setSingleShot(True)
+        self.cover_timer.setInterval(0)
+        self.cover_timer.timeout.connect(self._cover)
 
     @property
     def scale(self) -> float:
@@ -153,6 +160,7 @@ class DockPlacement(QObject):
         spot = self._spot()
         dock.setGeometry(spot)
         dock.raise_()
+        dock.installEventFilter(self)  # (once: installed again, a filter only moves to the front)
         for other in self.floated:  # those placed before it
             if other is dock:
                 break
@@ -174,6 +182,24 @@ class DockPlacement(QObject):
         for dock in list(self.floated):
             if dock.isFloating() and dock.isVisible() and self._over_stage(dock) and dock.geometry().left() < left:
                 self._float_over_stage(dock)
+        self._cover()
+
+    def _cover(self) -> None:
+        """Tell the stage view how far docks floating over it at their least width reach over its tables' room (they
+        can move aside no further); 0 when none does."""
+        view, least = self.window.stage_view, round(DOCK_MIN_WIDTH * self.scale)
+        right = view.mapToGlobal(QPoint(view.width(), 0)).x()
+        reach = [
+            right - dock.frameGeometry().left()
+            for dock in self.floated
+            if dock.isFloating() and dock.isVisible() and self._over_stage(dock) and dock.geometry().width() <= least
+        ]
+        view.set_covered(max([0, *reach]))
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() in (QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show, QEvent.Type.Hide):
+            self.cover_timer.start()
+        return False
 
     def _over_stage(self, dock: QDockWidget) -> bool:
         """Whether `dock` covers mostly the stage view."""

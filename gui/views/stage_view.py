@@ -44,6 +44,7 @@ FORMULA_SCALE = 1.25  # the formula against the text around it: 1.35 in presenta
 PRESENT_FORMULA_SCALE = 1.35
 EXPLANATION_LINES = 5  # the explanation's most lines before it scrolls (3 in presentation mode: tables first)
 PRESENT_EXPLANATION_LINES = 3
+PAGE_MARGINS = (8, 4, 8, 4)  # around the title, formula, tables, figure and explanation
 
 
 def is_editable(trace, name: str) -> bool:
@@ -63,6 +64,7 @@ class StageView(QWidget):
         self.shown_head = state.head
         self.shown_for: tuple = (None, None)  # the trace (stepped view) and stage shown
         self.presenting = False
+        self.covered = 0  # px at the right under a dock floating over the view at its least width (set_covered)
 
         self.title = scale_font(QLabel(self), 1.5, bold=True)
         self.location = QLabel(self)
@@ -131,7 +133,7 @@ class StageView(QWidget):
 
         page = QWidget(self)
         layout = self.stage_layout = QVBoxLayout(page)
-        layout.setContentsMargins(8, 4, 8, 4)
+        layout.setContentsMargins(*PAGE_MARGINS)
         layout.addWidget(self.title)
         layout.addWidget(self.location)
         layout.addWidget(self.formula)
@@ -211,19 +213,39 @@ class StageView(QWidget):
     def _fit_split(self) -> None:
         """Matrices get the width they need, the plots the rest (see matrix_layout.matrices_width); matrices that
         do not fit their share that way reflow, or take a smaller font (matrix_layout.MatrixLayout.fit), and what
-        still does not fit scrolls."""
+        still does not fit scrolls. A dock floating over the view's right part at its least width (set_covered) takes
+        that part: the matrices are fitted left of it, the figure goes under it, or, with no figure, the whole stage
+        (the tables' scroll bars, the explanation) ends left of it."""
+        figure_shown = not self.plot.isHidden()
+        self._end_left_of_dock(0 if figure_shown else self.covered)
         total = self.splitter.width()
         if total <= 0:
             self.layout_of_matrices.fit([])  # no room to fit yet: the stage's own arrangement
             return
-        figure_shown = not self.plot.isHidden()
+        free = total - (self.covered if figure_shown else 0)
         edges = self.tables_width() - self.matrices.sizeHint().width()
-        widths = matrices_widths(total, self.presenting, figure_shown)
+        widths = [min(width, free) for width in matrices_widths(total, self.presenting, figure_shown)]
         rooms = [QSize(width - edges, self.splitter.height()) for width in widths]
         self.layout_of_matrices.fit(rooms, table_scales(self.output.table, self.presenting))
-        left = matrices_width(total, self.tables_width(), self.presenting, figure_shown)
+        left = min(matrices_width(total, self.tables_width(), self.presenting, figure_shown), free)
         self.splitter.setSizes([left, total - left])
         self.tablesFitted.emit()
+
+    def _end_left_of_dock(self, covered: int) -> None:
+        """The stage's page ends `covered` px short of the view's right edge (laid out now: its splitter's new width
+        is the one fitted)."""
+        left, top, right, bottom = PAGE_MARGINS
+        if self.stage_layout.contentsMargins().right() != right + covered:
+            self.stage_layout.setContentsMargins(left, top, right + covered, bottom)
+            self.stage_layout.activate()
+
+    def set_covered(self, width: int) -> None:
+        """The right `width` pixels of the view lie under a dock floating over it that can move aside no further
+        (gui/docks/placement.py): the tables are fitted left of it (reflowed, or scrolling), not cut under it
+        mid-number."""
+        if width != self.covered:
+            self.covered = width
+            self._fit_split()
 
     def tables_width(self) -> int:
         """The width the matrices would like, with room for their vertical scroll bar (they scroll in less)."""
