@@ -543,6 +543,9 @@ def test_docks_floating_over_the_stage_view_never_cover_its_tables(qtbot, start_
         settled(qtbot, window)
         assert views.kv_dock.isVisible() and views.kv_dock.isFloating()
         assert not covered_tables(window), covered_tables(window)
+        explanation = window.stage_view.explanation_box  # its sentences wrap left of the dock, not run under it
+        seen = QRect(explanation.mapToGlobal(QPoint(0, 0)), explanation.size())
+        assert not views.kv_dock.frameGeometry().intersects(seen)
 
 
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
@@ -550,7 +553,7 @@ def test_tables_under_a_dock_that_can_move_aside_no_further_are_fitted_left_of_i
     """In presentation mode a stage without a figure gives its tables the whole width; the Heads dock floating over
     them at its least width covered their last columns (a number cut to "−1." read as another number, at 12 of
     masked-decoder's 61 stages; the output X of X = E + PE hidden whole): they are fitted left of it now, their scroll
-    bar too, and take the room back once it is closed."""
+    bar too, the explanation wraps left of it at every stage, and they take the room back once it is closed."""
     controller = start_window("masked-decoder", "en")
     window = present(qtbot, controller, size)
     settled(qtbot, window)
@@ -564,9 +567,10 @@ def test_tables_under_a_dock_that_can_move_aside_no_further_are_fitted_left_of_i
         qtbot.waitUntil(lambda: not views.placement.cover_timer.isActive())
         QApplication.processEvents()
         assert not covered_tables(window), (name, covered_tables(window))
-        bar = view.matrices_box.verticalScrollBar()
-        if bar.isVisible():
-            assert not views.heads_dock.frameGeometry().intersects(QRect(bar.mapToGlobal(QPoint(0, 0)), bar.size()))
+        for widget in (view.matrices_box.verticalScrollBar(), view.explanation_box):  # the explanation wraps left of it
+            if widget.isVisible():
+                seen = QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
+                assert not views.heads_dock.frameGeometry().intersects(seen), (name, widget)
         moved_aside += view.covered > 0
     assert moved_aside  # (some stage needed it)
     views.heads_dock.close()

@@ -185,16 +185,13 @@ class DockPlacement(QObject):
         self._cover()
 
     def _cover(self) -> None:
-        """Tell the stage view how far docks floating over it at their least width reach over its tables' room (they
-        can move aside no further); 0 when none does."""
+        """Tell the stage view how far the docks floating over it reach from its right edge (0: none), and whether one
+        of them is at its least width (it can move aside no further: the tables make room)."""
         view, least = self.window.stage_view, round(DOCK_MIN_WIDTH * self.scale)
         right = view.mapToGlobal(QPoint(view.width(), 0)).x()
-        reach = [
-            right - dock.frameGeometry().left()
-            for dock in self.floated
-            if dock.isFloating() and dock.isVisible() and self._over_stage(dock) and dock.geometry().width() <= least
-        ]
-        view.set_covered(max([0, *reach]))
+        over = [d for d in self.floated if d.isFloating() and d.isVisible() and self._over_stage(d)]
+        reach = max([0, *(right - dock.frameGeometry().left() for dock in over)])
+        view.set_covered(reach, any(dock.geometry().width() <= least for dock in over))
 
     def eventFilter(self, watched, event) -> bool:
         if event.type() in (QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show, QEvent.Type.Hide):

@@ -13,6 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QGridLayout,
+    QHBoxLayout,
     QLabel,
     QScrollArea,
     QSplitter,
@@ -64,7 +65,8 @@ class StageView(QWidget):
         self.shown_head = state.head
         self.shown_for: tuple = (None, None)  # the trace (stepped view) and stage shown
         self.presenting = False
-        self.covered = 0  # px at the right under a dock floating over the view at its least width (set_covered)
+        self.dock_reach = 0  # px at the right under a dock floating over the view (set_covered) …
+        self.covered = 0  # … which the tables leave free too: the dock is at its least width
 
         self.title = scale_font(QLabel(self), 1.5, bold=True)
         self.location = QLabel(self)
@@ -139,7 +141,9 @@ class StageView(QWidget):
         layout.addWidget(self.formula)
         layout.addLayout(controls.row)
         layout.addWidget(self.splitter, 1)
-        layout.addWidget(explanation_box)
+        self.explanation_row = QHBoxLayout()  # (its right margin: a dock floating over the view, set_covered)
+        self.explanation_row.addWidget(explanation_box)
+        layout.addLayout(self.explanation_row)
         layout.addWidget(hint)
 
         self.problem = scale_font(QLabel(self), 1.4)
@@ -217,7 +221,8 @@ class StageView(QWidget):
         that part: the matrices are fitted left of it, the figure goes under it, or, with no figure, the whole stage
         (the tables' scroll bars, the explanation) ends left of it."""
         figure_shown = not self.plot.isHidden()
-        self._end_left_of_dock(0 if figure_shown else self.covered)
+        page = 0 if figure_shown else self.covered
+        self._end_left_of_dock(page, max(0, self.dock_reach - page))
         total = self.splitter.width()
         if total <= 0:
             self.layout_of_matrices.fit([])  # no room to fit yet: the stage's own arrangement
@@ -231,20 +236,23 @@ class StageView(QWidget):
         self.splitter.setSizes([left, total - left])
         self.tablesFitted.emit()
 
-    def _end_left_of_dock(self, covered: int) -> None:
-        """The stage's page ends `covered` px short of the view's right edge (laid out now: its splitter's new width
-        is the one fitted)."""
+    def _end_left_of_dock(self, page: int, explanation: int) -> None:
+        """The stage's page ends `page` px short of the view's right edge (laid out now: its splitter's new width is
+        the one fitted), its explanation `explanation` px shorter still."""
         left, top, right, bottom = PAGE_MARGINS
-        if self.stage_layout.contentsMargins().right() != right + covered:
-            self.stage_layout.setContentsMargins(left, top, right + covered, bottom)
+        if self.stage_layout.contentsMargins().right() != right + page:
+            self.stage_layout.setContentsMargins(left, top, right + page, bottom)
             self.stage_layout.activate()
+        if self.explanation_row.contentsMargins().right() != explanation:
+            self.explanation_row.setContentsMargins(0, 0, explanation, 0)
 
-    def set_covered(self, width: int) -> None:
-        """The right `width` pixels of the view lie under a dock floating over it that can move aside no further
-        (gui/docks/placement.py): the tables are fitted left of it (reflowed, or scrolling), not cut under it
-        mid-number."""
-        if width != self.covered:
-            self.covered = width
+    def set_covered(self, reach: int, tables: bool) -> None:
+        """The right `reach` pixels of the view lie under a dock floating over it (gui/docks/placement.py): the
+        explanation wraps left of it; `tables`: the dock can move aside no further, and the tables are fitted left of
+        it too (reflowed, or scrolling), not cut under it mid-number."""
+        covered = reach if tables else 0
+        if (reach, covered) != (self.dock_reach, self.covered):
+            self.dock_reach, self.covered = reach, covered
             self._fit_split()
 
     def tables_width(self) -> int:
