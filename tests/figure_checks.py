@@ -2,6 +2,7 @@
 
 - texts (titles, legend entries, axis labels, cell numbers, bar values) that overlap each other;
 - a tick mark within TOUCH px of a number (beside "0.54" it reads "−0.54");
+- a colour bar's value within APART px of the next panel's (side by side, "1.0 0.5" reads as one row of two);
 - a number or bar value cut by its plot's edge, or anything drawn outside the view that shows the figure;
 - a category axis (tokens, bars) that names fewer of its categories than it has (≤ 64).
 
@@ -24,6 +25,7 @@ from gui.plots.view import parked
 TOUCH = 3.0  # px: closer than this, a tick mark and a number read as one sign
 SLACK = 1.5  # px of overlap forgiven (anti-aliased edges of neighbouring rectangles)
 MAX_TICK = 20.0  # px: a tick mark is short; a grid line crosses the plot
+APART = 10.0  # px between the values of two axes that face each other
 
 
 @dataclass
@@ -147,7 +149,18 @@ def figure_problems(scene, shown: QRectF | None = None) -> list[str]:
                 if _distance(line, a.rect) < TOUCH:
                     found.append(f"a tick mark touches the number {a.text!r}")
                     break
+    values = [t for t in texts if t.where == "right axis label"]  # a colour bar's, or a right-hand number line
+    for a in values:
+        for b in texts:
+            if b.where == "left axis label" and _side_by_side(a.rect, b.rect) < APART:
+                found.append(f"{a.text!r} and {b.text!r} of the next panel read as one row")
     return found
+
+
+def _side_by_side(left: QRectF, right: QRectF) -> float:
+    """The horizontal gap from a text to one right of it on the same line (inf when they are not)."""
+    same_line = min(left.bottom(), right.bottom()) - max(left.top(), right.top()) > SLACK
+    return right.left() - left.right() if same_line and right.left() >= left.right() - SLACK else float("inf")
 
 
 def view_problems(view, figure=None, trace=None) -> list[str]:

@@ -6,7 +6,8 @@ import zlib
 
 import numpy as np
 import pytest
-from PySide6.QtGui import QColor, QFontDatabase, QGuiApplication, QImage, QPainter
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgRenderer
 
 from engine import EngineError, Model, ModelConfig
@@ -87,7 +88,9 @@ def test_svg_parses_and_renders(qapp, tmp_path, traces, arch, stage):
     root = ET.parse(path).getroot()
     assert root.tag.endswith("svg")
     texts = "".join(root.itertext())
-    assert stage in texts
+    assert stage in texts  # (in its description)
+    title = next(e for e in root if e.tag.endswith("title")).text
+    assert title == stage_title(traces[arch], stage, "zh") and stage not in title  # what a viewer names it
     renderer = QSvgRenderer(str(path))
     assert renderer.isValid()
     image = QImage(800, 450, QImage.Format.Format_ARGB32)
@@ -207,3 +210,88 @@ def test_pptx_deck_has_the_map_then_a_slide_per_stage_with_notes(qapp, tmp_path,
 def test_deck_refuses_unknown_format(qapp, tmp_path, tiny_trace):
     with pytest.raises(EngineError, match="pdf, pptx"):
         export_deck(tiny_trace, PlotOptions(), tmp_path / "d.key")
+
+
+# ---- what a slide shows: every word of its title, place, labels and tables, nothing cut or off the slide ------
+SWITCHED = ModelConfig(
+    architecture="encoder-decoder", d_model=4, n_heads=2, switches=("no_pe", "no_scale", "no_mask", "no_residual")
+)
+CROWDED = ["dec.0.cross_attn.weights", "dec.0.self_attn.q", "dec.0.ffn.up"]  # long labels, four tables, W1
+
+
+@pytest.fixture(scope="module")
+def switched_trace():
+    return Model.create(SWITCHED).trace("I love AI", "我 爱 AI")
+
+
+class RecordingPainter:
+    """A QPainter (on an image) that keeps every text drawn: (rect, flags, text, font)."""
+
+    def __init__(self, painter: QPainter):
+        self.painter, self.texts = painter, []
+
+    def __getattr__(self, name):
+        return getattr(self.painter, name)
+
+    def drawText(self, rect, flags, text):
+        self.texts.append((QRectF(rect), int(flags), text, QFont(self.painter.font())))
+        self.painter.drawText(rect, flags, text)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_pdf_slide_shows_its_whole_title_place_labels_and_only_whole_tables(qapp, switched_trace, lang):
+    from gui.export.deck import FIGURE_BOX, draw_page, slide_for
+    from gui.export.render import SCENE_H, SCENE_W
+
+    image = QImage(SCENE_W, SCENE_H, QImage.Format.Format_RGB32)
+    for stage in CROWDED:
+        slide = slide_for(switched_trace, stage, PlotOptions(lang=lang, slide=True))
+        painter = QPainter(image)
+        try:
+            recorder = RecordingPainter(painter)
+            draw_page(recorder, slide, lambda box: None, 2, 3, draw_inset=lambda box: None)
+            needed = [
+                painter.boundingRect(rect, flags, text)
+                for rect, flags, text, font in recorder.texts
+                if painter.setFont(font) is None
+            ]
+        finally:
+            painter.end()
+        for (rect, _, text, _), need in zip(recorder.texts, needed):  # each text inside the box it was drawn in
+            assert need.width() <= rect.width() + 1 and need.height() <= rect.height() + 1, (stage, text)
+        drawn = [text for _, _, text, _ in recorder.texts]
+        assert drawn[:3] == [slide.title, slide.subtitle, slide.formula]
+        assert "what if" in slide.subtitle or "假如" in slide.subtitle
+        shown = [m for m in slide.matrices if any(t.startswith(f"{m.symbol}  [") for t in drawn)]
+        assert shown[-1] is slide.matrices[-1]  # the stage's output always
+        for m in shown:
+            assert all(label in drawn for label in m.rows + m.cols)  # token labels whole
+        bottom = max(rect.bottom() for rect, _, text, _ in recorder.texts if text not in slide.notes)
+        tables = [rect for rect, _, text, _ in recorder.texts if rect.left() > FIGURE_BOX.right()]
+        assert max(rect.bottom() for rect in tables) <= FIGURE_BOX.bottom() < bottom  # the explanation under
+
+
+def test_pptx_slide_has_its_title_on_one_line_labels_whole_and_nothing_off_the_slide(qapp, tmp_path, switched_trace):
+    from pptx import Presentation
+    from pptx.util import Pt
+
+    from gui.export.deck import slide_for
+    from gui.export.pptx import points_wide
+
+    export_deck(switched_trace, PlotOptions(), tmp_path / "d.pptx", stages=CROWDED)
+    prs = Presentation(str(tmp_path / "d.pptx"))
+    ordered = [name for name in switched_trace.stage_names if name in CROWDED]  # (the deck's order)
+    assert len(prs.slides) == 1 + len(ordered) == 1 + len(CROWDED)
+    for stage, page in zip(ordered, list(prs.slides)[1:]):
+        slide = slide_for(switched_trace, stage, PlotOptions(slide=True))
+        for shape in page.shapes:
+            assert shape.left + shape.width <= prs.slide_width and shape.top + shape.height <= prs.slide_height
+        texts = [shape.text_frame.text for shape in page.shapes if shape.has_text_frame]
+        assert texts[:3] == [slide.title, slide.subtitle, slide.formula]
+        title = page.shapes.title.text_frame
+        size = title.paragraphs[0].runs[0].font.size.pt
+        assert points_wide(slide.title, size, bold=True) <= (page.shapes.title.width - title.margin_left) / Pt(1)
+        tables = [shape.table for shape in page.shapes if shape.has_table]
+        assert tables and len(tables) <= len(slide.matrices)
+        labels = [[t.cell(i, 0).text for i in range(1, len(t.rows))] for t in tables]
+        assert labels[-1] == slide.matrices[-1].rows  # the output's table, its labels whole

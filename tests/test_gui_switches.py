@@ -133,6 +133,6 @@ def test_exports_name_the_switches_that_are_on():
     ):
         opts = PlotOptions(slide=True, lang=lang)
         assert words in figure_title(trace, "enc.0.attn.weights", opts)
-        assert words in slide_for(trace, "enc.0.attn.weights", opts).title
+        assert words in slide_for(trace, "enc.0.attn.weights", opts).subtitle
     plain = Model.create(ModelConfig(d_model=4, n_heads=2)).trace("I love AI")
-    assert "what if" not in slide_for(plain, "enc.0.attn.weights", PlotOptions()).title
+    assert "what if" not in slide_for(plain, "enc.0.attn.weights", PlotOptions()).subtitle

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QColor, QFont, QPainter
 
 from engine.formats.files import write_atomic
 from gui.plots import PlotOptions
@@ -49,7 +49,8 @@ class SlideMatrix:
 @dataclass
 class Slide:
     stage: str
-    title: str
+    title: str  # the stage's human title (and the head shown)
+    subtitle: str  # where it is in the model, and the parts a what-if lesson switched off
     formula: str
     notes: str
     matrices: list[SlideMatrix]
@@ -72,10 +73,11 @@ def slide_for(trace, stage: str, opts: PlotOptions) -> Slide:
     title = stage_title(trace, stage, opts.lang)  # the stage's id stays in file names and the command line
     if is_per_head(trace, stage):
         title += " · " + caption("head", opts.lang, head=opts.head)
-    title += " — " + place(trace, stage)
+    subtitle = place(trace, stage)
     if trace.config.switches:  # every slide of a what-if lesson says which parts are switched off
-        title += " · " + caption("what_if", opts.lang, switches=switch_names(trace.config.switches, opts.lang))
-    return Slide(stage, title, formula(trace, stage, opts.head), stage_text(trace, stage, opts.lang), matrices)
+        subtitle += " · " + caption("what_if", opts.lang, switches=switch_names(trace.config.switches, opts.lang))
+    notes = stage_text(trace, stage, opts.lang)
+    return Slide(stage, title, subtitle, formula(trace, stage, opts.head), notes, matrices)
 
 
 def slides(trace, opts: PlotOptions, stages: list[str] | None = None) -> list[Slide]:
@@ -102,30 +104,68 @@ def cut_note(m: SlideMatrix) -> str:
 # ---- PDF --------------------------------------------------------------------------------------
 MARGIN = 32
 TEXT_COLOR = QColor(20, 20, 20)
+PLACE_COLOR = QColor(90, 90, 90)
+LINE = 21  # a table row
+ANYWHERE = QRectF(0, 0, 10 * SCENE_W, SCENE_H)  # room to measure a line of text in
 
 
-def draw_matrix(painter: QPainter, m: SlideMatrix, x: float, y: float, width: float) -> float:
-    """A small table of numbers with its symbol and shape; returns the height used."""
+def fitted(painter: QPainter, font: QFont, text: str, width: float, smallest: int) -> QFont:
+    """`font`, or the largest point size under it down to `smallest`, in which `text` fits `width` on one line as
+    `painter` draws it (set as the painter's font); at `smallest`, a text still too long wraps rather than be cut."""
+    f = QFont(font)
+    for size in range(font.pointSize(), smallest - 1, -1):
+        f.setPointSize(size)
+        painter.setFont(f)
+        if painter.boundingRect(ANYWHERE, Qt.AlignmentFlag.AlignLeft, text).width() <= width:
+            break
+    return f
+
+
+def draw_line(painter: QPainter, rect: QRectF, text: str, font: QFont, smallest: int, align=Qt.AlignmentFlag.AlignLeft):
+    """`text` in `rect`, in `font` or smaller until it fits one line (wrapped at `smallest`)."""
+    fitted(painter, font, text, rect.width(), smallest)
+    painter.drawText(rect, int(align | Qt.TextFlag.TextWordWrap), text)
+
+
+def matrix_height(m: SlideMatrix) -> float:
+    return 26 + (m.values.shape[0] + 1) * LINE + 12
+
+
+def shown_matrices(matrices: list[SlideMatrix], heights: list[float], room: float) -> list[SlideMatrix]:
+    """The matrices a slide has room for, each whole (`heights`, within `room`), in their order: the stage's
+    output (the last) first, then each input that still fits."""
+    output = len(matrices) - 1
+    keep, used = set(), 0.0
+    for k in [output, *range(output)]:
+        if used + heights[k] <= room:
+            keep.add(k)
+            used += heights[k]
+    return [m for k, m in enumerate(matrices) if k in keep]
+
+
+def draw_matrix(painter: QPainter, m: SlideMatrix, x: float, y: float, width: float) -> None:
+    """A small table of numbers under its symbol and shape (matrix_height tall); every token label whole, in a
+    smaller type where it is long."""
     painter.setFont(slide_font(14, bold=True))
     painter.drawText(QRectF(x, y, width, 26), Qt.AlignmentFlag.AlignLeft, cut_note(m))
     y += 26
-    painter.setFont(slide_font(12))
+    font = slide_font(12)
+    painter.setFont(font)
     r, c = m.values.shape
-    label_w = 76
+    widest = max((painter.boundingRect(ANYWHERE, 0, label).width() for label in m.rows), default=0)
+    label_w = min(widest + 10, width * 0.4)
     cell_w = min(72.0, (width - label_w) / max(c, 1))
-    line = 21
+    right = Qt.AlignmentFlag.AlignRight
     for j in range(c):
-        painter.drawText(QRectF(x + label_w + j * cell_w, y, cell_w, line), Qt.AlignmentFlag.AlignRight, m.cols[j][:8])
+        draw_line(painter, QRectF(x + label_w + j * cell_w + 4, y, cell_w - 4, LINE), m.cols[j], font, 7, right)
     for i in range(r):
-        top = y + (i + 1) * line
-        painter.drawText(QRectF(x, top, label_w - 6, line), Qt.AlignmentFlag.AlignRight, m.rows[i][:10])
+        top = y + (i + 1) * LINE
+        draw_line(painter, QRectF(x, top, label_w - 6, LINE), m.rows[i], font, 7, right)
+        painter.setFont(font)
         for j in range(c):
             painter.drawText(
-                QRectF(x + label_w + j * cell_w, top, cell_w, line),
-                Qt.AlignmentFlag.AlignRight,
-                format_cell(m.values[i, j], m.decimals),
+                QRectF(x + label_w + j * cell_w, top, cell_w, LINE), right, format_cell(m.values[i, j], m.decimals)
             )
-    return 26 + (r + 1) * line + 12
 
 
 FIGURE_BOX = QRectF(MARGIN, 112, 1060, 596)
@@ -143,21 +183,25 @@ def draw_page(
     pages: int,
     draw_inset: Callable[[QRectF], None] | None = None,
 ) -> None:
+    """The title on one line (smaller if it is long), the place in the model (and a what-if lesson's switches)
+    under it, the formula, the figure, the inset map and the tables beside it, the explanation under it."""
+    width = SCENE_W - 2 * MARGIN
     painter.setPen(TEXT_COLOR)
-    painter.setFont(slide_font(24, bold=True))
-    painter.drawText(QRectF(MARGIN, 16, SCENE_W - 2 * MARGIN, 44), Qt.AlignmentFlag.AlignLeft, slide.title)
-    painter.setFont(slide_font(13))
-    painter.drawText(QRectF(MARGIN, 62, SCENE_W - 2 * MARGIN, 48), Qt.TextFlag.TextWordWrap, slide.formula)
+    draw_line(painter, QRectF(MARGIN, 10, width, 40), slide.title, slide_font(24, bold=True), 16)
+    painter.setPen(PLACE_COLOR)
+    draw_line(painter, QRectF(MARGIN, 50, width, 26), slide.subtitle, slide_font(15), 10)
+    painter.setPen(TEXT_COLOR)
+    draw_line(painter, QRectF(MARGIN, 78, width, 34), slide.formula, slide_font(13), 9)
     figure_box = FIGURE_BOX
     draw_figure(figure_box)
     x, y, width = figure_box.right() + 24, figure_box.top(), SCENE_W - figure_box.right() - 24 - MARGIN
     if draw_inset is not None:
         draw_inset(QRectF(x, y, width, INSET_H))
         y += INSET_H + 12
-    for m in slide.matrices:
-        if y > figure_box.bottom() - 60:
-            break
-        y += draw_matrix(painter, m, x, y, width)
+    matrices = slide.matrices
+    for m in shown_matrices(matrices, [matrix_height(m) for m in matrices], figure_box.bottom() - y):
+        draw_matrix(painter, m, x, y, width)
+        y += matrix_height(m)
     painter.setPen(TEXT_COLOR)
     painter.setFont(slide_font(15))
     notes = QRectF(MARGIN, figure_box.bottom() + 14, SCENE_W - 2 * MARGIN, SCENE_H - figure_box.bottom() - 40)

@@ -16,6 +16,7 @@ from PySide6.QtSvg import QSvgGenerator
 from engine import EngineError
 from engine.formats.files import check_target, write_atomic
 from gui.plots import PlotOptions, draw_stage
+from gui.text.operations import stage_title
 
 from .render import SCENE_H, SCENE_W, Draw, offscreen_figure, paint, render_image
 
@@ -91,7 +92,9 @@ def write_svg(trace, stage: str, opts: PlotOptions, buffer: QBuffer, draw: Draw 
     generator.setSize(QSize(SCENE_W, SCENE_H))
     generator.setViewBox(QRectF(0, 0, SCENE_W, SCENE_H))
     generator.setResolution(SCREEN_DPI)
-    generator.setTitle(stage or "Stepformer")
+    # what a viewer shows as its name: the stage's human title; its id in the description, for scripts
+    generator.setTitle(stage_title(trace, stage, opts.lang) if stage else "Stepformer")
+    generator.setDescription(f"Stepformer: {stage}" if stage else "Stepformer")
     with offscreen_figure(trace, stage, opts, draw=draw) as view:
         painter = QPainter()
         if not painter.begin(generator):

@@ -158,6 +158,10 @@ class Axis(pg.AxisItem):
         power = 10.0 ** math.floor(math.log10(pitch))
         return [(next(m * power for m in (1, 2, 5, 10) if m * power >= pitch), 0.0), levels[0]]
 
+    def tickStrings(self, values, scale, spacing) -> list[str]:
+        """pyqtgraph's numbers with a true minus sign, as in the cells and tables ("−0.5", not "-0.5")."""
+        return [text.replace("-", "−") for text in super().tickStrings(values, scale, spacing)]
+
     def tickValues(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, list[float]]]:
         """pyqtgraph's tick values, each level without the values of the levels above it (within a hundredth of its
         spacing), computed in plain Python: pyqtgraph compares the levels through numpy's isclose, a third of the

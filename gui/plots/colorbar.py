@@ -16,6 +16,9 @@ from PySide6.QtWidgets import QGraphicsGridLayout, QSizePolicy
 
 from .axis import Axis
 
+# after the values: a panel to the right starts with its own numbers ("1.0 0.5" read as one row of two)
+RIGHT_GAP = 16
+
 
 class _Strip(pg.GraphicsWidget):
     """The colour map from its low end (bottom) to its high end (top), framed."""
@@ -60,7 +63,7 @@ class ColorBar(pg.GraphicsWidget):
         # 3 ms of laying the bar out anew, at every edit that moves the largest number.
         self.axis.setStyle(maxTickLevel=1)
         self.grid = layout = QGraphicsGridLayout()
-        layout.setContentsMargins(5, 0, 0, 0)  # apart from the heatmap, as a ColorBarItem sat
+        layout.setContentsMargins(5, 0, RIGHT_GAP, 0)  # apart from the heatmap, as a ColorBarItem sat
         layout.setSpacing(0)
         layout.addItem(self.strip, 0, 0)
         layout.addItem(self.axis, 0, 1)
@@ -78,7 +81,7 @@ class ColorBar(pg.GraphicsWidget):
         on it)."""
         self.axis.setStyle(tickFont=font)
         half = -(-QFontMetrics(font).height() // 2)
-        self.grid.setContentsMargins(5, half, 0, half)
+        self.grid.setContentsMargins(5, half, RIGHT_GAP, half)
 
     def setImageItem(self, images, insert_in: pg.PlotItem | None = None) -> None:
         """The images this bar colours (one or a list); inserted right of the plot `insert_in`, as a
