@@ -575,3 +575,23 @@ def test_tables_under_a_dock_that_can_move_aside_no_further_are_fitted_left_of_i
     assert moved_aside  # (some stage needed it)
     views.heads_dock.close()
     qtbot.waitUntil(lambda: view.covered == 0)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_explanation_wraps_left_of_a_dock_opened_over_a_stage_without_a_figure(qtbot, start_window, lang):
+    """The What if dock opened over Q·Kᵀ of why-scale in presentation mode at 1920×1080: the stage's page was fitted
+    left of it from inside a layout pass, which went on with the old margins and gave the explanation the whole
+    width, its sentences running under the dock ("…方向一致时大，方向" cut at its edge)."""
+    controller = start_window("why-scale", lang)
+    window = present(qtbot, controller, (1920, 1080))
+    go(qtbot, window, "enc.0.attn.scores")
+    settled(qtbot, window)
+    views, view = window.teaching, window.stage_view
+    views.whatif_action.trigger()
+    qtbot.waitUntil(lambda: views.whatif_dock.isVisible() and views.whatif_dock.isFloating())
+    settled(qtbot, window)
+    qtbot.waitUntil(lambda: not views.placement.cover_timer.isActive())
+    QApplication.processEvents()
+    explanation = view.explanation_box
+    seen = QRect(explanation.mapToGlobal(QPoint(0, 0)), explanation.size())
+    assert not views.whatif_dock.frameGeometry().intersects(seen), (seen, views.whatif_dock.frameGeometry())

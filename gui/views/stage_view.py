@@ -240,11 +240,17 @@ class StageView(QWidget):
         """The stage's page ends `page` px short of the view's right edge (laid out now: its splitter's new width is
         the one fitted), its explanation `explanation` px shorter still."""
         left, top, right, bottom = PAGE_MARGINS
-        if self.stage_layout.contentsMargins().right() != right + page:
-            self.stage_layout.setContentsMargins(left, top, right + page, bottom)
-            self.stage_layout.activate()
-        if self.explanation_row.contentsMargins().right() != explanation:
-            self.explanation_row.setContentsMargins(0, 0, explanation, 0)
+        if (self.stage_layout.contentsMargins().right(), self.explanation_row.contentsMargins().right()) == (
+            right + page,
+            explanation,
+        ):
+            return
+        self.stage_layout.setContentsMargins(left, top, right + page, bottom)
+        self.explanation_row.setContentsMargins(0, 0, explanation, 0)
+        self.stage_layout.activate()
+        # and laid out again once the pass that called this is over: called from inside one (the splitter resized),
+        # that pass goes on with the margins it began with and gave the explanation's row the whole width
+        self.stage_layout.invalidate()
 
     def set_covered(self, reach: int, tables: bool) -> None:
         """The right `reach` pixels of the view lie under a dock floating over it (gui/docks/placement.py): the
