@@ -7,6 +7,7 @@ import torch
 from PySide6.QtCore import Qt
 
 from engine.training.lab import watch_sentence
+from gui.docks.training_lab import layer_title
 from tests import gui_lessons
 from tests import test_gui_i18n as i18n_check
 from tests.gui_lessons import FakePrompts
@@ -35,6 +36,21 @@ def test_the_lab_trains_while_the_window_answers_and_draws_the_result(qtbot):
     assert all(len(xs) == 4 for xs, _ in lab.curves.values())
     assert lab.layers[:2] == ["dec.embed", "dec.0"] and lab.layers[-1] == "unembed"
     assert len(lab.bars.opts["height"]) == len(lab.layers) and lab.bars.opts["height"][1] > 0
+    names = lab.bar_plot.getAxis("bottom").categories  # the bars named as the map names their boxes, not by id
+    assert names[:2] == ["Embedding", "Block 0"] and names[-2:] == ["Final LayerNorm", "Linear + Softmax"]
+
+
+def test_the_gradient_bars_name_their_layers_in_words_in_either_language():
+    decoder = ["dec.embed", "dec.0", "dec.final_norm", "unembed"]
+    assert [layer_title(g, decoder, "zh") for g in decoder] == ["词嵌入", "第 0 层", "最终层归一化", "线性层 + Softmax"]
+    both = ["enc.embed", "enc.0", "dec.embed", "dec.1", "unembed"]
+    assert [layer_title(g, both, "en") for g in both] == [
+        "Encoder Embedding",
+        "Encoder Block 0",
+        "Decoder Embedding",
+        "Decoder Block 1",
+        "Linear + Softmax",
+    ]
 
 
 def test_the_lab_pauses_and_stop_keeps_what_was_drawn(qtbot):

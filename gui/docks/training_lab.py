@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
 
 from engine import EngineError, sources
 from engine.training.lab import EXPERIMENTS, experiment, label, watch_sentence
+from gui.plots.axis import Axis
+from gui.plots.captions import plain
 from gui.plots.fit import text_width
 from gui.plots.heatmap import Heatmap
 from gui.plots.style import color
@@ -36,6 +38,20 @@ from gui.text.live_texts import LiveTexts
 from gui.views.scrolling import scrolling_layout
 
 WATCH_EVERY = 5  # training steps between two re-traces of the watched head's attention (and the last step)
+
+
+def layer_title(group: str, groups: list[str], lang: str) -> str:
+    """A layer of weights (engine.training.train.param_group: "dec.embed", "dec.0", "dec.final_norm", "unembed")
+    named as its box on the map: "Embedding", "Block 0", "Final LayerNorm", "Linear + Softmax"; with its stack's
+    name where `groups` hold an encoder's and a decoder's ("Decoder Block 0")."""
+    if group == "unembed":
+        return plain("output", lang)
+    stack, part = group.split(".", 1)
+    key = {"embed": "embedding", "embed_norm": "embed_norm", "final_norm": "final_norm"}.get(part, "block")
+    name = plain(key, lang, i=part)
+    if len({g.split(".")[0] for g in groups if g != "unembed"}) < 2:
+        return name
+    return f"{plain(stack, lang)} {name}"
 
 
 class LabRunner(QThread):
@@ -181,7 +197,7 @@ class TrainingLab(QWidget):
             return
         self.curve_plot = pg.PlotWidget(self)
         self.curve_plot.addLegend(offset=(-10, 10))
-        self.bar_plot = pg.PlotWidget(self)
+        self.bar_plot = pg.PlotWidget(self, axisItems={"bottom": Axis("bottom")})  # names turn or shrink, never clash
         self.texts.set(self.bar_plot.setTitle, lambda: self.tr("Gradient norm per layer ‖∂L/∂W‖"))
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=color(0))
         self.bar_plot.addItem(self.bars)
@@ -290,6 +306,7 @@ class TrainingLab(QWidget):
         self._show_claim(self.choice.currentData())
         if self.shown is not None:
             self._name_axes()
+            self._name_layers()
             arm_of = {id(item): arm for (arm, _), item in self.items.items()}
             for sample, text in self.curve_plot.plotItem.legend.items:
                 if id(sample.item) in arm_of:
@@ -328,6 +345,11 @@ class TrainingLab(QWidget):
             self.curve_plot.setLabel("bottom", self.tr("step") if trains else self.tr("seed"))
         self.curve_plot.setLabel("left", self.tr("loss") if trains else self.tr("value"))
 
+    def _name_layers(self) -> None:
+        """The gradient bars named by their layers in words ("Block 0", not "dec.0")."""
+        names = [layer_title(group, self.layers, self.settings.lang) for group in self.layers]
+        self.bar_plot.getAxis("bottom").set_categories(names, offset=0.0)
+
     def _progressed(self, progress) -> None:
         trains = progress.grad_norms is not None
         key = (progress.arm, progress.seed if trains else -1)  # not training: one number per seed, one line per arm
@@ -339,7 +361,7 @@ class TrainingLab(QWidget):
             self.latest = progress
             self.layers = list(progress.grad_norms)
             self.bars.setOpts(x=list(range(len(self.layers))), height=list(progress.grad_norms.values()))
-            self.bar_plot.getAxis("bottom").setTicks([list(enumerate(self.layers))])
+            self._name_layers()
             if progress.step % WATCH_EVERY == 0 or progress.step == progress.steps - 1:
                 self._watch(progress)
         self.status.setText(
