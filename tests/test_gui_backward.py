@@ -172,3 +172,16 @@ def test_a_lesson_saved_on_the_backward_pass_reopens_on_a_forward_stage(qtbot):
         lesson = window.state.to_lesson()
         lesson.validate()
         assert lesson.stage == saved
+
+
+def test_the_labels_of_the_loss_name_the_word_each_row_should_predict(qtbot):
+    """y of ℓᵢ = −log p[i, yᵢ] showed rows 0–4 and the ids 3, 4, 5, 6, 2: nothing said which word an id is."""
+    window = open_lesson_window(qtbot, "masked-decoder")
+    state = window.state
+    state.go_to("loss.per_position")
+    y = panel_for(window, "dec.labels").model
+    words = state.model.vocabs["dec"].tokens
+    ids = [int(i) for i in y.shown[:, 0]]
+    tokens = list(state.trace.tokens["dec"])
+    assert y.row_labels == [f"{t} → {words[i]}" for t, i in zip(tokens, ids)] and y.col_labels == ["y"]
+    assert y.row_labels[0] == f"<start> → {tokens[1]}" and y.row_labels[-1] == f"{tokens[-1]} → <end>"

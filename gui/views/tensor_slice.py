@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import torch
 
-from engine.training.backward import forward_of
+from engine.training.backward import LABELS, forward_of
 from gui.plots.predicts import row_labels
 from gui.text.operations import HEAD_PRODUCT, operation, stage_operation, token_stack
 
@@ -87,6 +87,10 @@ def axis_labels(trace, part: TensorSlice) -> tuple[list[str], list[str]]:
     stage = trace.stage(name)
     if token_stack(trace, name) is not None:
         return ["id"], list(tokens[token_stack(trace, name)])
+    if name == LABELS:  # the id each row should predict, its row named "我 → 爱" (that id's word)
+        words = trace.model.vocabs["dec"].tokens
+        ids = trace[name][:, 0].tolist()
+        return [f"{token} → {words[int(i)]}" for token, i in zip(tokens["dec"], ids)], ["y"]
     if stage is not None:
         rows = list(tokens[stage.rows]) if stage.rows in tokens else [str(r) for r in range(n_rows)]
         rows = row_labels(trace, name, rows)  # cross-attention: "<start> → 我"
