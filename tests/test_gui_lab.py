@@ -77,6 +77,13 @@ def test_an_experiment_that_does_not_train_draws_its_curves_when_done(qtbot):
     qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
     assert len(lab.items) == 4  # 2 arms × 2 seeds, over d_k
     assert lab.result["x"]["label"] == "d_k" and "d_k = 64" in lab.verdict.text()
+    # no gradient bars or attention of a model in training, empty on their axes: the curves take the room
+    assert not lab.bar_plot.isVisible() and not lab.attention_panel.isVisible() and lab.curve_plot.isVisible()
+    assert lab.curve_plot.getAxis("left").labelText == "softmax gradient p(1−p)"  # not "value"
+    lab.start("no-layernorm", seeds=1, steps=2)
+    assert lab.bar_plot.isVisible() and lab.attention_panel.isVisible()
+    assert lab.curve_plot.getAxis("left").labelText == "loss"
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=60_000)
 
 
 def test_a_chinese_window_shows_the_verdict_and_the_arms_in_chinese(qtbot, start_window):

@@ -56,11 +56,13 @@ LABELS_ZH = {  # the Chinese of the arms' names and the x axes' labels ("d_k" is
     "causal mask: one pass vs KV-cache steps": "因果掩码：一次前向 ↔ KV 缓存逐步",
     "no mask: one pass vs prefix passes": "无掩码：一次前向 ↔ 逐个前缀前向",
     "step": "步", "layer": "层", "d_k": "d_k", "position": "位置",
+    "loss": "损失", "gradient norm at the layer's input": "该层输入处的梯度范数",
+    "softmax gradient p(1−p)": "softmax 的梯度 p(1−p)", "largest difference in p": "p 的最大差异",
 }
 
 
 def label(name: str, lang: str) -> str:
-    """An arm's name or an x axis's label in `lang` ("en" or "zh")."""
+    """An arm's name or an axis's label in `lang` ("en" or "zh")."""
     return LABELS_ZH[name] if lang == "zh" else name
 
 
@@ -333,17 +335,19 @@ class Experiment:
     claim: str  # the tutorials' claim it tests
     seeds: int  # default number of seeds
     steps: int | None  # default training steps; None: it does not train
+    measures: str = "loss"  # what its curves' y axis shows (a LABELS_ZH key)
 
 
 EXPERIMENTS = {
     "gradient-highway": Experiment(gradient_highway, "the residual connection carries the gradient to the first "
-                                   "layers", 5, None),
+                                   "layers", 5, None, "gradient norm at the layer's input"),
     "post-vs-pre-ln": Experiment(post_vs_pre_ln, "post-LN is unstable in deep stacks and needs warm-up; pre-LN "
                                  "trains stably", 3, 120),
     "no-layernorm": Experiment(no_layernorm, "without LayerNorm the loss curve is a roller coaster", 3, 120),
-    "scale-saturation": Experiment(scale_saturation, "dividing by √d_k keeps the softmax out of saturation", 5, None),
+    "scale-saturation": Experiment(scale_saturation, "dividing by √d_k keeps the softmax out of saturation", 5, None,
+                                   "softmax gradient p(1−p)"),
     "teacher-forcing": Experiment(teacher_forcing, "one masked pass gives every position's prediction, as N "
-                                  "incremental steps would", 5, None),
+                                  "incremental steps would", 5, None, "largest difference in p"),
 }
 
 

@@ -332,6 +332,8 @@ class TrainingLab(QWidget):
         self.attention.image.clear()
         self.attention_caption.setText("")
         self.attention_panel.setEnabled(trains)
+        for part in (self.bar_plot, self.attention_panel):  # a run that does not train has no gradients or weights
+            part.setVisible(trains)
         self.shown = name
         self._name_axes()
 
@@ -343,7 +345,7 @@ class TrainingLab(QWidget):
             self.curve_plot.setLabel("bottom", label(x, self.settings.lang))
         else:
             self.curve_plot.setLabel("bottom", self.tr("step") if trains else self.tr("seed"))
-        self.curve_plot.setLabel("left", self.tr("loss") if trains else self.tr("value"))
+        self.curve_plot.setLabel("left", label(EXPERIMENTS[self.shown].measures, self.settings.lang))
 
     def _name_layers(self) -> None:
         """The gradient bars named by their layers in words ("Block 0", not "dec.0")."""
