@@ -136,6 +136,14 @@ def test_the_training_step_view_shows_before_gradient_and_after_until_undone(qtb
         for matrix, tensor in zip(shown, (update.before, update.grad, update.after)):
             assert np.array_equal(matrix, np.atleast_2d(tensor.double().numpy())), name
     assert f"{expected.loss_before:.4f} → {expected.loss_after:.4f}" in view.loss.text()
+    assert f"W after = W − {window.training_step.lr.value():g}·∂L/∂W" in view.loss.text()  # the rule, once
+    dock = window.training_step_dock  # narrow, as at 1280×720: three matrices of one shape are drawn alike
+    dock.setFloating(True)
+    dock.resize(520, 500)
+    view.weight.setCurrentIndex(view.weight.findData("dec.0.self_attn.W_Q"))
+    qtbot.waitUntil(lambda: view.figure.width() < 520)
+    widths = [h.plot.vb.width() for h in view.heatmaps]
+    assert max(widths) < 1.1 * min(widths), widths
     state.go_to("dec.0.ffn.up")  # a stage with weights: its weight is shown
     assert view.weight.currentData() == "dec.0.ffn.W1"
     assert view.weight.currentText() == "W1 (Decoder · Block 0 · Feed-forward)"  # the id only in its tooltip

@@ -1240,14 +1240,6 @@
         <translation>种子</translation>
     </message>
     <message>
-        <source>loss</source>
-        <translation>损失</translation>
-    </message>
-    <message>
-        <source>value</source>
-        <translation>数值</translation>
-    </message>
-    <message>
         <source>{0}, seed {1}: step {2} of {3}</source>
         <translation>{0}，种子 {1}：第 {2} 步，共 {3} 步</translation>
     </message>
@@ -1294,16 +1286,16 @@
         <translation>模型 ▸ 训练一步 之后，这里显示每个权重在这一步之前的值、它的梯度 ∂L/∂W 和之后的值。</translation>
     </message>
     <message>
-        <source>Training step: loss {0:.4f} → {1:.4f} (learning rate {2:g})</source>
-        <translation>训练步：损失 {0:.4f} → {1:.4f}（学习率 {2:g}）</translation>
+        <source>Training step: loss {0:.4f} → {1:.4f}; W after = W − {2:g}·∂L/∂W</source>
+        <translation>训练步：损失 {0:.4f} → {1:.4f}；之后的 W = W − {2:g}·∂L/∂W</translation>
     </message>
     <message>
         <source>W before</source>
         <translation>之前的 W</translation>
     </message>
     <message>
-        <source>W after = W − {0:g}·∂L/∂W</source>
-        <translation>之后的 W = W − {0:g}·∂L/∂W</translation>
+        <source>W after</source>
+        <translation>之后的 W</translation>
     </message>
     <message>
         <source>Training step</source>

@@ -88,9 +88,8 @@ class TrainingStepView(QWidget):
         self.weight = QComboBox(self)
         self.weight.setSizeAdjustPolicy(QComboBox.AdjustToContents)
         self.weight.currentIndexChanged.connect(self._draw)
+        self.loss.setWordWrap(True)  # a line of its own, over the weight chosen: neither is cut in a narrow dock
         top = QHBoxLayout()
-        top.addWidget(self.loss)
-        top.addSpacing(16)
         self.texts = LiveTexts()  # what a language switch sets again
         weight = QLabel(self)
         self.texts.set(weight.setText, lambda: self.tr("Weight:"))
@@ -102,6 +101,7 @@ class TrainingStepView(QWidget):
         self.figure.setMinimumHeight(180)
         self.heatmaps: list[Heatmap] = []  # W before, ∂L/∂W, W after: built when a step is first shown
         layout = scrolling_layout(self)
+        layout.addWidget(self.loss)
         layout.addLayout(top)
         layout.addWidget(self.figure, 1)
         state.undo_stack.indexChanged.connect(self._stack_moved)
@@ -154,7 +154,7 @@ class TrainingStepView(QWidget):
             )
             return
         self.loss.setText(
-            self.tr("Training step: loss {0:.4f} → {1:.4f} (learning rate {2:g})").format(
+            self.tr("Training step: loss {0:.4f} → {1:.4f}; W after = W − {2:g}·∂L/∂W").format(
                 step.loss_before, step.loss_after, step.lr
             )
         )
@@ -181,13 +181,16 @@ class TrainingStepView(QWidget):
         opts = self.state.display.plot_options()
         if not self.heatmaps:
             self.heatmaps = [Heatmap(self.figure.ci, opts, signed=True, row=0, col=col) for col in range(3)]
+            for col in range(3):  # the room shared alike
+                self.figure.ci.layout.setColumnStretchFactor(col, 1)
         update = self.step.params[name]
         before, grad, after = (
             np.atleast_2d(t.detach().double().numpy()) for t in (update.before, update.grad, update.after)
         )
         top = float(max(np.abs(before).max(), np.abs(after).max())) or 1.0
         grad_top = float(np.abs(grad).max()) or 1.0
-        captions = [self.tr("W before"), "∂L/∂W", self.tr("W after = W − {0:g}·∂L/∂W").format(self.step.lr)]
+        # titles alike in length, so the three matrices of one shape are drawn alike (the rule is said above them)
+        captions = [self.tr("W before"), "∂L/∂W", self.tr("W after")]
         rows, cols = [str(i) for i in range(before.shape[0])], [str(j) for j in range(before.shape[1])]
         for heatmap, matrix, levels, caption in zip(
             self.heatmaps, (before, grad, after), ((-top, top), (-grad_top, grad_top), (-top, top)), captions
