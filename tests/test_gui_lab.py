@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QBoxLayout, QScrollArea
 
 from engine.training.lab import watch_sentence
 from gui.docks.training_lab import layer_title
@@ -170,3 +171,25 @@ def test_the_lab_and_training_step_docks_fit_a_1280x720_screen(qtbot):
     assert window.minimumSizeHint().height() <= 720
     window.resize(1280, 720)
     qtbot.waitUntil(lambda: window.height() <= 720)
+
+
+def test_a_narrow_lab_stacks_its_parts_and_keeps_its_buttons_in_sight(qtbot):
+    """At 1280×720 the lab is a column of about 330 px beside the stage view: Run, Pause and Stop were off its edge,
+    the loss curves 50 px wide beside the attention map (which asked for 710 px), the gradient bars flattened under
+    their turned names, the claim cut."""
+    window = open_lesson_window(qtbot, "masked-decoder")
+    lab = lab_of(window)
+    dock = window.lab_dock
+    dock.setFloating(True)
+    dock.resize(340, 700)
+    assert lab.start("no-layernorm", seeds=1, steps=6)
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: lab.width() <= 340)
+    area = lab.findChild(QScrollArea)
+    assert area.widget().width() <= area.viewport().width()  # nothing scrolls sideways
+    for button in (lab.run_button, lab.pause_button, lab.stop_button):
+        assert area.viewport().rect().contains(button.mapTo(area.viewport(), button.rect().bottomRight()))
+    assert lab.middle.direction() == QBoxLayout.Direction.TopToBottom
+    assert lab.curve_plot.width() > 250 and lab.bar_plot.plotItem.vb.height() > 60
+    dock.resize(1200, 500)  # wide again: side by side
+    qtbot.waitUntil(lambda: lab.middle.direction() == QBoxLayout.Direction.LeftToRight)

@@ -16,6 +16,7 @@ import threading
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt, QThread, Signal
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QComboBox,
     QDockWidget,
     QHBoxLayout,
@@ -30,13 +31,15 @@ from engine import EngineError, sources
 from engine.training.lab import EXPERIMENTS, experiment, label, watch_sentence
 from gui.plots.axis import Axis
 from gui.plots.captions import plain
-from gui.plots.fit import text_width
 from gui.plots.heatmap import Heatmap
 from gui.plots.style import color
 from gui.state.display import DisplaySettings
 from gui.text.live_texts import LiveTexts
 from gui.views.scrolling import scrolling_layout
 
+SIDE_BY_SIDE_WIDTH = 700  # px: a narrower lab shows its buttons under the experiment, the attention under the curves
+CHOICE_LEAST_WIDTH = 120  # px: the experiment's title shortened to this in a narrow lab
+BARS_HEIGHT = 140  # px, the gradient bars' least height (twice that under turned names)
 WATCH_EVERY = 5  # training steps between two re-traces of the watched head's attention (and the last step)
 
 
@@ -109,6 +112,10 @@ class TrainingLab(QWidget):
         self.shown: str | None = None  # the experiment whose curves are drawn
 
         self.choice = QComboBox(self)
+        # its titles whole where there is room, shortened in a narrow dock (the claim under it says it whole): Run,
+        # Pause and Stop stay in sight
+        self.choice.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.choice.setMinimumWidth(CHOICE_LEAST_WIDTH)
         for name, (title, _) in self._experiments().items():
             self.choice.addItem(title, name)
         self.choice.currentIndexChanged.connect(lambda _: self._show_claim(self.choice.currentData()))
@@ -123,10 +130,14 @@ class TrainingLab(QWidget):
         self.stop_button = QPushButton(self)
         texts.set(self.stop_button.setText, lambda: self.tr("Stop"))
         self.stop_button.clicked.connect(self.stop)
-        controls = QHBoxLayout()
-        for widget in (self.choice, self.run_button, self.pause_button, self.stop_button):
-            controls.addWidget(widget)
-        controls.addStretch(1)
+        buttons = QHBoxLayout()
+        for widget in (self.run_button, self.pause_button, self.stop_button):
+            buttons.addWidget(widget)
+        buttons.addStretch(1)
+        # the experiment and its buttons on a line, or the buttons under it in a narrow dock (resizeEvent)
+        self.controls = controls = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        controls.addWidget(self.choice)
+        controls.addLayout(buttons, 1)
         self.claim = QLabel(self)
         self.claim.setWordWrap(True)
         # the curves, the gradient bars and the attention map: built when the lab is first shown (see _build_plots)
@@ -139,7 +150,8 @@ class TrainingLab(QWidget):
         self.verdict = QLabel(self)
         self.verdict.setWordWrap(True)
         self.plots = QVBoxLayout()
-        middle = QHBoxLayout()
+        # the curves beside the attention map, or over it in a narrow dock (resizeEvent)
+        self.middle = middle = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         middle.addLayout(self.plots, 1)
         middle.addWidget(self._attention_panel(), 1)
         layout = scrolling_layout(self)
@@ -191,6 +203,20 @@ class TrainingLab(QWidget):
         super().showEvent(event)
         self._build_plots()
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """Side by side in a wide lab; in a narrow one, one under the other."""
+        side_by_side = self.width() >= SIDE_BY_SIDE_WIDTH
+        direction = QBoxLayout.Direction.LeftToRight if side_by_side else QBoxLayout.Direction.TopToBottom
+        for layout in (self.controls, self.middle):
+            if layout.direction() != direction:
+                layout.setDirection(direction)
+        if self.bar_plot is not None:  # narrow, the layers' names turn on their side: room for them and the bars
+            self.bar_plot.setMinimumHeight(BARS_HEIGHT if side_by_side else 2 * BARS_HEIGHT)
+
     def _build_plots(self) -> None:
         """The plots, once: a lab never shown builds no pyqtgraph items."""
         if self.curve_plot is not None:
@@ -202,13 +228,14 @@ class TrainingLab(QWidget):
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=color(0))
         self.bar_plot.addItem(self.bars)
         self.curve_plot.setMinimumHeight(200)
-        self.bar_plot.setMinimumHeight(140)
+        self.bar_plot.setMinimumHeight(BARS_HEIGHT)
         self.plots.addWidget(self.curve_plot, 3)
         self.plots.addWidget(self.bar_plot, 2)
         self.attention_view = pg.GraphicsLayoutWidget(self.attention_panel)
         self.attention_view.setMinimumSize(260, 220)
         self.attention = Heatmap(self.attention_view.ci, self.settings.plot_options(), signed=False, row=0, col=0)
         self.attention_panel.layout().insertWidget(2, self.attention_view, 1)  # under the caption
+        self._arrange()
 
     def _experiments(self) -> dict[str, tuple[str, str]]:
         """Each experiment of engine/training/lab.py: its title and the tutorials' claim it tests, in the window's
@@ -409,8 +436,6 @@ class TrainingLab(QWidget):
         layer, head = self.layer_box.value(), self.head_box.value()
         weights = trace[f"dec.{layer}.self_attn.weights"][head].numpy()
         tokens = trace.tokens["dec"]
-        # wide enough for every token's label on the top axis (besides the left axis and the colour bar)
-        self.attention_view.setMinimumWidth(len(tokens) * (text_width(self.attention.tick_font, tokens) + 8) + 150)
         self.attention.set(weights, tokens, tokens, self.settings.plot_options(), levels=(0.0, 1.0))
         self.attention_caption.setText(
             self.tr("{0}, seed {1}, after step {2}").format(
