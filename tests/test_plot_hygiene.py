@@ -480,3 +480,29 @@ def test_a_plot_makes_no_windows_and_keeps_its_options(qapp):
     QApplication.sendPostedEvents(None, QEvent.Type.LanguageChange)
     assert heard.count == 0
     view.deleteLater()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_number_line_labels_its_end_values_in_from_the_ends_rather_than_leave_them_out(qapp, lang):
+    """The What if dock's d_k axis (2 … 256) read 2 … 128 and its y axis began at 0.2: a label centred on a tick at
+    an end of the axis ran past it and was left out. It is drawn in from the end now, whole, overlapping nothing."""
+    view = FittedLayoutWidget()
+    view.resize(700, 600)
+    plot = new_plot(view.ci, PlotOptions(lang=lang), row=0, col=0)
+    plot.plot([0, 20, 40, 60, 80, 100], [0.5, 0.6, 0.7, 0.8, 0.9, 0.96])
+    plot.setYRange(0, 1, padding=0)
+    plot.setXRange(0, 100, padding=0)
+    view.show()
+    for _ in range(3):
+        qapp.processEvents()
+        view.grab()
+    for side, ends in (("bottom", ("0", "100")), ("left", ("0", "1"))):
+        axis = plot.getAxis(side)
+        labels, _ = axis_specs(axis)
+        texts = [text.replace(".0", "") for text, _ in labels]
+        assert all(end in texts for end in ends), (side, texts)
+        bounds = axis.sceneBoundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
+        assert all(bounds.contains(rect) for _, rect in labels)
+        rects = [rect for _, rect in labels]
+        assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1 :])
+    view.close()

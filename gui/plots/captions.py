@@ -154,7 +154,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "without_scale": ("without ÷√d_k", "不除以 √d_k"),
     "this_model": ("this model", "本模型"),
     "d_k": ("d_k", "d_k"),
-    "mean_max": ("mean of each row's max weight (1 = one-hot)", "各行最大权重的平均（1 = 独热）"),
+    "mean_max": ("mean of each row's max weight<br>(1 = one-hot)", "各行最大权重的平均<br>（1 = 独热）"),  # two lines
     "future": ("{head}: outlined cells are the future", "{head}：框出的格子是未来位置"),
     "future_note": (
         "Attention weights of the masked self-attention in block {block}: with the mask, the outlined "
