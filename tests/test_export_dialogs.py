@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 from engine import ModelConfig
 from gui.plots import draw_stage
 from gui.state.app_state import AppState
+from gui.text.operations import stage_title
 from gui.views import export_dialogs as dialogs
 from gui.views.figure_view import FigureView
 
@@ -44,7 +45,9 @@ def test_export_figure_dialog_writes_png_of_the_chosen_width(state, parent, answ
     with qtbot.waitSignal(state.message) as message:
         assert dialogs.export_figure_dialog(parent, state)
     assert QImage(str(tmp_path / "fig.png")).width() == 640
-    assert "enc.0.attn.weights" in message.args[0]
+    # the status bar names the stage by its title, never its id (the file's name may hold it)
+    assert stage_title(state.view, "enc.0.attn.weights", "zh") in message.args[0]
+    assert "enc.0.attn.weights" not in message.args[0]
 
 
 def test_export_figure_dialog_svg_and_cancel(state, parent, answers, tmp_path):
@@ -64,8 +67,11 @@ def test_export_failure_is_shown_not_raised(state, parent, answers, tmp_path):
     assert answers["warnings"] and "missing" in answers["warnings"][0]
 
 
-def test_export_matrix_dialog_writes_csv_with_the_decimals(state, parent, answers, tmp_path):
+def test_export_matrix_dialog_writes_csv_with_the_decimals(state, parent, answers, tmp_path, qtbot):
     answers["path"], answers["number"] = str(tmp_path / "w.csv"), (3, True)
+    with qtbot.waitSignal(state.message) as message:
+        assert dialogs.export_matrix_dialog(parent, state, "enc.0.attn.W_Q")
+    assert "W_Q (Encoder · Block 0 · Self-attention)" in message.args[0] and "enc.0" not in message.args[0]
     assert dialogs.export_matrix_dialog(parent, state, "enc.0.attn.weights")
     lines = (tmp_path / "w.csv").read_text(encoding="utf-8").splitlines()
     assert lines[0] == ",I,love,AI"

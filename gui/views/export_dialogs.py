@@ -13,16 +13,30 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox, QProgressDialog, QWidget
 
 from engine import EngineError
+from engine.training.backward import forward_of
 from gui.export import export_deck
 from gui.export.figure import MAX_WIDTH, MIN_WIDTH, copy_figure, export_figure
 from gui.export.matrix import export_matrix
 from gui.export.render import Draw
 from gui.plots import draw_stage
+from gui.text.formulas import letter
+from gui.text.operations import stage_title
+from gui.text.places import place
 from gui.views.busy_cursor import busy_cursor
 
 
 def tr(text: str) -> str:
     return QCoreApplication.translate("Export", text)
+
+
+def named(state, name: str) -> str:
+    """What the status bar calls a stage or a weight: its title, or "W_Q (Decoder · Block 0 · Masked
+    self-attention)"; the id stays in the file's name."""
+    view = state.view
+    if name in view.stage_names:
+        return stage_title(view, name, state.display.lang)
+    weight = forward_of(name)
+    return f"{letter(view, name)} ({place(view, weight)})" if weight in view.params else letter(view, name)
 
 
 def _save_name(parent: QWidget, title: str, suggested: str, filters: str) -> str:
@@ -68,7 +82,7 @@ def export_figure_dialog(parent: QWidget, state, draw: Draw = draw_stage, prefix
         parent,
         state,
         lambda: tr("Exported {0} to {1}").format(
-            stage, export_figure(state.view, stage, opts, path, width=width, draw=draw)
+            named(state, stage), export_figure(state.view, stage, opts, path, width=width, draw=draw)
         ),
     )
 
@@ -79,7 +93,7 @@ def copy_figure_to_clipboard(parent: QWidget, state, draw: Draw = draw_stage) ->
 
     def run() -> str:
         copy_figure(state.view, stage, opts, draw=draw)
-        return tr("Copied the figure of {0}").format(stage)
+        return tr("Copied the figure of {0}").format(named(state, stage))
 
     return _report(parent, state, run)
 
@@ -97,7 +111,9 @@ def export_matrix_dialog(parent: QWidget, state, name: str) -> bool:
     return _report(
         parent,
         state,
-        lambda: tr("Exported {0} to {1}").format(name, export_matrix(state.view, name, path, decimals, state.head)),
+        lambda: tr("Exported {0} to {1}").format(
+            named(state, name), export_matrix(state.view, name, path, decimals, state.head)
+        ),
     )
 
 
