@@ -34,6 +34,7 @@ from engine import EngineError, sources
 from engine.sources import Opened
 from gui.state import preferences
 from gui.views.busy_cursor import busy_cursor
+from gui.views.fonts import text_size
 
 RANDOM_SIZES = ("classroom", "large")
 
@@ -223,8 +224,8 @@ class ModelDialog(QDialog):
         self.setWindowTitle(self.tr("Choose a model"))
         self.list = QListWidget(self)
         self.list.setSpacing(2)
-        self.resize(660, 580)
-        width = 620  # the list's inside, for the wrapped descriptions
+        self.resize(text_size(self, 90, 34, QSize(660, 580)))
+        width = self.width() - 40  # the list's inside, for the wrapped descriptions
         for entry in entries:
             item = QListWidgetItem(self.list)
             item.setData(Qt.UserRole, entry.key)

@@ -3,7 +3,7 @@ window's language, and a way to open a lesson file instead."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.formats.lesson import LessonInfo
-from gui.views.fonts import scale_font
+from gui.views.fonts import scale_font, text_size
 
 NAME_ROLE = Qt.UserRole + 1
 
@@ -96,7 +96,7 @@ class StartPage(QDialog):
         layout.addLayout(bottom)
         names = [info.name for info in lessons]
         self.list.setCurrentRow(names.index(current) if current in names else 0)
-        self.resize(1000, 600)
+        self.resize(text_size(self, 140, 34, QSize(1000, 600)))  # the list and its lesson's description beside it
 
     def _show_selected(self, item: QListWidgetItem | None) -> None:
         info = self.lessons[item.data(NAME_ROLE)] if item is not None else None
