@@ -107,4 +107,4 @@ def test_file_export_the_map_writes_the_map_at_the_current_stage(qtbot, start_wi
     with qtbot.waitSignal(window.state.message) as message:
         window.map_actions["export"].trigger()
     assert QImage(str(tmp_path / "m.png")).width() == 1200
-    assert "dec.0.self_attn.weights" in message.args[0]
+    assert "Softmax: attention weights" in message.args[0]  # the stage it shows, by its title (no id)

@@ -117,7 +117,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "kv_cache": ("KV cache", "KV 缓存"),
     "not_finite": ("{n} values overflowed (∞ or NaN): not drawn", "{n} 个数值溢出（∞ 或 NaN）：未画出"),
     # --- the head grid, What-if, generation, KV-cache, RoPE and SwiGLU plots ---
-    "every_head": ("Every head of {stage}", "{stage} 的每个头"),
+    "every_head": ("{stage}: every head", "{stage}：每个头"),  # the stage's title first, as it is written
     "split": (
         "{letter} = X·W_{letter} [{n}×{d}] before the split: head j owns columns j·{d_k} … j·{d_k}+{last}",
         "拆分前的 {letter} = X·W_{letter} [{n}×{d}]：头 j 拥有第 j·{d_k} … j·{d_k}+{last} 列",

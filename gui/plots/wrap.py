@@ -14,6 +14,7 @@ _OPENING = "（《「『“‘"  # never the last
 # A line may break between Chinese characters (an opening mark stays with the character after it, a closing mark
 # with the character before it: "chose “模型”" broke as "chose “模型" and "” (p = 0.12)", "after “模型”: chose" as
 # "after “模型”" and ": chose").
+_PAUSES = re.compile(r"[：；]|[:;](?= )")  # after a label ("You are here:"): a break there reads as two phrases
 _CHARACTERS = re.compile(f"[{_OPENING}]*(?:[{_CJK}]|[^{_CJK}{_OPENING}]+)[{_CLOSING}]*|[{_OPENING}]+")
 
 
@@ -42,14 +43,28 @@ def _greedy(text: str, columns: int) -> list[str]:
     return [*lines, line.rstrip()]
 
 
+def _at_pause(text: str, columns: int) -> list[str] | None:
+    """Two lines broken after a colon or semicolon, both within `columns` (the most even such break), or None:
+    "你在这里：" over "查询 Q · 头 0", not "你在这里：查" over "询 Q · 头 0"."""
+    best = None
+    for pause in _PAUSES.finditer(text):
+        lines = [text[: pause.end()].rstrip(), text[pause.end() :].strip()]
+        widths = [_columns(line) for line in lines]
+        if all(lines) and max(widths) <= columns and (best is None or max(widths) < best[0]):
+            best = (max(widths), lines)
+    return None if best is None else best[1]
+
+
 def _wrap_line(text: str, columns: int) -> list[str]:
-    """As few lines as greedy wrapping needs, balanced in length (no lone word or character on the last)."""
+    """As few lines as greedy wrapping needs, balanced in length (no lone word or character on the last); two
+    lines break where the caption pauses, if they can."""
     lines = _greedy(text, columns)
     for width in range(-(-_columns(text) // len(lines)), columns):
         balanced = _greedy(text, width)
         if len(balanced) <= len(lines):
-            return balanced
-    return lines
+            lines = balanced
+            break
+    return (len(lines) == 2 and _at_pause(text, columns)) or lines
 
 
 @lru_cache(maxsize=4096)  # the same captions come back with every refresh; wrapping a long one takes ms
