@@ -190,9 +190,10 @@ def _labels(axis, p, levels, fixed_strings, positions, tick_stop, across, length
                 rect = QRectF(place - width / 2.0, tick_stop - away - height, width, height)
             else:
                 rect = QRectF(place - width / 2.0, tick_stop + away, width, height)
-            rect = _inside(rect, box, horizontal=side in ("top", "bottom"))
-            if rect is None or any(rect.intersects(other) for other, _, _ in labels):
-                continue
+            if box.intersected(rect) != rect:  # (not box.contains(rect): rounding)
+                rect = _inside(rect, box, horizontal=side in ("top", "bottom"))  # moved in: it may meet its neighbour
+                if rect is None or any(rect.intersects(other) for other, _, _ in labels):
+                    continue
             labels.append((rect, flags, text))
     axis._updateMaxTextSize(largest)
     return labels
@@ -200,8 +201,7 @@ def _labels(axis, p, levels, fixed_strings, positions, tick_stop, across, length
 
 def _inside(rect: QRectF, box: QRectF, horizontal: bool) -> QRectF | None:
     """`rect` moved along the axis until it lies inside `box`: a label at an end of the axis (the last d_k, "256")
-    drawn a little in from its tick rather than left out; None where it cannot fit (not box.contains(rect):
-    rounding)."""
+    drawn a little in from its tick rather than left out; None where it cannot fit."""
     if horizontal:
         rect = rect.translated(max(0.0, box.left() - rect.left()) - max(0.0, rect.right() - box.right()), 0.0)
     else:
