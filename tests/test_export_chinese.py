@@ -156,10 +156,10 @@ def test_a_chinese_deck_is_chinese(qapp, tmp_path):
             cell.text for shape in slide.shapes if shape.has_table for row in shape.table.rows for cell in row.cells
         ]
         shown.append(slide.notes_slide.notes_text_frame.text)
-        title = slide.shapes.title.text_frame.text
-        assert "dec." not in title and ("解码器" in title or "输出" in title), title
+        title, place = slide.shapes.title.text_frame.text, slide.shapes[1].text_frame.text  # the place under it
+        assert "dec." not in title + place and ("解码器" in place or "输出" in place), (title, place)
         assert english_left("\n".join(shown), tokens) == [], title
-    assert "对角线" in "\n".join(s.shapes[1].text_frame.text for s in list(deck.slides)[1:])  # the mask's formula
+    assert "对角线" in "\n".join(s.shapes[2].text_frame.text for s in list(deck.slides)[1:])  # the mask's formula
 
 
 def test_every_slide_of_an_encoder_decoder_lesson_is_chinese(qapp):
@@ -167,6 +167,6 @@ def test_every_slide_of_an_encoder_decoder_lesson_is_chinese(qapp):
     trace = open_source(lesson="cross-attention").trace()
     tokens = {t for tokens in trace.tokens.values() for t in tokens}
     for slide in slides(trace, PlotOptions(lang="zh", slide=True)):
-        text = "\n".join([slide.title, slide.formula, slide.notes] + [m.symbol for m in slide.matrices])
-        assert slide.stage not in slide.title
+        text = "\n".join([slide.title, slide.subtitle, slide.formula, slide.notes] + [m.symbol for m in slide.matrices])
+        assert slide.stage not in slide.title + slide.subtitle
         assert english_left(text, tokens) == [], slide.stage

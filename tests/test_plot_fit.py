@@ -43,6 +43,7 @@ def test_wrapping_keeps_words_and_equations_whole_and_obeys_line_breaks():
     # two lines break after a label's colon where they can ("你在这里：查" over "询 Q · 头 0" before)
     assert wrap_caption("你在这里：查询 Q · 头 0", 14) == "你在这里：<br>查询 Q · 头 0"
     assert wrap_caption("You are here: Queries Q · head 0", 20) == "You are here:<br>Queries Q · head 0"
+    assert wrap_caption("Row of &lt;start&gt; → 我: sum = 1.00", 30) == "Row of &lt;start&gt; → 我:<br>sum = 1.00"
     assert wrap_caption("a_very_long_unbreakable_stage_name", 8) == "a_very_long_unbreakable_stage_name"
     assert wrap_caption("中文字", 4) == "中文<br>字"  # a Chinese character is two columns wide
     assert "<br>&lt;start&gt; → 我:<br>" in wrap_caption("Row of &lt;start&gt; → 我: sum = 1.00", 12)  # one label

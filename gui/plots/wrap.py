@@ -14,7 +14,8 @@ _OPENING = "（《「『“‘"  # never the last
 # A line may break between Chinese characters (an opening mark stays with the character after it, a closing mark
 # with the character before it: "chose “模型”" broke as "chose “模型" and "” (p = 0.12)", "after “模型”: chose" as
 # "after “模型”" and ": chose").
-_PAUSES = re.compile(r"[：；]|[:;](?= )")  # after a label ("You are here:"): a break there reads as two phrases
+# After a label ("You are here:"): a break there reads as two phrases. (Not an ASCII ";": it ends "&lt;" and "&gt;".)
+_PAUSES = re.compile(r"[：；]|:(?= )")
 _CHARACTERS = re.compile(f"[{_OPENING}]*(?:[{_CJK}]|[^{_CJK}{_OPENING}]+)[{_CLOSING}]*|[{_OPENING}]+")
 
 
