@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPainter, QPicture
 
 from engine.formats.lesson import open_lesson
@@ -46,6 +47,9 @@ def _number_lines(view: FittedLayoutWidget) -> list[Axis]:
 
 
 def _compare(axis: Axis) -> None:
+    """Laid out as pyqtgraph lays it out; but a label pyqtgraph leaves out at an end of the axis (its text running
+    past the end) is drawn moved in, inside the axis and over no other label, and then, one label more, the next
+    level of labels may be found too crowded where pyqtgraph's was not (its sizes with it)."""
     picture = QPicture()
     painter = QPainter(picture)
     try:
@@ -54,8 +58,16 @@ def _compare(axis: Axis) -> None:
         ours = _plain(number_specs(axis, painter))
     finally:
         painter.end()
-    assert ours == theirs
-    assert (axis.textWidth, axis.textHeight, axis.width(), axis.height()) == size
+    moved_in = [] if ours is None or theirs is None else [label for label in ours[2] if label not in theirs[2]]
+    if not moved_in:
+        assert ours == theirs
+        assert (axis.textWidth, axis.textHeight, axis.width(), axis.height()) == size
+        return
+    assert ours[:2] == theirs[:2]
+    bounds = axis.boundingRect().adjusted(-0.5, -0.5, 0.5, 0.5)
+    rects = [QRectF(*rect) for rect, _, _ in ours[2]]
+    assert all(bounds.contains(rect) for rect in rects)
+    assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1 :])
 
 
 def _shown(qapp, draw, size=(620, 440)) -> FittedLayoutWidget:
