@@ -24,9 +24,8 @@ from gui.plots.heatmap import Heatmap
 from gui.state.app_state import AppState
 from gui.state.commands import TrainingStepCommand
 from gui.state.preferences import read, write
-from gui.text.formulas import letter
 from gui.text.live_texts import LiveTexts
-from gui.text.places import place
+from gui.text.places import weight_title
 from gui.views.scrolling import scrolling_layout
 
 DEFAULT_LR = 0.1
@@ -140,7 +139,7 @@ class TrainingStepView(QWidget):
         self.weight.blockSignals(True)
         self.weight.clear()
         for k, name in enumerate(step.params if step is not None else ()):  # "W_Q (Encoder · Block 0 · …)"
-            self.weight.addItem(f"{letter(self.state.view, name)} ({place(self.state.view, name)})", name)
+            self.weight.addItem(weight_title(self.state.view, name), name)
             self.weight.setItemData(k, name, Qt.ToolTipRole)
         self.weight.blockSignals(False)
         self.weight.setEnabled(step is not None)

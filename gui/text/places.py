@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 
 from engine.training.backward import forward_of, is_backward
+from gui.text.formulas import letter
 from gui.text.operations import place_of
 
 
@@ -50,3 +51,8 @@ def place(trace, name: str) -> str:
     if name in trace.params:
         name = next(st.name for st in trace.stages if name in st.inputs)
     return " · ".join(group_path(trace, name))
+
+
+def weight_title(trace, name: str) -> str:
+    """A weight (or its gradient) as the window names it: "W_Q (Encoder · Block 0 · Self-attention)"."""
+    return f"{letter(trace, name)} ({place(trace, forward_of(name))})"

@@ -21,7 +21,7 @@ from gui.export.render import Draw
 from gui.plots import draw_stage
 from gui.text.formulas import letter
 from gui.text.operations import stage_title
-from gui.text.places import place
+from gui.text.places import weight_title
 from gui.views.busy_cursor import busy_cursor
 
 
@@ -35,8 +35,7 @@ def named(state, name: str) -> str:
     view = state.view
     if name in view.stage_names:
         return stage_title(view, name, state.display.lang)
-    weight = forward_of(name)
-    return f"{letter(view, name)} ({place(view, weight)})" if weight in view.params else letter(view, name)
+    return weight_title(view, name) if forward_of(name) in view.params else letter(view, name)
 
 
 def _save_name(parent: QWidget, title: str, suggested: str, filters: str) -> str:
