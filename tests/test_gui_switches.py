@@ -102,6 +102,54 @@ def test_without_positions_the_reordered_sentence_gives_the_same_rows(qtbot):
     torch.testing.assert_close(r.reordered_output, state.trace[name][torch.tensor([2, 1, 0])], atol=1e-6, rtol=0)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_reordering_note_says_why_the_outputs_changed(qtbot, lang):
+    """With positions the note names the positional encoding; in a decoder without positions (masked-decoder) the
+    mask, not a bag of words; without either, that the rows are only reordered."""
+    window = window_for(qtbot, "positional-encoding")
+    window.state.display.set(lang=lang)
+    views = window.teaching
+    views.show_effect("no_pe")
+    qtbot.waitUntil(lambda: views.whatif.figure is not None and views.whatif.figure.stage == "no_pe")
+    words = {
+        "en": ("positional encoding tells", "mask lets", "just reordered"),
+        "zh": ("位置编码告诉", "掩码也只让", "只是换了行"),
+    }
+    positions, mask, same_rows = words[lang]
+    assert positions in views.whatif.note.text() and mask not in views.whatif.note.text()
+    views.switches.actions["no_pe"].trigger()
+    qtbot.waitUntil(lambda: same_rows in views.whatif.note.text())
+    decoder = window_for(qtbot, "masked-decoder")
+    decoder.state.display.set(lang=lang)
+    assert decoder.state.config.positional == "none"
+    decoder.teaching.show_effect("no_pe")
+    whatif = decoder.teaching.whatif
+    qtbot.waitUntil(lambda: whatif.figure is not None and whatif.figure.stage == "no_pe")
+    assert whatif.figure.panels[0].reordering.max_difference > 1e-3
+    assert mask in whatif.note.text() and positions not in whatif.note.text()
+    for text in (whatif.note.text(), whatif.explanation.text()):  # no space after a Chinese full stop
+        assert ("。 " not in text) and (". " in text) == (lang == "en")
+
+
+def test_the_switch_shown_is_chosen_by_its_full_name_from_one_list(qtbot):
+    """One list of the five switches, named as the toolbar names them (five tabs were cut off beside the stage
+    view at 1280×720): choosing one shows its figure; a switch turned on from the toolbar is chosen there."""
+    window = window_for(qtbot, "masked-decoder")
+    views = window.teaching
+    views.show_effect("no_scale")
+    choice = views.whatif.choice
+    assert [choice.itemText(i) for i in range(choice.count())] == [a.text() for a in views.switches.actions.values()]
+    assert choice.currentText() == views.switches.actions["no_scale"].text()
+    choice.setCurrentIndex(choice.findData("no_mask"))
+    qtbot.waitUntil(lambda: views.whatif.figure is not None and views.whatif.figure.stage == "no_mask")
+    assert views.whatif.pages.currentWidget() is views.whatif.plots["no_mask"]
+    views.switches.actions["no_residual"].trigger()
+    assert views.whatif.switch() == "no_residual" and choice.currentData() == "no_residual"
+    window.state.display.set(lang="zh")  # as the language switch does (gui/docks/teaching_docks.py)
+    views.retranslate()
+    assert choice.currentText() == views.switches.actions["no_residual"].text() == "去掉残差连接"
+
+
 def test_edits_after_a_switch_undo_in_order_to_the_exact_trace(qtbot):
     window = window_for(
         qtbot, config=ModelConfig(architecture="decoder", d_model=4, n_heads=2, decimals=1), text="我 爱 大 模型"

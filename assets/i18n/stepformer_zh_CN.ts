@@ -1302,27 +1302,4 @@
         <translation>训练步</translation>
     </message>
 </context>
-<context>
-    <name>WhatIfView</name>
-    <message>
-        <source>No positions</source>
-        <translation>无位置</translation>
-    </message>
-    <message>
-        <source>No scaling</source>
-        <translation>无缩放</translation>
-    </message>
-    <message>
-        <source>No mask</source>
-        <translation>无掩码</translation>
-    </message>
-    <message>
-        <source>No residual</source>
-        <translation>无残差</translation>
-    </message>
-    <message>
-        <source>No LayerNorm</source>
-        <translation>去掉层归一化</translation>
-    </message>
-</context>
 </TS>

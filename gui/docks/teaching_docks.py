@@ -124,7 +124,7 @@ class TeachingViews(QObject):
         self.generation_dock.raise_()
 
     def show_effect(self, switch: str) -> None:
-        """Show the What-if view on a switch's tab (a switch just turned on shows its effect at once)."""
+        """Show the What-if view on a switch (a switch just turned on shows its effect at once)."""
         if not self.whatif_dock.isVisible():
             self.whatif_dock.show()
             self.placement.place(self.whatif_dock)

@@ -1,16 +1,16 @@
 """The "what if" switches: one checkable action each (undoable through the app state, weights kept), and a view
-that shows each switch's effect (gui/plots/whatif.py), one tab per switch."""
+that shows each switch's effect (gui/plots/whatif.py), one switch at a time, chosen from a list."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout
+from PySide6.QtWidgets import QComboBox, QLabel, QStackedWidget, QVBoxLayout
 
 from engine import EngineError
 from engine.config import SWITCHES
 from gui.plots import StageFigure
-from gui.plots.captions import plain
+from gui.plots.captions import plain, sentences
 from gui.plots.view import FigureCache, FittedLayoutWidget
 from gui.plots.whatif import draw_whatif, whatif_build_key
 from gui.state import display
@@ -61,20 +61,24 @@ class SwitchActions(QObject):
 
 
 class WhatIfView(LazyView):
-    """One tab per switch: what it does, said in a line and drawn for this model and sentence."""
+    """One switch at a time (a list of the five by name, as the toolbar names them: five tabs did not fit a dock
+    beside the stage view): what it does, said in a line and drawn for this model and sentence."""
 
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
         self.state, self.settings = state, state.display
         self.figure: StageFigure | None = None
-        self.tabs = QTabWidget(self)
+        self.choice = QComboBox(self)
+        self.choice.setFocusPolicy(Qt.NoFocus)  # the arrow keys keep stepping through the stages
+        self.pages = QStackedWidget(self)
         self.plots: dict[str, FittedLayoutWidget] = {}
-        self.figures: dict[str, FigureCache] = {}  # each tab's figures, by what they were built for and the language
+        self.figures: dict[str, FigureCache] = {}  # each switch's figures, by what they were built for and the language
         for key in SWITCHES:
             self.plots[key] = FittedLayoutWidget(self)
             self.figures[key] = FigureCache(self.plots[key], limit=2)
-            self.tabs.addTab(self.plots[key], "")
-        self._name_tabs()
+            self.pages.addWidget(self.plots[key])
+            self.choice.addItem("", key)
+        self._name_switches()
         self.explanation = QLabel(self)
         self.explanation.setWordWrap(True)
         self.explanation.setTextFormat(Qt.PlainText)
@@ -86,36 +90,32 @@ class WhatIfView(LazyView):
         self.note = QLabel(self)  # what the figure shows, in words (long lines would widen the figure)
         self.note.setWordWrap(True)
         self.note.setTextFormat(Qt.PlainText)
+        layout.addWidget(self.choice)
         layout.addWidget(self.explanation)
-        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.pages, 1)
         layout.addWidget(self.note)
-        self.tabs.currentChanged.connect(self.schedule)
+        self.choice.currentIndexChanged.connect(self.pages.setCurrentIndex)
+        self.choice.currentIndexChanged.connect(self.schedule)
         for signal in (state.lessonChanged, state.traceEdited):
             signal.connect(self.schedule)
         self.redraw_on(self.settings, {"head", "row"} | display.LOOK)
 
-    def _name_tabs(self) -> None:
-        titles = {
-            "no_pe": self.tr("No positions"),
-            "no_scale": self.tr("No scaling"),
-            "no_mask": self.tr("No mask"),
-            "no_residual": self.tr("No residual"),
-            "no_layernorm": self.tr("No LayerNorm"),
-        }
+    def _name_switches(self) -> None:
         for i, key in enumerate(SWITCHES):
-            self.tabs.setTabText(i, titles[key])
+            self.choice.setItemText(i, switch_name(key, self.settings.lang))
+            self.choice.setItemData(i, key, Qt.ToolTipRole)
 
     def retranslate(self) -> None:
-        """Another language: the tabs' names, and each tab's figure in that language when next drawn (they hold
-        words)."""
-        self._name_tabs()
+        """Another language: the switches' names, and each switch's figure in that language when next drawn (they
+        hold words)."""
+        self._name_switches()
         self.schedule()
 
     def switch(self) -> str:
-        return SWITCHES[self.tabs.currentIndex()]
+        return SWITCHES[self.choice.currentIndex()]
 
     def show_switch(self, key: str) -> None:
-        self.tabs.setCurrentIndex(SWITCHES.index(key))
+        self.choice.setCurrentIndex(SWITCHES.index(key))
         self.schedule()
 
     def draw(self) -> None:
@@ -123,7 +123,9 @@ class WhatIfView(LazyView):
         key, trace = self.switch(), self.state.trace
         on = key in trace.config.switches
         lang = self.settings.lang
-        self.explanation.setText(plain(f"explain_{key}", lang) + " " + plain("switch_on" if on else "switch_off", lang))
+        self.explanation.setText(
+            sentences(lang, plain(f"explain_{key}", lang), plain("switch_on" if on else "switch_off", lang))
+        )
         self.explanation.setStyleSheet("" if on else "color: #555")
         opts = self.settings.plot_options()
         try:  # a figure that fits this trace (and speaks the language): new numbers only

@@ -139,9 +139,16 @@ CAPTIONS: dict[str, tuple[str, str]] = {
         "Without positional encoding the outputs are just reordered (largest difference {diff})",
         "没有位置编码时，输出只是换了行的顺序（最大差异 {diff}）",
     ),
-    "reorder_differs": (
-        "The outputs change, not just their order (largest difference {diff})",
-        "输出本身变了，不只是顺序（最大差异 {diff}）",
+    "reorder_positions": (
+        "The outputs change, not just their order: the positional encoding tells the model where each word "
+        "stands (largest difference {diff})",
+        "输出本身变了，不只是顺序：位置编码告诉模型每个词在哪个位置（最大差异 {diff}）",
+    ),
+    "reorder_mask": (
+        "The outputs change, not just their order: even without positions, the mask lets each word see only the "
+        "words before it, which tells it where it stands (largest difference {diff})",
+        "输出本身变了，不只是顺序：即使没有位置编码，掩码也只让每个词看到它前面的词，"
+        "这就透露了它的位置（最大差异 {diff}）",
     ),
     "saturation": ("Largest weight per row (mean) as d_k grows", "随 d_k 增大，每行最大权重（平均）"),
     "saturation_note": (
@@ -180,9 +187,10 @@ CAPTIONS: dict[str, tuple[str, str]] = {
         "上：所有数值的标准差；下：跨词元的标准差（0 = 所有词元都一样）。",
     ),
     "explain_no_pe": (
-        "No positional encoding: the model gets no word order, so reordering the words only reorders the "
-        "encoder's outputs (a bag of words). 狗 咬 人 and 人 咬 狗 then mean the same to it.",
-        "去掉位置编码：模型拿不到词序，调换词序只会调换编码器输出的行（词袋）。“狗 咬 人”和“人 咬 狗”对它来说一样。",
+        "No positional encoding: the model gets no word order. An encoder then reads a bag of words: reordering "
+        "the words only reorders its outputs, and 狗 咬 人 and 人 咬 狗 mean the same to it.",
+        "去掉位置编码：模型拿不到词序。编码器读到的就是一袋词：调换词序只会调换它输出的行，"
+        "“狗 咬 人”和“人 咬 狗”对它来说一样。",
     ),
     "explain_no_scale": (
         "No scaling: scores are not divided by √d_k. As d_k grows the scores grow, and the softmax saturates "
@@ -320,6 +328,11 @@ def plain(key: str, lang: str, **values) -> str:
     """The text in `lang` for a plain-text label."""
     en, zh = CAPTIONS[key]
     return (zh if lang == "zh" else en).format(**values)
+
+
+def sentences(lang: str, *texts: str) -> str:
+    """Sentences one after another: a space between them in English, none after a Chinese full stop."""
+    return ("" if lang == "zh" else " ").join(texts)
 
 
 def caption(key: str, lang: str, **values) -> str:

@@ -35,7 +35,7 @@ from engine.whatif import (
 )
 
 from .bars import Bars, add_legend
-from .captions import caption, plain
+from .captions import caption, plain, sentences
 from .figure import StageFigure
 from .heatmap import Heatmap, axis_labels
 from .matrix import head_of
@@ -81,13 +81,21 @@ class ReorderPanel:
         for heatmap, tokens, out in zip(self.maps, (r.tokens, r.reordered_tokens), (r.output, r.reordered_output)):
             title = html.escape(" ".join(tokens), quote=False)  # plot titles are HTML; <start> is a token
             heatmap.set(out.numpy().astype(np.float64), tokens, cols, opts, title, scale=scale)
-        key = "reorder_same" if r.max_difference < 1e-4 else "reorder_differs"
         stack = caption("encoder" if trace.stage(r.stage).place.stack == "enc" else "decoder", opts.lang)
-        self.note = (
-            plain("reorder", opts.lang, a=" ".join(r.tokens), b=" ".join(r.reordered_tokens), stack=stack)
-            + " "
-            + plain(key, opts.lang, diff=f"{r.max_difference:.1e}")
+        key = "reorder_same" if r.max_difference < 1e-4 else _why_reordering_changes(trace.config)
+        self.note = sentences(
+            opts.lang,
+            plain("reorder", opts.lang, a=" ".join(r.tokens), b=" ".join(r.reordered_tokens), stack=stack),
+            plain(key, opts.lang, diff=f"{r.max_difference:.1e}"),
         )
+
+
+def _why_reordering_changes(cfg: ModelConfig) -> str:
+    """The caption that says why reordering the words changed the outputs: the positions, else (none) a decoder's
+    causal mask."""
+    if cfg.positional != "none" and "no_pe" not in cfg.switches:
+        return "reorder_positions"
+    return "reorder_mask"
 
 
 class SaturationPanel:
