@@ -543,9 +543,10 @@ def test_docks_floating_over_the_stage_view_never_cover_its_tables(qtbot, start_
         settled(qtbot, window)
         assert views.kv_dock.isVisible() and views.kv_dock.isFloating()
         assert not covered_tables(window), covered_tables(window)
-        explanation = window.stage_view.explanation_box  # its sentences wrap left of the dock, not run under it
-        seen = QRect(explanation.mapToGlobal(QPoint(0, 0)), explanation.size())
-        assert not views.kv_dock.frameGeometry().intersects(seen)
+        view = window.stage_view  # its formula and explanation wrap left of the dock, not run under it ("(每行之")
+        for widget in [w for w in (view.formula, view.explanation_box, view.hint) if w.isVisible()]:
+            seen = QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
+            assert not views.kv_dock.frameGeometry().intersects(seen), widget
 
 
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
@@ -567,7 +568,7 @@ def test_tables_under_a_dock_that_can_move_aside_no_further_are_fitted_left_of_i
         qtbot.waitUntil(lambda: not views.placement.cover_timer.isActive())
         QApplication.processEvents()
         assert not covered_tables(window), (name, covered_tables(window))
-        for widget in (view.matrices_box.verticalScrollBar(), view.explanation_box):  # the explanation wraps left of it
+        for widget in (view.matrices_box.verticalScrollBar(), view.formula, view.explanation_box):  # words wrap left
             if widget.isVisible():
                 seen = QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
                 assert not views.heads_dock.frameGeometry().intersects(seen), (name, widget)
@@ -592,6 +593,6 @@ def test_the_explanation_wraps_left_of_a_dock_opened_over_a_stage_without_a_figu
     settled(qtbot, window)
     qtbot.waitUntil(lambda: not views.placement.cover_timer.isActive())
     QApplication.processEvents()
-    explanation = view.explanation_box
-    seen = QRect(explanation.mapToGlobal(QPoint(0, 0)), explanation.size())
-    assert not views.whatif_dock.frameGeometry().intersects(seen), (seen, views.whatif_dock.frameGeometry())
+    for widget in [w for w in (view.formula, view.explanation_box, view.hint) if w.isVisible()]:
+        seen = QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
+        assert not views.whatif_dock.frameGeometry().intersects(seen), (widget, seen, views.whatif_dock.frameGeometry())

@@ -13,7 +13,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QGridLayout,
-    QHBoxLayout,
     QLabel,
     QScrollArea,
     QSplitter,
@@ -136,15 +135,18 @@ class StageView(QWidget):
         page = QWidget(self)
         layout = self.stage_layout = QVBoxLayout(page)
         layout.setContentsMargins(*PAGE_MARGINS)
-        layout.addWidget(self.title)
-        layout.addWidget(self.location)
-        layout.addWidget(self.formula)
-        layout.addLayout(controls.row)
+        self.header = QVBoxLayout()  # (its right margin, as the explanation's: a dock floating over the view)
+        self.header.setSpacing(layout.spacing())
+        for widget in (self.title, self.location, self.formula):
+            self.header.addWidget(widget)
+        self.header.addLayout(controls.row)
+        layout.addLayout(self.header)
         layout.addWidget(self.splitter, 1)
-        self.explanation_row = QHBoxLayout()  # (its right margin: a dock floating over the view, set_covered)
-        self.explanation_row.addWidget(explanation_box)
-        layout.addLayout(self.explanation_row)
-        layout.addWidget(hint)
+        self.footer = QVBoxLayout()  # the explanation and the hint (the right margin: a dock floating over the view)
+        self.footer.setSpacing(layout.spacing())
+        self.footer.addWidget(explanation_box)
+        self.footer.addWidget(hint)
+        layout.addLayout(self.footer)
 
         self.problem = scale_font(QLabel(self), 1.4)
         self.problem.setWordWrap(True)
@@ -219,7 +221,8 @@ class StageView(QWidget):
         do not fit their share that way reflow, or take a smaller font (matrix_layout.MatrixLayout.fit), and what
         still does not fit scrolls. A dock floating over the view's right part at its least width (set_covered) takes
         that part: the matrices are fitted left of it, the figure goes under it, or, with no figure, the whole stage
-        (the tables' scroll bars, the explanation) ends left of it."""
+        (the tables' scroll bars too) ends left of it. The words (title, formula, controls, explanation, hint)
+        always end left of a dock floating over the view."""
         figure_shown = not self.plot.isHidden()
         page = 0 if figure_shown else self.covered
         self._end_left_of_dock(page, max(0, self.dock_reach - page))
@@ -236,26 +239,28 @@ class StageView(QWidget):
         self.splitter.setSizes([left, total - left])
         self.tablesFitted.emit()
 
-    def _end_left_of_dock(self, page: int, explanation: int) -> None:
+    def _end_left_of_dock(self, page: int, shorter: int) -> None:
         """The stage's page ends `page` px short of the view's right edge (laid out now: its splitter's new width is
-        the one fitted), its explanation `explanation` px shorter still."""
+        the one fitted), its words (the title, formula and controls above, the explanation and hint below) `shorter`
+        px shorter still."""
         left, top, right, bottom = PAGE_MARGINS
-        if (self.stage_layout.contentsMargins().right(), self.explanation_row.contentsMargins().right()) == (
+        if (self.stage_layout.contentsMargins().right(), self.footer.contentsMargins().right()) == (
             right + page,
-            explanation,
+            shorter,
         ):
             return
         self.stage_layout.setContentsMargins(left, top, right + page, bottom)
-        self.explanation_row.setContentsMargins(0, 0, explanation, 0)
+        for words in (self.header, self.footer):
+            words.setContentsMargins(0, 0, shorter, 0)
         self.stage_layout.activate()
         # and laid out again once the pass that called this is over: called from inside one (the splitter resized),
-        # that pass goes on with the margins it began with and gave the explanation's row the whole width
+        # that pass goes on with the margins it began with and gave the words the whole width
         self.stage_layout.invalidate()
 
     def set_covered(self, reach: int, tables: bool) -> None:
         """The right `reach` pixels of the view lie under a dock floating over it (gui/docks/placement.py): the
-        explanation wraps left of it; `tables`: the dock can move aside no further, and the tables are fitted left of
-        it too (reflowed, or scrolling), not cut under it mid-number."""
+        title, formula, explanation and hint wrap left of it; `tables`: the dock can move aside no further, and the
+        tables are fitted left of it too (reflowed, or scrolling), not cut under it mid-number."""
         covered = reach if tables else 0
         if (reach, covered) != (self.dock_reach, self.covered):
             self.dock_reach, self.covered = reach, covered
