@@ -34,4 +34,5 @@ TS := assets/i18n/stepformer_zh_CN.ts
 i18n: $(STAMP)
 	$(VENV)/bin/pyside6-lupdate $$(find gui -name '*.py' | sort) -locations none -no-obsolete \
 		-source-language en_US -target-language zh_CN -ts $(TS)
-	$(VENV)/bin/pyside6-lrelease $(TS) -qm $(TS:.ts=.qm)
+	$(VENV)/bin/pyside6-lrelease $(TS) -qm $(TS:.ts=.qm).tmp
+	mv -f $(TS:.ts=.qm).tmp $(TS:.ts=.qm)  # a new file: a running app keeps reading the one it mapped
