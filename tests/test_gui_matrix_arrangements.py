@@ -2,7 +2,7 @@
 (gui/views/matrix_layout.py): each arrangement that fits the room, at each table font, is as large as the grid
 asks for once the panels are really placed that way, for every stage of an encoder-decoder lesson, at the desk and
 presenting. (One that does not fit is laid out squeezed, its wide tables scrolling: it is chosen only when
-nothing fits, and then by its size as it would be whole.)"""
+nothing fits, and then by how much of the output it would hide, whole.)"""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from PySide6.QtCore import QSize
 from engine.formats.lesson import open_lesson
 from gui.state import display
 from gui.state.app_state import AppState
-from gui.views.matrix_layout import ARRANGEMENTS, TABLE_SCALES, choose_arrangement, fits_in, place_panels
+from gui.views.matrix_layout import ARRANGEMENTS, TABLE_SCALES, fits_in, least_hidden, place_panels
 from tests.gui_window import show_window
 
 
@@ -56,13 +56,13 @@ def test_every_arrangement_is_measured_as_large_as_it_lays_out(qtbot, presenting
 
 def first_fit_measuring_all(layout, rooms, scales):
     """The arrangement `fit` must choose, every arrangement measured: the first that fits the first room it can
-    (ARRANGEMENTS order, the readable font first), else the best at the readable font for the last room."""
+    (ARRANGEMENTS order, the readable font first), else the one that hides least of the output in the last room."""
     for room in rooms:
         for scale in scales:
             for arrangement in ARRANGEMENTS:
                 if fits_in(layout.size(scale, arrangement), room):
                     return scale, arrangement
-    return 1.0, choose_arrangement({a: layout.size(1.0, a) for a in ARRANGEMENTS}, rooms[-1])
+    return least_hidden({(s, a): layout.measure(s, a) for s in scales for a in ARRANGEMENTS}, rooms[-1])
 
 
 def test_a_table_too_large_for_the_room_rules_out_its_scale_without_changing_the_choice(qtbot):

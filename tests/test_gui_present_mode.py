@@ -596,3 +596,38 @@ def test_the_explanation_wraps_left_of_a_dock_opened_over_a_stage_without_a_figu
     for widget in [w for w in (view.formula, view.explanation_box, view.hint) if w.isVisible()]:
         seen = QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
         assert not views.whatif_dock.frameGeometry().intersects(seen), (widget, seen, views.whatif_dock.frameGeometry())
+
+
+def output_seen(view) -> QRect:
+    """The part of the stage's output table the matrices area shows (in its viewport's coordinates)."""
+    viewport, table = view.matrices_box.viewport(), view.output.table
+    placed = QRect(table.mapTo(viewport, QPoint(0, 0)), table.size())
+    return placed.intersected(viewport.rect()), placed
+
+
+@pytest.mark.parametrize(
+    "lesson, stage, whole",
+    [("cost-of-context", None, True), ("the-cat-sat", "enc.0.ffn.up", False), ("why-scale", "enc.0.attn.q", False)],
+)
+def test_when_no_arrangement_fits_the_stage_output_is_on_screen(qtbot, start_window, lesson, stage, whole):
+    """Tables too large for the room in any arrangement scroll; the arrangement chosen then hides least of the
+    stage's output. In presentation mode at 1920×1080 the output was off screen: cost-of-context opens on Q·Kᵀ with
+    its Cost dock, and scores [7×7] stood under Q and K below the fold; the-cat-sat's H [6×32] and why-scale's Q
+    [4×64] under their weights. Now the output is whole (7 columns), or, 32 and 64 columns wide, shown from its
+    first column with every row."""
+    controller = start_window(lesson, "zh")
+    window = present(qtbot, controller, (1920, 1080))
+    if stage is not None:
+        go(qtbot, window, stage)
+    settled(qtbot, window)
+    qtbot.waitUntil(lambda: not window.teaching.placement.cover_timer.isActive())
+    QApplication.processEvents()
+    view = window.stage_view
+    seen, placed = output_seen(view)
+    if whole:
+        assert seen == placed, (seen, placed)
+    else:
+        assert (seen.top(), seen.height(), seen.left()) == (placed.top(), placed.height(), placed.left()), (
+            seen,
+            placed,
+        )

@@ -3,14 +3,16 @@
 X·W + b is a multiplication scheme (W above the output, X to its left, b below), so the row of X and the column of
 W behind an output cell line up with it; a backward step is two columns, forward values (the stage, its
 parameters) beside their gradients; otherwise the inputs stand above the output. Matrices that do not fit the
-room they have that way reflow into one row, one column, the inputs in a row over the output, or two columns
-(reading order, two to a row); then the same in a slightly smaller table font (TABLE_SCALES; in presentation
-mode never below what the back row reads). The tables stay whole; what still does not fit scrolls.
+room they have that way reflow into one row, one column, the inputs in a row over the output, two columns
+(reading order, two to a row), the inputs in a column beside the output, or the output over the inputs; then the
+same in a slightly smaller table font (TABLE_SCALES; in presentation mode never below what the back row reads). The
+tables stay whole; when nothing fits, the arrangement that hides least of the stage's output (then least of all)
+is shown, and scrolls (a 64×64 weight above it would push it off screen: then it comes first).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QFontInfo
 from PySide6.QtWidgets import QGridLayout, QWidget
 
@@ -20,7 +22,7 @@ from gui.text.operations import BACKWARD, HEAD_PRODUCT, PRODUCT
 PLOT_MIN_WIDTH = 320  # at the desk the plots keep at least this width …
 PLOT_MIN_SHARE = 0.4  # … and this share of the width (wide matrices scroll)
 PRESENT_PLOT_SHARES = (0.4, 0.25)  # presentation mode: the figure's share of the width beside tables shown whole
-ARRANGEMENTS = ("natural", "row", "column", "over", "two")  # the stage's own layout first
+ARRANGEMENTS = ("natural", "row", "column", "over", "two", "beside", "output first")  # the stage's own layout first
 TABLE_SCALES = (1.0, 0.9, 0.8)  # the tables' font, tried in turn until a stage's matrices fit
 
 
@@ -43,16 +45,19 @@ def fitting(sizes: dict[str, QSize], room: QSize) -> list[str]:
     return [a for a in ARRANGEMENTS if fits_in(sizes[a], room)]
 
 
-def choose_arrangement(sizes: dict[str, QSize], room: QSize) -> str:
-    """The first arrangement (ARRANGEMENTS order) whose matrices fit `room`; else the shortest of those that fit
-    its width (they scroll down); else the narrowest."""
-    fits = fitting(sizes, room)
-    if fits:
-        return fits[0]
-    wide = [a for a in ARRANGEMENTS if sizes[a].width() <= room.width()]
-    if wide:
-        return min(wide, key=lambda a: sizes[a].height())
-    return min(ARRANGEMENTS, key=lambda a: sizes[a].width())
+def hidden(rect: QRect, room: QSize) -> int:
+    """Pixels of `rect` outside `room` (placed at the origin)."""
+    seen = rect.intersected(QRect(0, 0, room.width(), room.height()))
+    return rect.width() * rect.height() - max(0, seen.width()) * max(0, seen.height())
+
+
+def least_hidden(measures: dict[tuple[float, str], tuple[QSize, QRect]], room: QSize) -> tuple[float, str]:
+    """Of (scale, arrangement) → (the matrices' size, the output's place), none fitting `room`: the one that hides
+    least of the output, then least of all the matrices (the first, in the order given, of those alike)."""
+    return min(
+        measures,
+        key=lambda k: (hidden(measures[k][1], room), hidden(QRect(QPoint(0, 0), measures[k][0]), room)),
+    )
 
 
 def arrange(inputs: list, output, kind: str, n_inputs: int, arrangement: str) -> tuple[list[tuple], list[list]]:
@@ -69,6 +74,13 @@ def arrange(inputs: list, output, kind: str, n_inputs: int, arrangement: str) ->
         return places, [[*inputs[:1], output] if n_inputs else [output], *[[p] for p in inputs[1:n_inputs]]]
     if arrangement == "two":
         return [(p, i // 2, i % 2) for i, p in enumerate(shown)], [c for c in (shown[0::2], shown[1::2]) if c]
+    if arrangement == "output first":  # the output, then the inputs under it
+        return [(output, 0, 0)] + [(p, i + 1, 0) for i, p in enumerate(inputs[:n_inputs])], [
+            [output, *inputs[:n_inputs]]
+        ]
+    if arrangement == "beside":  # the inputs one over the other, the output right of the first
+        places = [(p, i, 0) for i, p in enumerate(inputs[:n_inputs])] + [(output, 0, 1 if n_inputs else 0)]
+        return places, [c for c in (inputs[:n_inputs], [output]) if c]
     if kind == BACKWARD and not stacked:
         weights = inputs[1:n_inputs]  # the parameters, then their gradients
         half = len(weights) // 2
@@ -110,9 +122,9 @@ def place_panels(
         panel.table.apply_sizes(width, header)
 
 
-def arranged_size(grid: QGridLayout, places: list[tuple], hints: dict) -> QSize:
+def arranged_size(grid: QGridLayout, places: list[tuple], hints: dict, output) -> tuple[QSize, QRect]:
     """The size `grid` asks for with the panels at `places`, each panel as large as its hint in `hints` (a
-    hidden panel takes no room, nor a row or column of hidden ones)."""
+    hidden panel takes no room, nor a row or column of hidden ones), and where `output` stands in it."""
     widths: dict[int, int] = {}
     heights: dict[int, int] = {}
     for panel, row, col in places:
@@ -122,10 +134,14 @@ def arranged_size(grid: QGridLayout, places: list[tuple], hints: dict) -> QSize:
         widths[col] = max(widths.get(col, 0), hint.width())
         heights[row] = max(heights.get(row, 0), hint.height())
     margins = grid.contentsMargins()
-    return QSize(
+    size = QSize(
         sum(widths.values()) + grid.horizontalSpacing() * max(0, len(widths) - 1) + margins.left() + margins.right(),
         sum(heights.values()) + grid.verticalSpacing() * max(0, len(heights) - 1) + margins.top() + margins.bottom(),
     )
+    row, col = next((r, c) for p, r, c in places if p is output)
+    x = margins.left() + sum(w + grid.horizontalSpacing() for c, w in widths.items() if c < col)
+    y = margins.top() + sum(h + grid.verticalSpacing() for r, h in heights.items() if r < row)
+    return size, QRect(QPoint(x, y), hints[output])
 
 
 def matrices_widths(total: int, presenting: bool, figure_shown: bool) -> list[int]:
@@ -171,8 +187,8 @@ class MatrixLayout:
 
     def fit(self, rooms: list[QSize], scales: tuple[float, ...] = TABLE_SCALES) -> None:
         """Place the matrices in the first of `rooms` where they fit: in the first arrangement that fits at the
-        readable font, else at a smaller one of `scales`; else the best that scrolls in the last room, at the
-        readable font (choose_arrangement)."""
+        readable font, else at a smaller one of `scales`; else, scrolling in the last room, the arrangement and
+        font of `scales` that hide least of the output (least_hidden)."""
         if self.kind is None:
             return  # no stage shown yet
         chosen = self._first_fit(rooms, scales) if rooms else (1.0, "natural")
@@ -190,11 +206,15 @@ class MatrixLayout:
                 first = next((a for a in others if fits_in(self.size(scale, a), room)), None)
                 if first is not None:
                     return scale, first
-        sizes = {a: self.size(1.0, a) for a in ARRANGEMENTS}
-        return 1.0, choose_arrangement(sizes, rooms[-1])  # it scrolls anyway: at the size asked for (Ctrl+=)
+        measures = {(scale, a): self.measure(scale, a) for scale in scales for a in ARRANGEMENTS}
+        return least_hidden(measures, rooms[-1])
 
     def size(self, scale: float, arrangement: str) -> QSize:
-        """The matrices' size in `arrangement` at table font `scale`, every table whole where it can be. Measured
+        """The matrices' size in `arrangement` at table font `scale`, every table whole where it can be."""
+        return self.measure(scale, arrangement)[0]
+
+    def measure(self, scale: float, arrangement: str) -> tuple[QSize, QRect]:
+        """The matrices' size in `arrangement` at table font `scale` and where the output stands in them. Measured
         once per placement: arrangements that place the panels alike (two matrices: one over the other is the
         stage's own, the column and the inputs over the output) share it."""
         places, columns = arrange(self.inputs, self.output, self.kind, self.n_inputs, arrangement)
@@ -202,7 +222,7 @@ class MatrixLayout:
         if key not in self.measured:
             sections = shared_sizes(columns, self._natural(scale))
             hints = {p: p.hint_at(p.table.scaled_font(scale), *sections[p]) for p, _, _ in places}
-            self.measured[key] = arranged_size(self.grid, places, hints)
+            self.measured[key] = arranged_size(self.grid, places, hints, self.output)
         return self.measured[key]
 
     def largest_table(self, scale: float) -> QSize:
