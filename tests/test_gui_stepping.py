@@ -222,3 +222,19 @@ def test_one_head_offers_no_head_choice(qtbot):
     window.state.go_to("enc.0.attn.weights")
     assert window.stage_view.controls.head_box.isHidden() and window.stage_view.controls.head_label.isHidden()
     assert "head 0 of 1" in window.stage_view.formula.text()  # the formula still says which
+
+
+def test_a_vector_parameter_row_is_named_as_the_formula_names_it(qtbot):
+    """γ and β of Add & Norm were rows named "gamma" and "beta" (in Chinese too) under captions γ [1×4], β [1×4]:
+    a one-row parameter's row is named by its letter."""
+    window = open_lesson_window(qtbot, "layernorm")
+    window.state.go_to("enc.0.norm1.out")
+    rows = {
+        p.model.slice.name.rsplit(".", 1)[1]: p.model.headerData(0, Qt.Vertical, Qt.DisplayRole)
+        for p in window.stage_view.inputs
+        if p.model.slice is not None and p.model.slice.name in window.state.trace.params
+    }
+    assert rows == {"gamma": "γ", "beta": "β"}
+    window.state.go_to("enc.0.attn.q")
+    bias = next(p for p in window.stage_view.inputs if p.model.slice and p.model.slice.name.endswith("b_Q"))
+    assert bias.model.headerData(0, Qt.Vertical, Qt.DisplayRole) == "b_Q"

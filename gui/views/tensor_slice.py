@@ -12,6 +12,7 @@ import torch
 
 from engine.training.backward import LABELS, forward_of
 from gui.plots.predicts import row_labels
+from gui.text.formulas import letter
 from gui.text.operations import HEAD_PRODUCT, operation, stage_operation, token_stack
 
 ALL = slice(None)
@@ -106,7 +107,7 @@ def axis_labels(trace, part: TensorSlice) -> tuple[list[str], list[str]]:
     leaf = name.rsplit(".", 1)[1]
     vocab_cols = list(trace.model.vocabs["dec"].tokens) if leaf in ("W_U", "b_U") else features
     if part.dim == 1:
-        return [leaf], vocab_cols
+        return [letter(trace, name)], vocab_cols  # b_Q, b1, γ, β as the formula calls it
     if leaf == "W_E":  # an embedding table's rows are the words of the stack whose embed stage reads it
         stack = next(st.place.stack for st in trace.stages if name in st.inputs)
         return list(trace.model.vocabs[stack].tokens), features
