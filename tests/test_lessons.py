@@ -187,6 +187,7 @@ def test_what_does_it_refer_to():
     seed = torch.tensor([0.6, 0.05, 0.1, 0.08, 0.02, 0.15])  # what the seed prints: no softmax gives it
     assert not torch.allclose(weights, seed, atol=0.01)
     assert not torch.allclose(torch.softmax(scores, -1), seed, atol=0.01)
+    assert open_lesson("what-does-it-refer-to").show["row"] == 4  # its row plots chart 它's row, the question asked
 
 
 def test_the_cat_sat_on_the_mat():
