@@ -127,6 +127,7 @@ def test_the_reordering_note_says_why_the_outputs_changed(qtbot, lang):
     qtbot.waitUntil(lambda: whatif.figure is not None and whatif.figure.stage == "no_pe")
     assert whatif.figure.panels[0].reordering.max_difference > 1e-3
     assert mask in whatif.note.text() and positions not in whatif.note.text()
+    assert "e-0" not in whatif.note.text() and "0.19" in whatif.note.text()  # the difference in digits, not 1.9e-01
     for text in (whatif.note.text(), whatif.explanation.text()):  # no space after a Chinese full stop
         assert ("。 " not in text) and (". " in text) == (lang == "en")
 

@@ -506,3 +506,11 @@ def test_a_number_line_labels_its_end_values_in_from_the_ends_rather_than_leave_
         rects = [rect for _, rect in labels]
         assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1 :])
     view.close()
+
+
+def test_a_legend_writes_a_long_period_in_digits(qapp, lessons):
+    """The positional encoding's legend read "sin 6 (period 6.28e+03)" beside "period 628": plain digits."""
+    trace = lessons["the-cat-sat"]
+    view = shown_figure(qapp, trace, "enc.pos", PlotOptions())
+    names = [label.text for item in view.scene().items() if isinstance(item, pg.LegendItem) for _, label in item.items]
+    assert any("6,283" in name for name in names) and not any("e+" in name for name in names), names

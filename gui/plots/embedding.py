@@ -42,7 +42,8 @@ class PositionCurvesPanel:
                 style=pg.QtCore.Qt.PenStyle.SolidLine if dim % 2 == 0 else pg.QtCore.Qt.PenStyle.DashLine,
             )
             wave = "sin" if dim % 2 == 0 else "cos"
-            curve = self.plot.plot(pen=pen, name=f"{wave} {dim} ({caption('period', opts.lang)} {periods[dim]:.3g})")
+            period = f"{periods[dim]:.3g}" if periods[dim] < 1000 else f"{periods[dim]:,.0f}"  # 6.28 … 6,283
+            curve = self.plot.plot(pen=pen, name=f"{wave} {dim} ({caption('period', opts.lang)} {period})")
             dots = self.plot.plot(
                 **markers(opts),
                 pen=None,

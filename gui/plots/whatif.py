@@ -86,7 +86,7 @@ class ReorderPanel:
         self.note = sentences(
             opts.lang,
             plain("reorder", opts.lang, a=" ".join(r.tokens), b=" ".join(r.reordered_tokens), stack=stack),
-            plain(key, opts.lang, diff=f"{r.max_difference:.1e}"),
+            plain(key, opts.lang, diff="0" if r.max_difference < 5e-5 else f"{r.max_difference:.2g}"),
         )
 
 
