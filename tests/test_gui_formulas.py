@@ -51,6 +51,9 @@ def test_variants_and_switches_are_written_as_they_run():
     two = trace_of(CONFIGS[1])
     assert formula(two, "dec.0.cross_attn.k").startswith("K = X_enc·W_K")
     assert formula(two, "dec.0.add2").startswith("add2 = x + CrossAttention(LN(x))")
+    # the sublayer's table is captioned as the formula calls it (it read "Sublayer(x)" under "x + Attention(x)")
+    assert symbols(two, "dec.0.add2")[0]["dec.0.cross_attn.out"] == "CrossAttention(LN(x))"
+    assert symbols(trace, "dec.0.add1")[0] == {"dec.0.self_attn.out": "Attention(x)"}
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=["encoder", "encoder-decoder", "decoder-variants"])

@@ -166,13 +166,19 @@ def concat(f: Formula) -> str:
 # ---- Add & Norm, FFN ----------------------------------------------------------------------------------------
 
 
+def sublayer_call(trace, name: str) -> str:
+    """What the sublayer whose output is stage `name` computes, named by its part of the diagram: "Attention(x)",
+    "FFN(LN(x))" (pre-norm)."""
+    word = SUBLAYER_WORDS[trace.stage(name).place.part]
+    return f"{word}(LN(x))" if trace.config.norm == "pre" else f"{word}(x)"
+
+
 def residual(f: Formula) -> str:
     """add{k} = x + Sublayer(x), the sublayer named by its part of the diagram."""
-    word = SUBLAYER_WORDS[f.trace.stage(f.stage.inputs[-1]).place.part]
+    call = sublayer_call(f.trace, f.stage.inputs[-1])
     if len(f.shapes) == 1:
-        return f"{f.lhs} = {word}(x){GAP}{f.shapes[0]} → {f.out}" + switched_off(tr("the residual connection"))
-    arg = "LN(x)" if f.cfg.norm == "pre" else "x"
-    return f"{f.lhs} = x + {word}({arg}){GAP}{f.shapes[0]} + {f.shapes[1]} → {f.out}"
+        return f"{f.lhs} = {call}{GAP}{f.shapes[0]} → {f.out}" + switched_off(tr("the residual connection"))
+    return f"{f.lhs} = x + {call}{GAP}{f.shapes[0]} + {f.shapes[1]} → {f.out}"
 
 
 def affine(f: Formula) -> str:

@@ -6,7 +6,7 @@ letter and formula line are its entry in gui/text/operations.py.
 from __future__ import annotations
 
 from engine.training.backward import LABELS, forward_of, is_backward
-from gui.text.formula_lines import GAP, Formula, cross_note, shape_of
+from gui.text.formula_lines import GAP, Formula, cross_note, shape_of, sublayer_call
 from gui.text.operations import place_of, stage_op, stage_operation
 
 PARAMS = {"gamma": "γ", "beta": "β"}
@@ -44,8 +44,8 @@ def symbols(trace, name: str) -> tuple[dict[str, str], str]:
     if entry.stream and inputs and not _same_layer_norm(trace, name, inputs[0]):
         cross = place_of(trace, name).part == "cross_attn"
         out[inputs[0]] = entry.cross_stream if cross and entry.cross_stream else entry.stream
-    if entry.op == "add":  # x + Sublayer(x): the residual stream, then the sublayer's output
-        out[inputs[-1]] = "Sublayer(x)"
+    if entry.op == "add":  # x + Attention(x): the residual stream, then the sublayer's output, as the formula says
+        out[inputs[-1]] = sublayer_call(trace, inputs[-1])
         if len(inputs) == 2:
             out[inputs[0]] = "x"
     return out, letter(trace, name)
