@@ -135,6 +135,9 @@ def test_scale_panel_bars_are_softmax_with_and_without_scaling(layout):
         p = F.softmax(s.double(), -1).numpy()
         heights = [item.opts["height"] for item in bars.items]
         assert np.allclose(heights[0], p, atol=1e-6) and np.allclose(heights[1], p * (1 - p), atol=1e-6)
+    token = trace.tokens["enc"][2]  # the row is named as a row, not after a "·" that reads as a product
+    titles = [bars.plot.titleLabel.text.replace("<br>", " ") for bars in (scale.unscaled, scale.scaled)]
+    assert all(t.startswith(f"Row of {token}: softmax with") for t in titles) and "·" not in "".join(titles), titles
 
 
 def test_softmax_row_bars_sum_to_one(layout):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QLineF, Qt
@@ -50,7 +48,7 @@ class ScalePanel:
             series[key] = [p.numpy(), teaching.softmax_slope(p).numpy()]
         span = value_range([v for pair in series.values() for v in pair], probability=True)  # one axis for both
         for bars, (key, values) in zip((self.unscaled, self.scaled), series.items()):
-            title = f"{caption(key, opts.lang)} · {html.escape(queries[r], quote=False)}"
+            title = caption(key, opts.lang, token=queries[r])  # (a "·" before the token read as a product)
             bars.set(keys, values, opts, title, span)
 
 

@@ -29,8 +29,8 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "sublayer_out": ("+ sublayer output", "+ 子层输出"),
     "part_of_sum": ("{part}: {what}", "{part}：{what}"),  # "+ sublayer output: Attention output"
     "mask_pattern": ("Mask: visible / hidden", "掩码：可见 / 不可见"),
-    "unscaled_softmax": ("softmax without ÷√d_k", "不除以 √d_k 的 softmax"),
-    "scaled_softmax": ("softmax with ÷√d_k", "除以 √d_k 的 softmax"),
+    "unscaled_softmax": ("Row of {token}: softmax without ÷√d_k", "{token} 这一行：不除以 √d_k 的 softmax"),
+    "scaled_softmax": ("Row of {token}: softmax with ÷√d_k", "{token} 这一行：除以 √d_k 的 softmax"),
     "gradient": ("gradient p(1−p)", "梯度 p(1−p)"),
     "probability": ("probability", "概率"),
     "before_mask": ("softmax before masking", "掩码前的 softmax"),
