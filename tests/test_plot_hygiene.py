@@ -379,6 +379,26 @@ def test_the_panels_of_one_equation_share_one_scale(qapp, lessons, stage):
     view.close()
 
 
+@pytest.mark.parametrize("step", ["mean", "var", "hat"])
+def test_x_and_its_mean_share_one_scale_in_layernorms_steps(qtbot, step):
+    """μ = 1.4 was as yellow as x's 3.6 (masked-decoder, the mean of each row), each table on its own scale: x and
+    μ are subtracted (x − μ), one colour is one number for both; σ² and x_norm keep their own."""
+    from tests.gui_window import open_lesson_window
+
+    window = open_lesson_window(qtbot, "masked-decoder")
+    state = window.state
+    stage = f"dec.0.norm1.{step}"
+    state.set_cursor(state.stage_names.index(stage))
+    view = window.stage_view
+    qtbot.waitUntil(lambda: view.output.model.slice.name == stage)
+    models = {p.model.slice.name: p.model for p in view.panels() if not p.isHidden()}
+    x, mean = models["dec.0.add1"], models["dec.0.norm1.mean"]
+    top = max(np.abs(state.trace["dec.0.add1"].numpy()).max(), np.abs(state.trace["dec.0.norm1.mean"].numpy()).max())
+    assert x.scale == mean.scale and x.scale.hi == pytest.approx(top)
+    if step == "var":
+        assert models["dec.0.norm1.var"].scale != x.scale
+
+
 def plot_color(heat: Heatmap, value: float):
     lo, hi = heat.scale.lo, heat.scale.hi
     return heat.bar.colorMap().map((value - lo) / (hi - lo), mode="byte")[:3]
@@ -391,6 +411,7 @@ def plot_color(heat: Heatmap, value: float):
         ("the-cat-sat", "enc.x0"),
         ("the-cat-sat", "enc.0.norm1.var"),
         ("i-love-ai", "enc.0.attn.scores"),
+        ("masked-decoder", "dec.0.norm1.mean"),
     ],
 )
 @pytest.mark.parametrize("colormap_name", ["default", "cb-safe"])

@@ -121,6 +121,8 @@ class _Drawing:
             return None
         name = name or self.stage
         select = is_per_head(self.trace, name) if select_row is None else select_row
+        group = shared_scale_names(self.trace, self.stage)  # on the scale its table shares (μ with x)
+        kw.setdefault("scale_with", group if name in group else ())
         return MatrixPanel(self.layout, self.trace, name, self.opts, self.top, col, select_row=select, **kw)
 
 

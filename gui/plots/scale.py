@@ -22,6 +22,7 @@ from gui.text.operations import IDS, NON_NEGATIVE, PROBABILITY, colour_kind
 from .style import colormap_named
 
 SHARED_SCALE_OPS = ("x0", "add")  # A + B = C: the parts and the sum on one scale
+MEAN_OPS = ("norm.mean", "norm.var", "norm.hat")  # LayerNorm's steps that show x and its mean μ (x − μ): one scale
 COLOR_STEPS = 256  # colours of a table's lookup
 
 
@@ -66,11 +67,18 @@ def scale_for(op: str, *arrays) -> Scale:
 
 
 def shared_scale_names(trace, stage: str) -> tuple[str, ...]:
-    """The tensors shown on one colour scale at `stage`: the parts and the sum of A + B = C (else none)."""
+    """The tensors shown on one colour scale at `stage`: the parts and the sum of A + B = C; x and its mean μ in
+    LayerNorm's steps (μ = 1.4 was as yellow as x's 3.6, each on its own scale); else none."""
     st = trace.stage(stage)
-    if st is None or st.op not in SHARED_SCALE_OPS or len(st.inputs) < 2:
+    if st is None:
         return ()
-    return (*st.inputs, stage)
+    if st.op in SHARED_SCALE_OPS and len(st.inputs) >= 2:
+        return (*st.inputs, stage)
+    if st.op == "norm.mean":
+        return (st.inputs[0], stage)
+    if st.op in MEAN_OPS:
+        return st.inputs[:2]
+    return ()
 
 
 @cache

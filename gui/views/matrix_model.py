@@ -168,17 +168,17 @@ class MatrixModel(QAbstractTableModel):
         return Numbers(shown, changed if changed is not None and changed.any() else None, scale)
 
     def _scale_shared(self, name: str) -> bool:
-        """Whether the tensor shares its colour scale with others at this stage (A + B = C)."""
+        """Whether the tensor shares its colour scale with others at this stage (A + B = C, x and μ)."""
         return name in shared_scale_names(self.state.view, self.state.current_stage)
 
     def _scale(self, part: TensorSlice, shown: np.ndarray) -> Scale:
         """The colour scale the plot of the same numbers uses (gui/plots/scale.py): by the operation's kind, one
-        scale for the parts and the sum of A + B = C; a parameter's numbers are signed."""
+        scale for the parts and the sum of A + B = C (and for x and μ); a parameter's numbers are signed."""
         view, current = self.state.view, self.state.current_stage
         group = shared_scale_names(view, current)
-        if part.name in group:
-            return scale_for(view.stage(current).op, *(view[name].numpy() for name in group))
         stage = view.stage(part.name)
+        if part.name in group:  # (by its own operation's kind, as its plot: the group's numbers are alike)
+            return scale_for((stage or view.stage(current)).op, *(view[name].numpy() for name in group))
         return scale_of(shown) if stage is None else scale_for(stage.op, shown)
 
     def _take(self, numbers: Numbers) -> None:
