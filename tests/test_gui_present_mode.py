@@ -631,3 +631,39 @@ def test_when_no_arrangement_fits_the_stage_output_is_on_screen(qtbot, start_win
             seen,
             placed,
         )
+
+
+def test_a_dock_left_too_narrow_to_read_is_placed_again(qtbot, start_window):
+    """The Cost dock came back beside the stage view 82 px wide in presentation mode (a stored layout given back at
+    the larger type, the window no narrower than the docks were placed for): the placement kept it so. A dock beside
+    the stage view narrower than DOCK_MIN_WIDTH is placed again at each refit."""
+    controller = start_window("cost-of-context", "zh")
+    window = present(qtbot, controller, (1920, 1080))
+    settled(qtbot, window)
+    views, placement = window.teaching, window.teaching.placement
+    dock = views.cost_dock
+    dock.setFloating(False)
+    window.addDockWidget(Qt.RightDockWidgetArea, dock)
+    window.resizeDocks([dock], [60], Qt.Horizontal)
+    QApplication.processEvents()
+    scale = window.state.display.type_scale
+    assert not dock.isFloating() and dock.width() < DOCK_MIN_WIDTH * scale
+    placement.restored(window.width(), scale)  # placed for this width at this type, as a stored layout says
+    placement.refit()
+    QApplication.processEvents()
+    assert dock.isVisible() and (dock.isFloating() or dock.width() >= DOCK_MIN_WIDTH * scale), dock.geometry()
+
+
+def test_the_cost_dock_in_presentation_mode_scrolls_rather_than_shrink_its_type(qtbot, start_window):
+    """Its five panels, two to a row in a 700 px dock, were drawn at 1/1.4 of their size (labels about 18 px): in
+    presentation mode they stand one under the other at the back row's size, and the dock scrolls."""
+    controller = start_window("cost-of-context", "zh")
+    window = present(qtbot, controller, (1920, 1080))
+    settled(qtbot, window)
+    cost = window.teaching.cost
+    qtbot.waitUntil(lambda: cost.figure is not None and cost.isVisible())
+    qtbot.waitUntil(lambda: not cost.plot.fit_timer.isActive())
+    QApplication.processEvents()
+    assert cost.plot.scale == 1.0
+    assert cost.plot.height() > cost.scroll.viewport().height()  # (taller than the dock: it scrolls)
+    assert {cells[0][1] for cells in cost.plot.ci.items.values()} == {0}  # one column

@@ -115,7 +115,8 @@ class DockPlacement(QObject):
     def refit(self) -> None:
         """The window was shown or resized: docks opened meanwhile are placed, floated ones kept over the stage
         view, and, unless the docks were placed for this width or a wider one at this type size, docks beside a stage
-        view squeezed under STAGE_MIN_WIDTH placed again."""
+        view squeezed under STAGE_MIN_WIDTH placed again; a dock beside it left narrower than DOCK_MIN_WIDTH (a
+        stored layout given back at a larger type) is placed again whatever the width."""
         pending, self.pending = self.pending, []
         for dock in pending:
             if dock.isVisible():
@@ -126,8 +127,9 @@ class DockPlacement(QObject):
                 self._float_over_stage(dock)
         width, fitted = self.window.width(), self.fitted
         narrowed = fitted is None or width < fitted[0] or self.scale > fitted[1]
-        if narrowed and self.window.stage_view.width() < STAGE_MIN_WIDTH * self.scale:
-            for dock in self._beside():
+        squeezed = narrowed and self.window.stage_view.width() < STAGE_MIN_WIDTH * self.scale
+        for dock in self._beside():
+            if squeezed or dock.width() < DOCK_MIN_WIDTH * self.scale:  # (a dock too narrow to read: 82 px)
                 self.place(dock)
         self.fitted = (width, self.scale)
 

@@ -333,7 +333,8 @@ class KVPanel:
 class CostFigure:
     """The cost view's panels in one layout; refresh() follows the trace and the current stage."""
 
-    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions):
+    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, one_column: bool = False):
+        """`one_column`: the five panels one under the other (a dock too narrow for two at a readable size)."""
         clear_layout(layout)
         self.title = None
         top = 0
@@ -342,9 +343,15 @@ class CostFigure:
             self.title.item.setFont(font(opts, "title"))
             layout.addItem(self.title, row=0, col=0, colspan=2)
             top = 1
-        self.stages = StageMacsPanel(layout, opts, top, 0)
-        self.share, self.time = SharePanel(layout, opts, top + 1, 0), TimePanel(layout, opts, top + 1, 1)
-        self.memory, self.kv = MemoryPanel(layout, opts, top + 2, 0), KVPanel(layout, opts, top + 2, 1)
+        # the per-stage chart across the top, then two to a row (or one)
+        cells = (
+            [(top + k, 0) for k in range(1, 5)]
+            if one_column
+            else [(top + 1, 0), (top + 1, 1), (top + 2, 0), (top + 2, 1)]
+        )
+        self.stages = StageMacsPanel(layout, opts, top, 0, 1 if one_column else 2)
+        self.share, self.time = SharePanel(layout, opts, *cells[0]), TimePanel(layout, opts, *cells[1])
+        self.memory, self.kv = MemoryPanel(layout, opts, *cells[2]), KVPanel(layout, opts, *cells[3])
         self.panels = [self.stages, self.share, self.time, self.memory, self.kv]
         self.drawn_for: tuple | None = None  # what the panels beside the per-stage one were drawn for
 
