@@ -3,6 +3,7 @@
 - texts (titles, legend entries, axis labels, cell numbers, bar values) that overlap each other;
 - a tick mark within TOUCH px of a number (beside "0.54" it reads "−0.54");
 - a colour bar's value within APART px of the next panel's (side by side, "1.0 0.5" reads as one row of two);
+- two numbers of one axis within SPACE px of each other ("45" and "60" drawn as "4560");
 - a number or bar value cut by its plot's edge, or anything drawn outside the view that shows the figure;
 - a category axis (tokens, bars) that names fewer of its categories than it has (≤ 64).
 
@@ -11,6 +12,7 @@ Axis labels are read from AxisItem.generateDrawSpecs, the rectangles and strings
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pyqtgraph as pg
@@ -26,6 +28,8 @@ TOUCH = 3.0  # px: closer than this, a tick mark and a number read as one sign
 SLACK = 1.5  # px of overlap forgiven (anti-aliased edges of neighbouring rectangles)
 MAX_TICK = 20.0  # px: a tick mark is short; a grid line crosses the plot
 APART = 10.0  # px between the values of two axes that face each other
+SPACE = 3.0  # px between two numbers along one axis
+NUMBER = re.compile(r"^[−-]?[\d.,]+$")
 
 
 @dataclass
@@ -149,11 +153,24 @@ def figure_problems(scene, shown: QRectF | None = None) -> list[str]:
                 if _distance(line, a.rect) < TOUCH:
                     found.append(f"a tick mark touches the number {a.text!r}")
                     break
+    found += numbers_run_together(scene)
     values = [t for t in texts if t.where == "right axis label"]  # a colour bar's, or a right-hand number line
     for a in values:
         for b in texts:
             if b.where == "left axis label" and _side_by_side(a.rect, b.rect) < APART:
                 found.append(f"{a.text!r} and {b.text!r} of the next panel read as one row")
+    return found
+
+
+def numbers_run_together(scene) -> list[str]:
+    """Numbers side by side on one axis closer than SPACE: "45" and "60" read as "4560"."""
+    found = []
+    for item in scene.items():
+        if isinstance(item, pg.AxisItem) and visible(item) and item.orientation in ("top", "bottom"):
+            numbers = sorted(((r, t) for t, r in axis_specs(item)[0] if NUMBER.match(t)), key=lambda n: n[0].left())
+            for (a, x), (b, y) in zip(numbers, numbers[1:]):
+                if _side_by_side(a, b) < SPACE:
+                    found.append(f"{x!r} and {y!r} of one axis read as one number")
     return found
 
 

@@ -13,7 +13,7 @@ from PySide6.QtGui import QPainter, QPicture
 from engine.formats.lesson import open_lesson
 from gui.plots import PlotOptions, draw_stage
 from gui.plots.axis import Axis
-from gui.plots.number_specs import number_specs
+from gui.plots.number_specs import moved_in, number_specs
 from gui.plots.style import new_plot
 from gui.plots.view import FittedLayoutWidget
 
@@ -141,3 +141,13 @@ def test_the_tick_values_are_pyqtgraphs(qapp, length):
             theirs = pg.AxisItem.tickValues(axis, lo, hi, length)
             assert ours == [(s, list(v)) for s, v in theirs], (lo, hi, scale)
             assert all(math.isfinite(v) for _, values in ours for v in values)
+
+
+def test_a_label_moved_in_from_an_end_keeps_apart_from_its_neighbour():
+    """why-scale's 64 features in presentation mode: "60", moved in from the axis's end, stood 0.4 px from "45" and
+    the class read "4560". It is drawn moved in only where it keeps a gap from every other label."""
+    box = QRectF(197.0, 0.0, 166.3, 30.0)
+    beyond = QRectF(337.6, 5.0, 31.8, 20.0)  # past the right end by 6 px
+    assert moved_in(beyond, box, True, [QRectF(299.4, 5.0, 31.8, 20.0)]) is None  # would touch "45"
+    kept = moved_in(beyond, box, True, [QRectF(280.0, 5.0, 31.8, 20.0)])  # 19 px of room: drawn, inside
+    assert kept is not None and kept.right() <= box.right() and kept.left() - 311.8 >= 0.2 * 20.0

@@ -104,11 +104,11 @@ def test_no_tick_touches_a_number_and_no_text_overlaps_another(qapp, lessons, le
     view.close()
 
 
-@pytest.mark.parametrize(("lesson", "lang"), [("masked-decoder", "zh"), ("cross-attention", "en")])
+@pytest.mark.parametrize(("lesson", "lang"), [("masked-decoder", "zh"), ("cross-attention", "en"), ("why-scale", "zh")])
 def test_presentation_figures_overlap_nothing_in_a_quarter_of_the_screen(qapp, lesson, lang):
     """Presentation mode at 1920×1080 draws its type 2.1 times larger, and a figure beside wide tables keeps a
     quarter of the width (about 480 × 800 px): the colour bar's end labels fell off the A·V figure, and a bar's
-    value touched its neighbour's ("0.040.04")."""
+    value touched its neighbour's ("0.040.04"); why-scale's 64 features over z read "0 15 30 4560"."""
     trace = open_lesson(lesson).trace()
     opts = PlotOptions(lang=lang, font_scale=room_scale_for(1920, 1080), tables_shown=True)
     drawn = 0
@@ -535,3 +535,33 @@ def test_a_legend_writes_a_long_period_in_digits(qapp, lessons):
     view = shown_figure(qapp, trace, "enc.pos", PlotOptions())
     names = [label.text for item in view.scene().items() if isinstance(item, pg.LegendItem) for _, label in item.items]
     assert any("6,283" in name for name in names) and not any("e+" in name for name in names), names
+
+
+@pytest.mark.parametrize("size", [(472, 891), (480, 800), (420, 700)])
+def test_a_number_line_of_64_features_reads_as_numbers(qapp, size):
+    """why-scale's weighted sum in presentation mode at 1920×1080 (its figure 472 × 891 px): the 64 features over z read
+    "0 15 30 4560", the last label, moved in from the axis's end, drawn against its neighbour."""
+    trace = open_lesson("why-scale").trace()
+    opts = PlotOptions(lang="zh", font_scale=room_scale_for(1920, 1080), tables_shown=True)
+    view = shown_figure(qapp, trace, "enc.0.attn.z", opts, size=size)
+    assert problems_of(view) == []
+    view.close()
+
+
+def test_a_thinned_number_line_never_runs_two_numbers_together(qapp):
+    """Features 0 … 63 over a heatmap of any width, at presentation type: the last label shown, held in at the
+    axis's end, stood against the one before it in why-scale's weighted sum ("0 15 30 4560")."""
+    opts = PlotOptions(font_scale=room_scale_for(1920, 1080))
+    found = []
+    for width in range(150, 420, 3):
+        view = pg.GraphicsLayoutWidget()
+        view.resize(width, 260)
+        heat = Heatmap(view.ci, opts, True, 0, 0, colorbar=False)
+        heat.set(np.zeros((3, 64)), ["a", "b", "c"], [str(i) for i in range(64)], opts, "")
+        view.show()
+        for _ in range(3):
+            qapp.processEvents()
+            view.grab()
+        found += [f"{width} px: {problem}" for problem in figure_problems(view.scene()) if "one number" in problem]
+        view.close()
+    assert found == []

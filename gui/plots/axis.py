@@ -27,7 +27,7 @@ from PySide6.QtCore import QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter, QPicture, QPixmap
 from PySide6.QtWidgets import QWidget
 
-from .number_specs import number_specs
+from .number_specs import APART, number_specs
 
 SHRINK = (1.0, 0.85, 0.72)  # of the tick font, tried in turn before labels turn (or overflow)
 MIN_POINTS = 6.0
@@ -322,15 +322,24 @@ class Axis(pg.AxisItem):
                 at = bounds.bottom() - (v - lo) / (hi - lo) * bounds.height()
                 x = edge - gap - w if self.orientation == "left" else edge + gap
                 top = min(max(at - h / 2, bounds.top()), bounds.bottom() - h)
-                specs.append((QRectF(x, top, w, h), side | Qt.AlignmentFlag.AlignVCenter, text))
+                rect, flags = QRectF(x, top, w, h), side | Qt.AlignmentFlag.AlignVCenter
             else:
                 at = bounds.left() + (v - lo) / (hi - lo) * bounds.width()
                 w, h = along, across
                 y = edge - gap - h if self.orientation == "top" else edge + gap
                 left = min(max(at - w / 2, bounds.left()), bounds.right() - w)
-                specs.append((QRectF(left, y, w, h), Qt.AlignmentFlag.AlignCenter, text))
+                rect, flags = QRectF(left, y, w, h), Qt.AlignmentFlag.AlignCenter
+            if self.plan.step > 1 and specs and self._too_near(specs[-1][0], rect):
+                continue  # a thinned number line's last label, held in at the end, against the one before: "4560"
+            specs.append((rect, flags, text))
             self.drawn.append(i)
         return (self.pen(), *line), [], specs
+
+    def _too_near(self, before: QRectF, rect: QRectF) -> bool:
+        """Whether a label stands within APART of its height of the one before it along the axis."""
+        if self.vertical:  # (drawn from the bottom up)
+            return rect.bottom() + APART * rect.height() > before.top()
+        return rect.left() - APART * min(rect.height(), rect.width()) < before.right()
 
     def drawPicture(self, p, axisSpec, tickSpecs, textSpecs) -> None:
         if self.categories is None:

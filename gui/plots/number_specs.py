@@ -19,6 +19,7 @@ _LABEL_FLAGS = {
     "bottom": Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextDontClip,
 }
 _MEASURE_BOX = QRectF(0, 0, 100, 100)
+APART = 0.2  # of a label's height: the least gap between a label held in at an end and its neighbour
 
 
 def _line_and_ticks_edge(axis, bounds: QRectF, tick_bounds: QRectF):
@@ -191,12 +192,23 @@ def _labels(axis, p, levels, fixed_strings, positions, tick_stop, across, length
             else:
                 rect = QRectF(place - width / 2.0, tick_stop + away, width, height)
             if box.intersected(rect) != rect:  # (not box.contains(rect): rounding)
-                rect = _inside(rect, box, horizontal=side in ("top", "bottom"))  # moved in: it may meet its neighbour
-                if rect is None or any(rect.intersects(other) for other, _, _ in labels):
+                rect = moved_in(rect, box, side in ("top", "bottom"), [other for other, _, _ in labels])
+                if rect is None:
                     continue
             labels.append((rect, flags, text))
     axis._updateMaxTextSize(largest)
     return labels
+
+
+def moved_in(rect: QRectF, box: QRectF, horizontal: bool, others: list[QRectF]) -> QRectF | None:
+    """A label past an end of the axis drawn inside it (_inside), where it stays APART of its height from every
+    other label: None where it cannot ("45" and "60" moved in against it read "4560")."""
+    rect = _inside(rect, box, horizontal)
+    if rect is None:
+        return None
+    gap = APART * rect.height()
+    room = rect.adjusted(-gap, 0.0, gap, 0.0) if horizontal else rect.adjusted(0.0, -gap, 0.0, gap)
+    return None if any(room.intersects(other) for other in others) else rect
 
 
 def _inside(rect: QRectF, box: QRectF, horizontal: bool) -> QRectF | None:
