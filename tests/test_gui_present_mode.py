@@ -4,6 +4,7 @@ and the desk's layout given back exactly; at 1280×720 with Ctrl+= twice no tabl
 on the switch just turned on; docks that leave the stage view room at 1280×720, and float beside its tables, not over
 them."""
 
+import math
 from html import escape
 
 import pyqtgraph as pg
@@ -29,6 +30,7 @@ from gui.plots.view import parked
 from gui.state import display
 from gui.text.stage_texts import op_title
 from gui.views.stage_list import NAME_ROLE
+from gui.views.stage_view import line_heights
 from tests import gui_lessons
 from tests.figure_checks import view_problems
 from tests.test_gui_layout import stages
@@ -667,3 +669,21 @@ def test_the_cost_dock_in_presentation_mode_scrolls_rather_than_shrink_its_type(
     assert cost.plot.scale == 1.0
     assert cost.plot.height() > cost.scroll.viewport().height()  # (taller than the dock: it scrolls)
     assert {cells[0][1] for cells in cost.plot.ci.items.values()} == {0}  # one column
+
+
+def test_an_explanation_that_scrolls_shows_whole_lines_only(qtbot, start_window):
+    """Presentation mode shows three lines of the explanation, then it scrolls: the box was three lines and 4 px tall,
+    the tops of a fourth line's characters glimpsed under them (the-cat-sat's attention weights with the Heads dock
+    open, zh 1920×1080), which read as text cut off."""
+    controller = start_window("the-cat-sat", "zh")
+    window = present(qtbot, controller, (1920, 1080))
+    go(qtbot, window, "enc.0.attn.weights")
+    window.teaching.heads_action.trigger()
+    settled(qtbot, window)
+    qtbot.waitUntil(lambda: not window.teaching.placement.cover_timer.isActive())
+    qtbot.wait(50)
+    view = window.stage_view
+    box, label = view.explanation_box, view.explanation
+    lines = line_heights(label.text(), label.font(), box.width() - 2 * box.frameWidth())
+    assert len(lines) > 3 and box.verticalScrollBar().isVisible()
+    assert box.viewport().height() == math.floor(sum(lines[:3]))

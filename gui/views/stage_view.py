@@ -7,10 +7,12 @@ repaints the tables (decimals, colour map) or redraws the plots (row, temperatur
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QFontMetricsF, QTextLayout, QTextOption
 from PySide6.QtWidgets import (
     QGridLayout,
     QLabel,
@@ -51,6 +53,22 @@ def is_editable(trace, name: str) -> bool:
     """Parameters, and the input X of the first block (as an override)."""
     stage = trace.stage(name)
     return name in trace.params or (stage is not None and stage.op == "x0")
+
+
+def line_heights(text: str, font: QFont, width: int) -> list[float]:
+    """The heights of the lines `text` wraps into at `width` (at least one; a line drawn from a fallback font may be
+    taller than `font`'s own line spacing)."""
+    layout = QTextLayout(text, font)
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    layout.setTextOption(option)
+    layout.beginLayout()
+    heights = []
+    while (line := layout.createLine()).isValid():
+        line.setLineWidth(max(1, width))
+        heights.append(line.height())
+    layout.endLayout()
+    return heights or [QFontMetricsF(font).lineSpacing()]
 
 
 class StageView(QWidget):
@@ -181,10 +199,14 @@ class StageView(QWidget):
         width), not at the viewport's: narrowed by the scroll bar of a longer text before, that gave a text that fits
         a line too many until the bar had gone and the box was fitted again."""
         box = self.explanation_box
-        lines = self.explanation.fontMetrics().lineSpacing()
-        height = self.explanation.heightForWidth(box.width() - 2 * box.frameWidth())
+        width = box.width() - 2 * box.frameWidth()
+        height = self.explanation.heightForWidth(width)
         most = PRESENT_EXPLANATION_LINES if self.presenting else EXPLANATION_LINES
-        box.setFixedHeight(min(max(height, lines), lines * most) + 4)
+        lines = line_heights(self.explanation.text(), self.explanation.font(), width)
+        if len(lines) > most:  # it scrolls: whole lines, none glimpsed below them (4 px of a fourth line read as a cut)
+            box.setFixedHeight(math.floor(sum(lines[:most])))
+        else:
+            box.setFixedHeight(max(height, math.ceil(lines[0])) + 4)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
