@@ -74,3 +74,16 @@ def test_the_text_file_has_both_languages_for_every_entry():
             continue
         assert set(entry["title"]) == {"en", "zh"} and set(entry["text"]) == {"en", "zh"}, op
         assert set(entry.get("caption", {"en": "", "zh": ""})) == {"en", "zh"}, op  # a plot caption, where given
+
+
+def test_a_tiled_attentions_formula_quotes_its_numbers_as_the_table_shows_them():
+    """flash-attention's running maximum read "m = [1.35, 0.085]" over a table that shows 0.08: the numbers a
+    formula quotes have the tables' decimals."""
+    from engine.formats.lesson import open_lesson
+
+    trace = open_lesson("flash-attention").trace()
+    name = next(n for n in trace.stage_names if "tiled" in n and n.endswith(".m"))
+    values = trace[name][0].flatten().tolist()
+    for decimals in (2, 3):
+        quoted = formula(trace, name, 0, decimals).split("m = [")[1].split("]")[0]
+        assert quoted == ", ".join(f"{v:.{decimals}f}".replace("-", "−") for v in values), quoted

@@ -77,7 +77,7 @@ def slide_for(trace, stage: str, opts: PlotOptions) -> Slide:
     if trace.config.switches:  # every slide of a what-if lesson says which parts are switched off
         subtitle += " · " + caption("what_if", opts.lang, switches=switch_names(trace.config.switches, opts.lang))
     notes = stage_text(trace, stage, opts.lang)
-    return Slide(stage, title, subtitle, formula(trace, stage, opts.head), notes, matrices)
+    return Slide(stage, title, subtitle, formula(trace, stage, opts.head, opts.decimals), notes, matrices)
 
 
 def slides(trace, opts: PlotOptions, stages: list[str] | None = None) -> list[Slide]:

@@ -64,7 +64,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     ),
     "numbers_held": (
         "Numbers held per head: the largest tile vs the n × n scores · max |tiled − A·V| = {diff}",
-        "每个头保存的数值个数：最大分块 vs n × n 分数 · 最大 |分块 − A·V| = {diff}",
+        "每个头保存的数值个数：最大分块与 n × n 分数对比 · 最大 |分块 − A·V| = {diff}",
     ),
     "largest_tile": ("largest tile {r}×{c}", "最大分块 {r}×{c}"),
     "full_scores": ("n × n = {n}×{m}, never stored", "n × n = {n}×{m}，从不保存"),
@@ -105,7 +105,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "memory": (
         "Memory, float32: inference vs training with Adam · Adam's two moments = {ratio} × the weights "
         "({adam} vs {weights})",
-        "内存（float32）：推理 vs 用 Adam 训练 · Adam 的两个动量 = 权重的 {ratio} 倍（{adam} 对 {weights}）",
+        "内存（float32）：推理与用 Adam 训练对比 · Adam 的两个动量 = 权重的 {ratio} 倍（{adam} 对 {weights}）",
     ),
     "inference": ("= inference", "= 推理"),
     "training": ("= training", "= 训练"),

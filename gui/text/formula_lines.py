@@ -53,6 +53,7 @@ class Formula:
     letters: tuple[str, ...]  # the inputs' letters, in the stage's order
     shapes: tuple[str, ...]  # the inputs' shapes
     out: str  # the output's shape
+    decimals: int = 2  # places of the numbers it quotes, as the tables show them
 
     @property
     def cfg(self):
@@ -194,13 +195,12 @@ def activation(f: Formula) -> str:
 # ---- tiled attention (engine/tiled.py): one tile's step, with its blocks and the shown head's numbers --------
 
 
-def _numbers(values) -> str:
-    """ "[0.74, 1]": a short column of the shown head (one number per query row of the tile)."""
-    return (
-        "["
-        + ", ".join(f"{float(v):.3g}".replace("-", "−") for v in values.flatten()[:6])
-        + (", …]" if values.numel() > 6 else "]")
-    )
+def _numbers(values, decimals: int) -> str:
+    """ "[0.74, 1.00]": a short column of the shown head (one number per query row of the tile), as its table
+    writes them."""
+    shown = [f"{float(v):.{decimals}f}" for v in values.flatten()[:6]]
+    shown = [text.replace("-", "−") if text.strip("-0.") else text.lstrip("-") for text in shown]  # never −0.00
+    return "[" + ", ".join(shown) + (", …]" if values.numel() > 6 else "]")
 
 
 def _tile_note(f: Formula, with_head: bool = True) -> str:
@@ -239,9 +239,9 @@ def tile_running(f: Formula) -> str:
         "attn.tiled.l": "ℓ = Σ e^(S − m)" if first else "ℓ = ℓ_old·e^(m_old − m) + Σ e^(S − m)",
         "attn.tiled.o": f"o = e^(S − m)·V[{c0}:{c1}]" if first else f"o = o_old·e^(m_old − m) + e^(S − m)·V[{c0}:{c1}]",
     }[op]
-    values = f"{GAP}{f.lhs} = {_numbers(f.trace[f.name][f.head])}" if op != "attn.tiled.o" else ""
+    values = f"{GAP}{f.lhs} = {_numbers(f.trace[f.name][f.head], f.decimals)}" if op != "attn.tiled.o" else ""
     factor = tiled.rescale_factor(f.trace, f.name)  # e^(m_old − m): how much the earlier tiles' work shrinks
-    rescale = "" if factor is None else f"{GAP}e^(m_old − m) = {_numbers(factor[f.head])}"
+    rescale = "" if factor is None else f"{GAP}e^(m_old − m) = {_numbers(factor[f.head], f.decimals)}"
     return f"{rule}{GAP}→ {f.out}{values}{rescale}" + _tile_note(f)
 
 

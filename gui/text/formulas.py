@@ -51,8 +51,9 @@ def symbols(trace, name: str) -> tuple[dict[str, str], str]:
     return out, letter(trace, name)
 
 
-def formula(trace, name: str, head: int = 0) -> str:
-    """One line: the operation, then the shapes it maps, then a short note where it helps."""
+def formula(trace, name: str, head: int = 0, decimals: int = 2) -> str:
+    """One line: the operation, then the shapes it maps, then a short note where it helps (its numbers with
+    `decimals` places, as the tables show them)."""
     entry = stage_operation(trace, name)
     stage = trace.stage(name)
     inputs = list(stage.inputs) if stage is not None else []
@@ -65,6 +66,7 @@ def formula(trace, name: str, head: int = 0) -> str:
         tuple(letters[i] for i in inputs),
         tuple(shape_of(trace, i) for i in inputs),
         shape_of(trace, name),
+        decimals,
     )
     if is_backward(name):  # ∂L/∂(the stage) with its shape, then the local rule that passes it on to the inputs
         note = f.head_note if trace[name].dim() == 3 else ""

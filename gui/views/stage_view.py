@@ -310,7 +310,7 @@ class StageView(QWidget):
         entry = stage_operation(trace, name)
         lang = self.settings.lang
         title, explanation = stage_title(trace, name, lang), stage_text(trace, name, lang)
-        shown_formula = formula(trace, name, state.head)
+        shown_formula = formula(trace, name, state.head, self.settings.decimals)
         location = place(trace, name)  # human names: the stage's id in the tooltip
         matrices = self._matrices()
         self.figure = None
@@ -442,8 +442,12 @@ class StageView(QWidget):
         comes with a new window.)"""
         if "temperature" in names:
             self.controls.show_temperature()
+        if "decimals" in names:  # (a tiled attention's formula quotes numbers)
+            self.formula.setText(
+                formula(self.state.view, self.state.current_stage, self.state.head, self.settings.decimals)
+            )
         if "head" in names and self.shown_head != self.state.head:
-            shown_formula = formula(self.state.view, self.state.current_stage, self.state.head)
+            shown_formula = formula(self.state.view, self.state.current_stage, self.state.head, self.settings.decimals)
             matrices = self._matrices()
             self.shown_head = self.state.head
             self.controls.head_box.setCurrentIndex(self.state.head)
