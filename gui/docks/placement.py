@@ -115,7 +115,7 @@ class DockPlacement(QObject):
     def refit(self) -> None:
         """The window was shown or resized: docks opened meanwhile are placed, floated ones kept over the stage
         view, and, unless the docks were placed for this width or a wider one at this type size, docks beside a stage
-        view squeezed under STAGE_MIN_WIDTH placed again; a dock beside it left narrower than DOCK_MIN_WIDTH (a
+        view squeezed under STAGE_MIN_WIDTH placed again; a dock alone beside it left narrower than DOCK_MIN_WIDTH (a
         stored layout given back at a larger type) is placed again whatever the width."""
         pending, self.pending = self.pending, []
         for dock in pending:
@@ -129,9 +129,16 @@ class DockPlacement(QObject):
         narrowed = fitted is None or width < fitted[0] or self.scale > fitted[1]
         squeezed = narrowed and self.window.stage_view.width() < STAGE_MIN_WIDTH * self.scale
         for dock in self._beside():
-            if squeezed or dock.width() < DOCK_MIN_WIDTH * self.scale:  # (a dock too narrow to read: 82 px)
+            if squeezed or self._alone_too_narrow(dock):
                 self.place(dock)
         self.fitted = (width, self.scale)
+
+    def _alone_too_narrow(self, dock: QDockWidget) -> bool:
+        """Whether `dock` stands alone on its side of the stage view narrower than DOCK_MIN_WIDTH: the Cost dock came
+        back 82 px wide in presentation mode (docks the teacher put side by side keep the widths they share)."""
+        area = self.window.dockWidgetArea(dock)
+        alone = all(d is dock or self.window.dockWidgetArea(d) != area for d in self._beside())
+        return alone and dock.width() < DOCK_MIN_WIDTH * self.scale
 
     def _free(self, dock: QDockWidget) -> int:
         """The width the stage view and `dock`'s side share: the window's, less the stage list and the docks on
