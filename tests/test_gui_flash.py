@@ -75,3 +75,22 @@ def test_a_new_sentence_gets_its_own_tiles(qtbot, start_window):
     assert len(window.stage_list.leaves) == len(names)
     z, tiled_z = state.trace["dec.0.self_attn.z"], state.trace["dec.0.self_attn.tiled.z"]
     assert (z - tiled_z).abs().max() < 1e-6
+
+
+def test_a_tiles_tables_name_its_tokens():
+    """A tile's S, m, ℓ and o were tables of rows "0, 1" (and S's columns "0, 1"): which query block, which keys,
+    nothing said; the rows are the block's tokens, S's columns its keys, as the tile map beside them names them."""
+    from engine.formats.lesson import open_lesson
+    from gui.views.tensor_slice import axis_labels, slice_for
+
+    trace = open_lesson("flash-attention").trace()
+    words = trace.tokens["dec"]
+    for name in trace.stage_names:
+        stage = trace.stage(name)
+        if stage is None or stage.tile is None or stage.tile.skipped:
+            continue
+        (r0, r1), (c0, c1) = stage.tile.rows, stage.tile.cols
+        rows, cols = axis_labels(trace, slice_for(trace, name, name, 0))
+        assert rows == words[r0:r1], name
+        if name.endswith(".scores"):
+            assert cols == words[c0:c1], name

@@ -92,6 +92,13 @@ def axis_labels(trace, part: TensorSlice) -> tuple[list[str], list[str]]:
         words = trace.model.vocabs["dec"].tokens
         ids = trace[name][:, 0].tolist()
         return [f"{token} → {words[int(i)]}" for token, i in zip(tokens["dec"], ids)], ["y"]
+    if stage is not None and stage.tile is not None:  # a tile: its block of query rows (and its keys, for S)
+        words = tokens[stage.place.stack]
+        (r0, r1), (c0, c1) = stage.tile.rows, stage.tile.cols
+        entry = operation(stage.op)
+        keys = stage.op.endswith(".scores") and n_cols == c1 - c0
+        cols = list(words[c0:c1]) if keys else [entry.letter] if entry.columns == "letter" else features
+        return list(words[r0:r1]), cols
     if stage is not None:
         rows = list(tokens[stage.rows]) if stage.rows in tokens else [str(r) for r in range(n_rows)]
         rows = row_labels(trace, name, rows)  # cross-attention: "<start> → 我"
