@@ -397,13 +397,16 @@ def fill_grid_lines(p: QPainter, ticks: list) -> list:
     return rest
 
 
-def start_plans_afresh(items) -> None:
-    """The figure's view was resized (or another figure shown in it): each category axis among `items` may take
-    its best plan again."""
+def start_plans_afresh(items) -> bool:
+    """The figure's view was resized (or another figure shown in it, or laid out anew): each category axis among
+    `items` may take its best plan again. Whether one took another plan."""
+    changed = False
     for item in items:
         if isinstance(item, Axis) and item.categories is not None and item.floor:
-            item.floor = 0
+            plan, item.floor = item.plan, 0
             item.replan()
+            changed |= item.plan != plan
+    return changed
 
 
 def lay_out_tick_text(items) -> bool:

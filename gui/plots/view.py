@@ -143,7 +143,10 @@ class FittedLayoutWidget(pg.GraphicsLayoutWidget):
         for _ in range(SETTLE_PASSES):  # until the numeric axes, sized for their tick text, stay as they are
             for _ in range(SETTLE_PASSES):
                 QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
-            if not lay_out_tick_text(axes):
+            # and the category axes take their best plan for the room they have now: a plan forced by a passing
+            # narrower layout (a figure drawn ahead, its panels added one by one) turned the labels of a 190 px
+            # column on their side
+            if not lay_out_tick_text(axes) and not start_plans_afresh(axes):
                 break
         self.fit()
         # what pyqtgraph leaves to the paint (view boxes' transforms, auto ranges) is done now: done inside the
