@@ -46,6 +46,7 @@ class DockPlacement(QObject):
         self.pending: list[QDockWidget] = []  # opened before the window was shown
         self.floated: dict[QDockWidget, None] = {}  # floated over the stage view here (kept over it), last placed last
         self.fitted: tuple[int, float] | None = None  # the window's width and type scale the docks were placed for
+        self.restored_layout = False  # given a stored layout since the last refit
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(REFIT_DELAY_MS)
@@ -90,6 +91,7 @@ class DockPlacement(QObject):
     def restored(self, width: int, scale: float) -> None:
         """The window was given a stored layout whose docks were placed for a window `width` wide at type `scale`."""
         self.fitted = (width, scale)
+        self.restored_layout = True  # (its docks are looked at once more, at the next refit)
 
     def carry_over(self, old: DockPlacement) -> None:
         """The window replacing `old`'s: the docks floated over the old stage view float over this one, once it is
@@ -115,8 +117,8 @@ class DockPlacement(QObject):
     def refit(self) -> None:
         """The window was shown or resized: docks opened meanwhile are placed, floated ones kept over the stage
         view, and, unless the docks were placed for this width or a wider one at this type size, docks beside a stage
-        view squeezed under STAGE_MIN_WIDTH placed again; a dock alone beside it left narrower than DOCK_MIN_WIDTH (a
-        stored layout given back at a larger type) is placed again whatever the width."""
+        view squeezed under STAGE_MIN_WIDTH placed again; after a stored layout was given back (presentation mode, a new
+        language), a dock alone beside the stage view narrower than DOCK_MIN_WIDTH is placed again too."""
         pending, self.pending = self.pending, []
         for dock in pending:
             if dock.isVisible():
@@ -129,13 +131,14 @@ class DockPlacement(QObject):
         narrowed = fitted is None or width < fitted[0] or self.scale > fitted[1]
         squeezed = narrowed and self.window.stage_view.width() < STAGE_MIN_WIDTH * self.scale
         for dock in self._beside():
-            if squeezed or self._alone_too_narrow(dock):
+            if squeezed or (self.restored_layout and self._alone_too_narrow(dock)):
                 self.place(dock)
-        self.fitted = (width, self.scale)
+        self.fitted, self.restored_layout = (width, self.scale), False
 
     def _alone_too_narrow(self, dock: QDockWidget) -> bool:
         """Whether `dock` stands alone on its side of the stage view narrower than DOCK_MIN_WIDTH: the Cost dock came
-        back 82 px wide in presentation mode (docks the teacher put side by side keep the widths they share)."""
+        back 82 px wide in presentation mode, its stored layout given back at the larger type (docks the teacher put
+        side by side keep the widths they share)."""
         area = self.window.dockWidgetArea(dock)
         alone = all(d is dock or self.window.dockWidgetArea(d) != area for d in self._beside())
         return alone and dock.width() < DOCK_MIN_WIDTH * self.scale
