@@ -31,7 +31,7 @@ from gui.plots.view import figure_axes, parked
 from gui.state import display
 from gui.text.stage_texts import op_title
 from gui.views.stage_list import NAME_ROLE
-from gui.views.stage_view import line_heights
+from gui.views.steady_label import wrapped_line_heights
 from tests import gui_lessons
 from tests.figure_checks import view_problems
 from tests.test_gui_layout import stages
@@ -685,7 +685,7 @@ def test_an_explanation_that_scrolls_shows_whole_lines_only(qtbot, start_window)
     qtbot.wait(50)
     view = window.stage_view
     box, label = view.explanation_box, view.explanation
-    lines = line_heights(label.text(), label.font(), box.width() - 2 * box.frameWidth())
+    lines = wrapped_line_heights(label.text(), label.font(), box.width() - 2 * box.frameWidth())
     assert len(lines) > 3 and box.verticalScrollBar().isVisible()
     assert box.viewport().height() == math.floor(sum(lines[:3]))
 

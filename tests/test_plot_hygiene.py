@@ -20,12 +20,12 @@ from gui.plots.bars import Bars
 from gui.plots.heads import draw_heads
 from gui.plots.heatmap import Heatmap, format_cell
 from gui.plots.matrix import MatrixPanel
-from gui.plots.numbers import format_number
 from gui.plots.output import TopKPanel
 from gui.plots.scale import scale_for
 from gui.plots.style import colormap, new_plot
 from gui.plots.view import FittedLayoutWidget, parked
 from gui.state.display import DisplaySettings, room_scale_for
+from gui.text.numbers import format_number
 from tests.figure_checks import axis_specs, drawn_labels, figure_problems, missing_labels, view_problems
 
 NARROW = (620, 440)  # about what a 1280×720 window leaves a figure: where the tester saw −0.54 and lost labels

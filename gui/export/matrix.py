@@ -12,7 +12,7 @@ from engine import EngineError
 from engine.formats.files import write_atomic
 from gui.plots import PlotOptions
 from gui.plots.matrix import stage_matrix
-from gui.plots.numbers import format_number
+from gui.text.numbers import format_number
 
 MATRIX_FORMATS = ("tex", "csv")
 

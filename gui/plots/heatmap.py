@@ -19,9 +19,10 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QWidget
 
+from gui.text.numbers import format_number
+
 from .colorbar import ColorBar
 from .fit import slot, text_width
-from .numbers import format_number
 from .scale import Scale, is_dark, scale_of
 from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, new_plot, set_caption, with_overflow_note
 

@@ -22,7 +22,7 @@ from gui.text.operations import IDS, NON_NEGATIVE, PROBABILITY, colour_kind
 from .style import colormap_named
 
 SHARED_SCALE_OPS = ("x0", "add")  # A + B = C: the parts and the sum on one scale
-MEAN_OPS = ("norm.mean", "norm.var", "norm.hat")  # LayerNorm's steps that show x and its mean μ (x − μ): one scale
+MEAN_INPUT_OPS = ("norm.var", "norm.hat")  # LayerNorm's steps that take x and its mean μ (x − μ): one scale
 COLOR_STEPS = 256  # colours of a table's lookup
 
 
@@ -74,9 +74,9 @@ def shared_scale_names(trace, stage: str) -> tuple[str, ...]:
         return ()
     if st.op in SHARED_SCALE_OPS and len(st.inputs) >= 2:
         return (*st.inputs, stage)
-    if st.op == "norm.mean":
+    if st.op == "norm.mean":  # x, and μ its output
         return (st.inputs[0], stage)
-    if st.op in MEAN_OPS:
+    if st.op in MEAN_INPUT_OPS:
         return st.inputs[:2]
     return ()
 

@@ -22,8 +22,8 @@ from engine import EngineError
 from engine.formats.lesson import LANGS
 from engine.generate import check_temperature
 from gui.plots import PlotOptions
-from gui.plots.numbers import format_number
 from gui.state import preferences
+from gui.text.numbers import format_number
 
 FONT_SCALES = (0.8, 0.9, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0, 2.5, 3.0)
 DECIMALS = (0, 1, 2, 3, 4)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QCoreApplication
 
 from engine import tiled
+from gui.text.numbers import format_number
 
 GAP = "   "
 ACTIVATIONS = {
@@ -198,8 +199,7 @@ def activation(f: Formula) -> str:
 def _numbers(values, decimals: int) -> str:
     """ "[0.74, 1.00]": a short column of the shown head (one number per query row of the tile), as its table
     writes them."""
-    shown = [f"{float(v):.{decimals}f}" for v in values.flatten()[:6]]
-    shown = [text.replace("-", "−") if text.strip("-0.") else text.lstrip("-") for text in shown]  # never −0.00
+    shown = [format_number(float(v), decimals) for v in values.flatten()[:6]]
     return "[" + ", ".join(shown) + (", …]" if values.numel() > 6 else "]")
 
 

@@ -12,7 +12,6 @@ from dataclasses import replace
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QFontMetricsF, QTextLayout, QTextOption
 from PySide6.QtWidgets import (
     QGridLayout,
     QLabel,
@@ -39,6 +38,7 @@ from gui.views.matrix_layout import PLOT_MIN_WIDTH, MatrixLayout, matrices_width
 from gui.views.matrix_view import MatrixPanel
 from gui.views.prefetch import Prefetch
 from gui.views.stage_controls import StageControls
+from gui.views.steady_label import wrapped_line_heights
 from gui.views.tensor_slice import TensorSlice, slice_for
 
 MAX_INPUTS = 5  # a backward step through X·W + b: X, W, b, ∂L/∂W, ∂L/∂b
@@ -53,22 +53,6 @@ def is_editable(trace, name: str) -> bool:
     """Parameters, and the input X of the first block (as an override)."""
     stage = trace.stage(name)
     return name in trace.params or (stage is not None and stage.op == "x0")
-
-
-def line_heights(text: str, font: QFont, width: int) -> list[float]:
-    """The heights of the lines `text` wraps into at `width` (at least one; a line drawn from a fallback font may be
-    taller than `font`'s own line spacing)."""
-    layout = QTextLayout(text, font)
-    option = QTextOption()
-    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-    layout.setTextOption(option)
-    layout.beginLayout()
-    heights = []
-    while (line := layout.createLine()).isValid():
-        line.setLineWidth(max(1, width))
-        heights.append(line.height())
-    layout.endLayout()
-    return heights or [QFontMetricsF(font).lineSpacing()]
 
 
 class StageView(QWidget):
@@ -202,7 +186,7 @@ class StageView(QWidget):
         width = box.width() - 2 * box.frameWidth()
         height = self.explanation.heightForWidth(width)
         most = PRESENT_EXPLANATION_LINES if self.presenting else EXPLANATION_LINES
-        lines = line_heights(self.explanation.text(), self.explanation.font(), width)
+        lines = wrapped_line_heights(self.explanation.text(), self.explanation.font(), width)
         if len(lines) > most:  # it scrolls: whole lines, none glimpsed below them (4 px of a fourth line read as a cut)
             box.setFixedHeight(math.floor(sum(lines[:most])))
         else:
@@ -310,7 +294,7 @@ class StageView(QWidget):
         entry = stage_operation(trace, name)
         lang = self.settings.lang
         title, explanation = stage_title(trace, name, lang), stage_text(trace, name, lang)
-        shown_formula = formula(trace, name, state.head, self.settings.decimals)
+        shown_formula = self._formula()
         location = place(trace, name)  # human names: the stage's id in the tooltip
         matrices = self._matrices()
         self.figure = None
@@ -436,6 +420,10 @@ class StageView(QWidget):
             self.figure.refresh(self.state.view, self.plot_options())
             self.plot.settle()  # laid out before its paint (a colour bar's new values may widen it): painted once
 
+    def _formula(self) -> str:
+        """The current stage's formula line, for the head shown, its numbers with the tables' decimals."""
+        return formula(self.state.view, self.state.current_stage, self.state.head, self.settings.decimals)
+
     def _settings_changed(self, names: frozenset[str]) -> None:
         """Another head: the per-head matrices and the formula re-sliced; other decimals or colours: the tables
         repainted and re-fitted; the plots redrawn with the new options. (The language: retranslate; the text size
@@ -443,11 +431,9 @@ class StageView(QWidget):
         if "temperature" in names:
             self.controls.show_temperature()
         if "decimals" in names:  # (a tiled attention's formula quotes numbers)
-            self.formula.setText(
-                formula(self.state.view, self.state.current_stage, self.state.head, self.settings.decimals)
-            )
+            self.formula.setText(self._formula())
         if "head" in names and self.shown_head != self.state.head:
-            shown_formula = formula(self.state.view, self.state.current_stage, self.state.head, self.settings.decimals)
+            shown_formula = self._formula()
             matrices = self._matrices()
             self.shown_head = self.state.head
             self.controls.head_box.setCurrentIndex(self.state.head)

@@ -7,11 +7,12 @@ painted twice at each generated token. A SteadyLabel is as tall as its lines wou
 tallest script (gui/window/steady_bars.py does the same for the menu bar and the toolbars).
 
     status = SteadyLabel(parent)      # word-wrapped; setText as for any QLabel
+    wrapped_line_heights(text, font, width)   # the height of each line a text wraps into
 """
 
 from __future__ import annotations
 
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF, QTextLayout, QTextOption
 from PySide6.QtWidgets import QLabel
 
 TALLEST_SCRIPT = "中"  # a character of the tallest script the window is shown in
@@ -31,6 +32,22 @@ def line_heights(font: QFont) -> tuple[int, int]:
             heights.append(probe.heightForWidth(QFontMetrics(font).horizontalAdvance("MM") * 4))
         _tallest[key] = (heights[0], max(heights))
     return _tallest[key]
+
+
+def wrapped_line_heights(text: str, font: QFont, width: int) -> list[float]:
+    """The heights of the lines `text` wraps into at `width` (at least one; a line drawn from a fallback font may be
+    taller than `font`'s own line spacing)."""
+    layout = QTextLayout(text, font)
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    layout.setTextOption(option)
+    layout.beginLayout()
+    heights = []
+    while (line := layout.createLine()).isValid():
+        line.setLineWidth(max(1, width))
+        heights.append(line.height())
+    layout.endLayout()
+    return heights or [QFontMetricsF(font).lineSpacing()]
 
 
 class SteadyLabel(QLabel):
