@@ -193,3 +193,47 @@ def test_a_narrow_lab_stacks_its_parts_and_keeps_its_buttons_in_sight(qtbot):
     assert lab.curve_plot.width() > 250 and lab.bar_plot.plotItem.vb.height() > 60
     dock.resize(1200, 500)  # wide again: side by side
     qtbot.waitUntil(lambda: lab.middle.direction() == QBoxLayout.Direction.LeftToRight)
+
+
+def test_the_lab_runs_on_through_ctrl_plus_f5_esc_and_a_language_switch_and_the_new_window_shows_it(
+    qtbot, start_window
+):
+    """The run is the app state's, not the dock's: each of these builds the window anew (or retranslates it) while
+    the lab trains, and the old window's dock going took the thread with it ("QThread: Destroyed while thread is
+    still running", SIGABRT). The new window's lab shows the run where it was, and its end."""
+    controller = start_window("masked-decoder")
+    lab = lab_of(controller.window)
+    assert lab.start("no-layernorm", seeds=1, steps=40)
+    qtbot.waitUntil(lambda: lab.latest is not None and lab.latest.step >= 1, timeout=30_000)
+    presentation = controller.window.presentation
+    for rebuild in (
+        presentation.larger.trigger,
+        lambda: controller.window.presentation.present.trigger(),  # F5
+        lambda: controller.window.presentation.leave.trigger(),  # Esc
+        lambda: controller.set_language("zh"),
+        lambda: controller.window.presentation.normal.trigger(),  # Ctrl+0
+    ):
+        rebuild()
+        qtbot.wait(10)  # the old window deleted (its dock and lab with it)
+        lab = lab_of(controller.window)
+        assert lab.running or lab.result is not None
+        drawn = sum(len(xs) for xs, _ in lab.curves.values())
+        assert drawn >= 2 and sum(len(item.xData) for item in lab.items.values()) == drawn  # every point drawn
+        assert lab.choice.currentData() == "no-layernorm" and lab.run_button.isEnabled() == (not lab.running)
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=60_000)
+    assert lab.verdict.text() == lab.result["verdict_zh"] and "完成" in lab.status.text()
+    assert {arm for arm, _ in lab.items} == set(lab.result["summary"]) and lab.attention.image.image is not None
+
+
+def test_a_finished_run_is_still_shown_after_f5(qtbot, start_window):
+    """F5 after a finished run switched the experiment back to "Gradient highway" and lost the curves and verdict."""
+    controller = start_window("masked-decoder")
+    lab = lab_of(controller.window)
+    lab.start("scale-saturation", seeds=1)
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
+    verdict, curves = lab.verdict.text(), {k: list(v[1]) for k, v in lab.curves.items()}
+    controller.window.presentation.present.trigger()
+    lab = lab_of(controller.window)
+    assert lab.choice.currentData() == "scale-saturation" and lab.verdict.text() == verdict
+    assert {k: list(item.yData) for k, item in lab.items.items()} == curves
+    assert lab.curve_plot.getAxis("bottom").labelText == "d_k" and not lab.bar_plot.isVisible()

@@ -101,7 +101,9 @@ class DockPlacement(QObject):
 
     def keep_below(self, dock: QDockWidget) -> None:
         """`dock` opens under the stage view in a tall window, with BELOW_SHARE of its height, else beside it."""
-        dock.visibilityChanged.connect(lambda visible: visible and QTimer.singleShot(0, lambda: self._below(dock)))
+        dock.visibilityChanged.connect(
+            lambda visible: visible and QTimer.singleShot(0, dock, lambda: self._below(dock))
+        )
 
     def _below(self, dock: QDockWidget) -> None:
         window = self.window

@@ -5,16 +5,14 @@ of a chosen head on a held-out sentence (re-traced every few steps, so the class
 verdict. Run, Pause, Stop; Stop keeps what was drawn. Paused or stopped, "Step through this model" opens the
 model at its last step's weights in the window (through the model picker), at the watched layer's attention.
 
-The experiment is a generator of Progress (engine.training.lab.experiment); a LabRunner thread advances it and sends
-each step to the window by a queued signal, so the window keeps answering while it trains.
+The run itself is the app state's (gui/state/lab_run.py: a thread advances the experiment, so the window keeps
+answering while it trains); this dock draws what it records, and a window built anew draws the run where it was.
 """
 
 from __future__ import annotations
 
-import threading
-
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, Qt, QThread, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QBoxLayout,
     QComboBox,
@@ -28,12 +26,13 @@ from PySide6.QtWidgets import (
 )
 
 from engine import EngineError, sources
-from engine.training.lab import EXPERIMENTS, experiment, label, watch_sentence
+from engine.training.lab import EXPERIMENTS, label, watch_sentence
 from gui.plots.axis import Axis
 from gui.plots.captions import plain
 from gui.plots.heatmap import Heatmap
 from gui.plots.style import color
 from gui.state.display import DisplaySettings
+from gui.state.lab_run import LabRun
 from gui.text.live_texts import LiveTexts
 from gui.views.scrolling import scrolling_layout
 
@@ -57,59 +56,15 @@ def layer_title(group: str, groups: list[str], lang: str) -> str:
     return f"{plain(stack, lang)} {name}"
 
 
-class LabRunner(QThread):
-    """Advances an experiment's generator; pauses between steps, stops by closing it."""
-
-    progressed = Signal(object)  # engine.training.lab.Progress
-    finished_with = Signal(object)  # the result dict, or None when stopped
-
-    def __init__(self, run, parent=None):
-        super().__init__(parent)
-        self.generator = run
-        self.going = threading.Event()
-        self.going.set()
-        self.stopping = False
-        self.waiting = False  # paused between two steps, waiting for Resume or Stop
-
-    def run(self) -> None:
-        while True:
-            self.waiting = not self.going.is_set()
-            self.going.wait()
-            self.waiting = False
-            if self.stopping:
-                self.generator.close()
-                self.finished_with.emit(None)
-                return
-            try:
-                progress = next(self.generator)
-            except StopIteration as done:
-                self.finished_with.emit(done.value)
-                return
-            self.progressed.emit(progress)
-
-    def pause(self, paused: bool) -> None:
-        (self.going.clear if paused else self.going.set)()
-
-    def stop(self) -> None:
-        self.stopping = True
-        self.going.set()
-
-
 class TrainingLab(QWidget):
     step_through = Signal(object)  # engine.sources.Opened: the model of the last step drawn
 
-    def __init__(self, settings: DisplaySettings, parent=None):
+    def __init__(self, run: LabRun, settings: DisplaySettings, parent=None):
         super().__init__(parent)
+        self.run = run  # the app state's: the thread, the curves and the result outlive this dock
         self.settings = settings  # the language of the arms' names and the colours of the attention map
-        self.runner: LabRunner | None = None
-        self.curves: dict[tuple[str, int], tuple[list[float], list[float]]] = {}
-        self.items: dict[tuple[str, int], pg.PlotDataItem] = {}
-        self.arms: list[str] = []
-        self.layers: list[str] = []  # the bars: dec.embed, dec.0, …, unembed
-        self.result: dict | None = None
-        self.watched = None  # engine.training.lab.Progress whose model the attention map shows
-        self.latest = None  # the last engine.training.lab.Progress drawn that has a model
-        self.shown: str | None = None  # the experiment whose curves are drawn
+        self.items: dict[tuple[str, int], pg.PlotDataItem] = {}  # the curves drawn, by (arm, seed)
+        self.arms: list[str] = []  # the arms in the order of their colours
 
         self.choice = QComboBox(self)
         # its titles whole where there is room, shortened in a narrow dock (the claim under it says it whole): Run,
@@ -118,7 +73,8 @@ class TrainingLab(QWidget):
         self.choice.setMinimumWidth(CHOICE_LEAST_WIDTH)
         for name, (title, _) in self._experiments().items():
             self.choice.addItem(title, name)
-        self.choice.currentIndexChanged.connect(lambda _: self._show_claim(self.choice.currentData()))
+        self.choice.setCurrentIndex(self.choice.findData(run.chosen))
+        self.choice.currentIndexChanged.connect(lambda _: self._chosen(self.choice.currentData()))
         self.texts = texts = LiveTexts()  # what a language switch sets again
         self.run_button = QPushButton(self)
         texts.set(self.run_button.setText, lambda: self.tr("Run"))
@@ -161,14 +117,19 @@ class TrainingLab(QWidget):
         layout.addWidget(self.status)
         layout.addWidget(self.verdict)
         self._show_claim(self.choice.currentData())
-        self._enable(running=False)
+        self.pause_button.setChecked(run.paused)
+        run.started.connect(self._started)
+        run.progressed.connect(self._progressed)
+        run.finished.connect(self._finished)
+        run.pausedChanged.connect(self._paused_changed)
+        self._enable(running=run.running)
 
     def _attention_panel(self) -> QWidget:
         """A head's attention weights on the watched sentence, with the layer and head to show."""
         panel = QWidget(self)
         self.layer_box, self.head_box = QSpinBox(panel), QSpinBox(panel)
         for box in (self.layer_box, self.head_box):
-            box.valueChanged.connect(lambda _: self._draw_attention())
+            box.valueChanged.connect(lambda _: self._watch_box_changed())
         choice = QHBoxLayout()
         layer, head = QLabel(panel), QLabel(panel)
         self.texts.set(layer.setText, lambda: self.tr("Attention of layer"))
@@ -236,6 +197,7 @@ class TrainingLab(QWidget):
         self.attention = Heatmap(self.attention_view.ci, self.settings.plot_options(), signed=False, row=0, col=0)
         self.attention_panel.layout().insertWidget(2, self.attention_view, 1)  # under the caption
         self._arrange()
+        self._draw_recorded()
 
     def _experiments(self) -> dict[str, tuple[str, str]]:
         """Each experiment of engine/training/lab.py: its title and the tutorials' claim it tests, in the window's
@@ -263,10 +225,47 @@ class TrainingLab(QWidget):
             ),
         }
 
+    # the run's record, read where the lab's tests and views look for it
+    @property
+    def runner(self):
+        return self.run.runner
+
+    @property
+    def running(self) -> bool:
+        return self.run.running
+
+    @property
+    def curves(self) -> dict:
+        return self.run.curves
+
+    @property
+    def layers(self) -> list[str]:
+        return self.run.layers
+
+    @property
+    def result(self) -> dict | None:
+        return self.run.result
+
+    @property
+    def latest(self):
+        return self.run.latest
+
+    @property
+    def watched(self):
+        return self.run.watched
+
+    @property
+    def shown(self) -> str | None:
+        return self.run.shown
+
     def choose(self, name: str) -> None:
         """Choose an experiment to run next (a run under way goes on)."""
         if not self.running:
             self.choice.setCurrentIndex(self.choice.findData(name))
+
+    def _chosen(self, name: str) -> None:
+        self.run.chosen = name
+        self._show_claim(name)
 
     # ---- running ----------------------------------------------------------------------------------
     def start(self, name: str, seeds: int | None = None, steps: int | None = None) -> bool:
@@ -274,35 +273,30 @@ class TrainingLab(QWidget):
         if self.running:
             return False
         try:
-            run = experiment(name, seeds, steps)
+            self.run.start(name, seeds, steps)
         except EngineError as exc:
             self.status.setText(str(exc))
             return False
-        self.choice.setCurrentIndex(self.choice.findData(name))
-        self._build_plots()
-        self._clear(name)
-        self.runner = LabRunner(run, self)
-        self.runner.progressed.connect(self._progressed)
-        self.runner.finished_with.connect(self._finished)
-        self.runner.start()
-        self._enable(running=True)
         return True
-
-    @property
-    def running(self) -> bool:
-        return self.runner is not None and self.runner.isRunning()
 
     def stop(self) -> None:
         """Stop after the step under way; what was drawn stays."""
-        if self.runner is not None:
-            self.runner.stop()
-            self.runner.wait()
+        self.run.stop()
+
+    def _started(self, name: str) -> None:
+        self.choice.setCurrentIndex(self.choice.findData(name))
+        self._build_plots()
+        self._clear(name)
+        self._enable(running=True)
 
     def _pause_toggled(self, paused: bool) -> None:
-        if self.runner is not None:
-            self.runner.pause(paused)
+        if paused != self.run.paused:
+            self.run.pause(paused)
         self.pause_button.setText(self._pause_text())
         self._enable_step_through()
+
+    def _paused_changed(self, paused: bool) -> None:
+        self.pause_button.setChecked(paused)
 
     def _pause_text(self) -> str:
         return self.tr("Resume") if self.pause_button.isChecked() else self.tr("Pause")
@@ -326,12 +320,12 @@ class TrainingLab(QWidget):
 
     def retranslate(self) -> None:
         """Another language: the fixed texts, the experiments and the claim, and what a run drew (its axes, legend,
-        attention caption and verdict)."""
+        attention caption, status and verdict)."""
         self.texts.retranslate()
         for i, (title, _) in enumerate(self._experiments().values()):
             self.choice.setItemText(i, title)
         self._show_claim(self.choice.currentData())
-        if self.shown is not None:
+        if self.shown is not None and self.curve_plot is not None:
             self._name_axes()
             self._name_layers()
             arm_of = {id(item): arm for (arm, _), item in self.items.items()}
@@ -339,9 +333,7 @@ class TrainingLab(QWidget):
                 if id(sample.item) in arm_of:
                     text.setText(label(arm_of[id(sample.item)], self.settings.lang))
         self._draw_attention()
-        if self.result is not None:
-            self.status.setText(self.tr("Done in {0:.1f} s.").format(self.result["seconds"]))
-            self.verdict.setText(self.result["verdict_zh" if self.settings.lang == "zh" else "verdict"])
+        self._show_status()
 
     # ---- drawing ----------------------------------------------------------------------------------
     def _show_claim(self, name: str) -> None:
@@ -350,19 +342,60 @@ class TrainingLab(QWidget):
     def _clear(self, name: str) -> None:
         self.curve_plot.clear()
         self.curve_plot.plotItem.legend.clear()
-        self.curves, self.items, self.arms, self.result = {}, {}, [], None
+        self.items, self.arms = {}, []
         self.bars.setOpts(x=[], height=[])
         self.curve_plot.setLogMode(x=False, y=False)
         self.verdict.setText("")
+        self.status.setText("")
         trains = EXPERIMENTS[name].steps is not None
-        self.watched = self.latest = None
         self.attention.image.clear()
         self.attention_caption.setText("")
         self.attention_panel.setEnabled(trains)
         for part in (self.bar_plot, self.attention_panel):  # a run that does not train has no gradients or weights
             part.setVisible(trains)
-        self.shown = name
         self._name_axes()
+
+    def _draw_recorded(self) -> None:
+        """Everything the run recorded so far (a window built anew while it ran, or after it ended)."""
+        run = self.run
+        if run.shown is None:
+            return
+        self._clear(run.shown)
+        self._draw_curves()
+        self._draw_bars()
+        if run.watched is not None:
+            self._fit_watch_boxes(run.watched)
+        self._draw_attention()
+        self._show_status()
+
+    def _draw_curves(self) -> None:
+        symbol = "o" if self.run.points else None
+        for key, (xs, ys) in self.run.curves.items():
+            self._draw(key, xs, ys, symbol)
+        result = self.run.result
+        if result is not None and result["x"]["label"] != "step":
+            self._name_axes()
+            self.curve_plot.setLogMode(x=result["x"]["label"] == "d_k", y=False)
+
+    def _draw_bars(self) -> None:
+        self.bars.setOpts(x=list(range(len(self.run.layers))), height=self.run.grad_norms)
+        self._name_layers()
+
+    def _show_status(self) -> None:
+        """Where the run is: its step, stopped, or done (with the verdict)."""
+        run, lang = self.run, self.settings.lang
+        if run.result is not None:
+            self.status.setText(self.tr("Done in {0:.1f} s.").format(run.result["seconds"]))
+            self.verdict.setText(run.result["verdict_zh" if lang == "zh" else "verdict"])
+        elif run.stopped:
+            self.status.setText(self.tr("Stopped: the curves so far are kept."))
+        elif run.last is not None:
+            last = run.last
+            self.status.setText(
+                self.tr("{0}, seed {1}: step {2} of {3}").format(
+                    label(last.arm, lang), last.seed, last.step + 1, last.steps
+                )
+            )
 
     def _name_axes(self) -> None:
         """A training run: loss over steps; one number per seed otherwise, or at the end the run's own x axis."""
@@ -380,24 +413,17 @@ class TrainingLab(QWidget):
         self.bar_plot.getAxis("bottom").set_categories(names, offset=0.0)
 
     def _progressed(self, progress) -> None:
+        if self.curve_plot is None:  # a lab not shown yet draws the whole record when it is (_build_plots)
+            return
         trains = progress.grad_norms is not None
         key = (progress.arm, progress.seed if trains else -1)  # not training: one number per seed, one line per arm
-        xs, ys = self.curves.setdefault(key, ([], []))
-        xs.append(progress.step if trains else progress.seed)
-        ys.append(progress.value)
+        xs, ys = self.curves[key]
         self._draw(key, xs, ys, symbol=None if trains else "o")
         if trains:
-            self.latest = progress
-            self.layers = list(progress.grad_norms)
-            self.bars.setOpts(x=list(range(len(self.layers))), height=list(progress.grad_norms.values()))
-            self._name_layers()
+            self._draw_bars()
             if progress.step % WATCH_EVERY == 0 or progress.step == progress.steps - 1:
                 self._watch(progress)
-        self.status.setText(
-            self.tr("{0}, seed {1}: step {2} of {3}").format(
-                label(progress.arm, self.settings.lang), progress.seed, progress.step + 1, progress.steps
-            )
-        )
+        self._show_status()
 
     def _draw(self, key: tuple[str, int], xs: list, ys: list, symbol: str | None = None) -> None:
         arm = key[0]
@@ -415,13 +441,26 @@ class TrainingLab(QWidget):
     def _watch(self, progress) -> None:
         """Show the attention of this step's model (the layer and head boxes fit its size; first time: the
         last layer, head 0)."""
-        cfg = progress.model.config
-        if self.watched is None:
-            self.layer_box.setRange(0, cfg.n_layers - 1)
-            self.head_box.setRange(0, cfg.n_heads - 1)
-            self.layer_box.setValue(cfg.n_layers - 1)
-            self.head_box.setValue(0)
-        self.watched = progress
+        first = self.watched is None
+        self.run.watch(progress)
+        if first:
+            self.run.watch_layer, self.run.watch_head = progress.model.config.n_layers - 1, 0
+        self._fit_watch_boxes(progress)
+        self._draw_attention()
+
+    def _fit_watch_boxes(self, progress) -> None:
+        """The layer and head boxes in the watched model's range, at the run's watched layer and head."""
+        cfg, run = progress.model.config, self.run
+        layer, head = run.watch_layer, run.watch_head
+        for box, top, value in ((self.layer_box, cfg.n_layers - 1, layer), (self.head_box, cfg.n_heads - 1, head)):
+            box.blockSignals(True)
+            box.setRange(0, top)
+            box.setValue(value)
+            box.blockSignals(False)
+
+    def _watch_box_changed(self) -> None:
+        if self.watched is not None:
+            self.run.watch_layer, self.run.watch_head = self.layer_box.value(), self.head_box.value()
         self._draw_attention()
 
     def _settings_changed(self, names: frozenset[str]) -> None:
@@ -429,7 +468,7 @@ class TrainingLab(QWidget):
             self._draw_attention()
 
     def _draw_attention(self) -> None:
-        if self.watched is None:
+        if self.watched is None or self.attention is None:
             return
         progress = self.watched
         trace = progress.model.trace(watch_sentence())
@@ -444,25 +483,15 @@ class TrainingLab(QWidget):
         )
 
     def _finished(self, result: dict | None) -> None:
-        self.runner.wait()
         self._enable(running=False)
-        if result is None:
-            self.status.setText(self.tr("Stopped: the curves so far are kept."))
+        if self.curve_plot is None:
             return
-        self.result = result
-        x = result["x"]
-        if x["label"] != "step":  # the whole curves over layers, d_k or positions
+        if result is not None and result["x"]["label"] != "step":  # the whole curves over layers, d_k or positions
             self.curve_plot.clear()
             self.curve_plot.plotItem.legend.clear()
             self.items = {}
-            for series in result["series"]:
-                values = series["values"]
-                xs = x["values"] or list(range(len(values)))
-                self._draw((series["arm"], series["seed"]), xs, values, symbol="o")
-            self._name_axes()
-            self.curve_plot.setLogMode(x=x["label"] == "d_k", y=False)
-        self.status.setText(self.tr("Done in {0:.1f} s.").format(result["seconds"]))
-        self.verdict.setText(result["verdict_zh" if self.settings.lang == "zh" else "verdict"])
+            self._draw_curves()
+        self._show_status()
 
 
 def add_training_lab(window) -> QDockWidget:
@@ -470,7 +499,7 @@ def add_training_lab(window) -> QDockWidget:
     dock = QDockWidget(window)
     window.texts.set(dock.setWindowTitle, lambda: QCoreApplication.translate("TrainingLab", "Training lab"))
     dock.setObjectName("dock_training_lab")
-    dock.setWidget(TrainingLab(window.state.display, dock))
+    dock.setWidget(TrainingLab(window.state.lab_run, window.state.display, dock))
     window.addDockWidget(Qt.BottomDockWidgetArea, dock)
     window.teaching.placement.keep_below(dock)  # under the stage view, or beside it in a short window
     dock.hide()

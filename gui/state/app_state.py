@@ -20,6 +20,7 @@ from engine.training.shown_trace import ShownTrace
 from gui.state import commands
 from gui.state.commands import EditCellCommand
 from gui.state.display import DisplaySettings
+from gui.state.lab_run import LabRun
 
 EMPTY_TEXTS = {"en": "", "zh": ""}  # a title or description a model without a lesson has
 
@@ -64,12 +65,16 @@ class AppState(QObject):
         self.views: tuple[str, ...] = ()  # the docks the lesson opens with (engine.formats.lesson.VIEWS)
         self.show: dict = {}  # the head, row and decimals the lesson opens on (engine.formats.lesson.SHOW_KEYS)
         self.lab: str | None = None  # the experiment the lesson chooses in the training lab
+        self.lab_run = LabRun(self)  # the training lab's run: it outlives the window (F5, text size, language)
 
     def __del__(self):
         """A state that dies with its Python object (no controller owns it) deletes its commands first, while
         every Python object is whole: the garbage collector, breaking the cycles a window and its state make, could
         free the commands' Python halves before the state's destructor deleted them through the stack (a segfault
         in QUndoStack::clear, in a test's teardown)."""
+        if isValid(self.lab_run):
+            self.lab_run.blockSignals(True)  # (its views are going too)
+            self.lab_run.stop()  # its thread ends before the objects it reports to
         if isValid(self) and Shiboken.ownedByPython(self):
             self.undo_stack.blockSignals(True)  # no view is told: they are going too
             self.undo_stack.clear()

@@ -175,7 +175,8 @@ class MainWindow(QMainWindow):
         self.breadcrumb.setVisible(on)
         self.stage_view.set_presenting(on)
         if on:
-            self.addActions([a for menu in self.menus.values() for a in menu_actions(menu)])
+            submenus = self.findChildren(QMenu)
+            self.addActions([a for menu in self.menus.values() for a in menu_actions(menu, submenus)])
 
     def _status_shown(self, text: str) -> None:
         """In presentation mode the status bar appears only while it says something (a refused edit, …)."""
@@ -281,9 +282,12 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
-def menu_actions(menu: QMenu) -> list[QAction]:
-    """The actions of a menu and of its submenus."""
+def menu_actions(menu: QMenu, submenus: list[QMenu]) -> list[QAction]:
+    """The actions of a menu and of its submenus (found among `submenus`, the window's menus: a wrapper that
+    PySide 6.10 returns from QAction.menu() here deleted the menu it named when it was freed, and File ▸ Open Recent
+    was gone after F5)."""
     found = []
     for action in menu.actions():
-        found.extend(menu_actions(action.menu()) if action.menu() is not None else [action])
+        inner = [sub for sub in submenus if sub.menuAction() == action]
+        found.extend(menu_actions(inner[0], submenus) if inner else [action])
     return found
