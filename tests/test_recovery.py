@@ -1,7 +1,9 @@
 """The autosave's recovery folders and journal (engine/formats/recovery.py, engine/formats/journal.py): a snapshot
 with the journal replayed onto it gives the lesson back exactly, a torn last record is dropped (cut at every byte),
-each folder is locked by its owner while it runs, and declined or finished folders leave nothing behind."""
+a write that fails on a full disk leaves no torn record for later ones to follow, each folder is locked by its owner
+while it runs, and declined or finished folders leave nothing behind."""
 
+import errno
 import os
 import signal
 import subprocess
@@ -85,6 +87,61 @@ def test_a_torn_last_record_is_dropped_at_every_byte(data):
     for cut in range(size - 1, size - last - 1, -1):
         os.truncate(journal, cut)
         assert_equal_lessons(folder.read(), without_last)
+    folder.close()
+
+
+def full_disk(folder: RecoveryFolder, monkeypatch) -> None:
+    """The disk fills up: a write to the folder's journal puts half its bytes there, then fails with ENOSPC."""
+    write = os.write
+
+    def torn_write(fd: int, data: bytes) -> int:
+        if fd != folder.journal_fd:
+            return write(fd, data)
+        write(fd, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "write", torn_write)
+
+
+def test_a_write_that_fails_on_a_full_disk_leaves_no_torn_record(data, monkeypatch):
+    """The records after a failed write (room came back) are restored, and the journal holds no torn bytes."""
+    lesson, records = open_lesson("i-love-ai"), edits(8)
+    folder = RecoveryFolder.create()
+    folder.write_snapshot(lesson, folder.start_generation())
+    folder.append(records[:3])
+    journal = folder.path / "journal-1"
+    with monkeypatch.context() as disk:
+        full_disk(folder, disk)
+        with pytest.raises(EngineError, match="No space left on device"):
+            folder.append(records[3:5])  # one change's records: none of them is kept
+        assert journal.read_bytes() == b"".join(encode_record(r) for r in records[:3])
+    folder.append(records[5:])
+    acknowledged = records[:3] + records[5:]
+    assert decode_records(journal.read_bytes()) == (acknowledged, journal.stat().st_size)
+    assert_equal_lessons(folder.read(), replay(lesson, acknowledged))
+    folder.close()
+
+
+def cannot_truncate(fd: int, size: int) -> None:
+    raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+
+def test_a_journal_whose_torn_record_cannot_be_cut_off_takes_no_more_records(data, monkeypatch):
+    lesson, records = open_lesson("i-love-ai"), edits(5)
+    folder = RecoveryFolder.create()
+    folder.write_snapshot(lesson, folder.start_generation())
+    folder.append(records[:2])
+    with monkeypatch.context() as disk:
+        full_disk(folder, disk)
+        disk.setattr(os, "ftruncate", cannot_truncate)
+        with pytest.raises(EngineError, match="No space left on device"):
+            folder.append(records[2:3])
+    with pytest.raises(EngineError, match="the journal is not open"):
+        folder.append(records[3:])  # never after the torn record: the next change starts a new generation
+    assert_equal_lessons(folder.read(), replay(lesson, records[:2]))
+    folder.write_snapshot(replay(lesson, records[:4]), folder.start_generation())
+    folder.append(records[4:])
+    assert_equal_lessons(folder.read(), replay(lesson, records))
     folder.close()
 
 

@@ -4,7 +4,8 @@ Each record is one change, framed as a 4-byte payload length, the payload's CRC-
 and the payload: UTF-8 JSON (never pickle). A record is written to the file before the change shows on
 screen, so `kill -9` at any moment leaves every complete record in it (engine/formats/recovery.py then fsyncs it
 in the background); a record cut short (a kill or a power cut in the middle of writing it) fails its
-length or checksum and is dropped with whatever follows it.
+length or checksum and is dropped with whatever follows it. So nothing may follow one: a write that fails (a full
+disk) is cut back off the file before the next record is appended (RecoveryFolder.append).
 
 Replaying the records onto the snapshot's lesson with the engine's own operations gives back the lesson
 exactly (bit for bit) as it was after the last complete record. The records:
@@ -83,6 +84,7 @@ def read_journal(path: Path) -> list[dict]:
 
 # ---- replay ---------------------------------------------------------------------------------------
 
+
 class _Replay:
     """A lesson being brought forward record by record with the engine's own operations."""
 
@@ -118,9 +120,9 @@ class _Replay:
         model = model or self.trace.model
         for stack, tokens in r["vocabularies"].items():
             vocab = model.vocabs[stack]
-            if list(tokens[:len(vocab)]) != vocab.tokens:
+            if list(tokens[: len(vocab)]) != vocab.tokens:
                 raise EngineError(f"journal: the {stack} vocabulary does not continue the lesson's")
-            grow_vocab(model.config, model.params, stack, vocab, list(tokens[len(vocab):]))
+            grow_vocab(model.config, model.params, stack, vocab, list(tokens[len(vocab) :]))
         self.trace = model.trace(r["text"], r["target"] or None)
         self.text, self.target = r["text"], r["target"]
 
@@ -135,9 +137,16 @@ class _Replay:
 
     def result(self) -> Lesson:
         stage = self.stage if self.stage in self.trace.stage_names else None
-        return Lesson.from_model(self.trace.model, self.text, self.target, stage=stage, lang=self.lang,
-                                 title=self.lesson.title, description=self.lesson.description,
-                                 overrides=self.trace.overrides)
+        return Lesson.from_model(
+            self.trace.model,
+            self.text,
+            self.target,
+            stage=stage,
+            lang=self.lang,
+            title=self.lesson.title,
+            description=self.lesson.description,
+            overrides=self.trace.overrides,
+        )
 
 
 def replay(lesson: Lesson, records: list[dict]) -> Lesson:

@@ -13,11 +13,13 @@ per change, written before the change shows and fsynced by a worker thread right
 generation g+1: new records go to `journal-<g+1>`, the state at that moment is written to `snapshot-<g+1>`,
 and only once that snapshot is durable are the older snapshot and journals deleted. The lesson is the newest
 complete snapshot with every journal from its generation on replayed onto it, so a kill at any moment leaves
-a readable, complete recovery.
+a readable, complete recovery. A write that fails (a full disk) is cut back off the journal at once, so the next
+record never follows a torn one (which would end the journal there: every record after it would be lost).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -107,6 +109,7 @@ class RecoveryFolder:
     def __init__(self, path: Path, lock_fd: int):
         self.path, self.lock_fd = path, lock_fd
         self.journal_fd: int | None = None
+        self.journal_size = 0  # the bytes of the complete records in the open journal
         self.syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal-sync")
         self.sync: Future | None = None  # the latest fsync of the journal asked of the syncer
         self.unsynced = False  # records were appended since the last fsync was asked for
@@ -147,6 +150,7 @@ class RecoveryFolder:
         path = self.path / f"journal-{self.generation}"
         try:
             self.journal_fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+            self.journal_size = 0
             _fsync_folder(self.path)
         except OSError as exc:
             self.journal_fd = None
@@ -157,7 +161,8 @@ class RecoveryFolder:
         """Add the records to the journal. They are written before this returns, so a killed process loses
         none of them; a worker thread fsyncs them (durable against a power cut milliseconds later: the window
         does not wait for the disk) — at once, or with sync=False when the caller asks for it with
-        request_sync() after the repaint. A failed fsync is raised by the next append."""
+        request_sync() after the repaint. A failed fsync is raised by the next append. A failed write adds none
+        of the records: what it wrote is cut off again (_take_back)."""
         if self.journal_fd is None:
             raise EngineError("cannot autosave: the journal is not open (no snapshot was started)")
         self._raise_sync_failure()
@@ -169,10 +174,22 @@ class RecoveryFolder:
             if written != len(data):
                 raise OSError(f"only {written} of {len(data)} bytes were written")
         except OSError as exc:
+            self._take_back()
             raise _failure(self.path, exc) from None
+        self.journal_size += len(data)
         self.unsynced = True
         if sync:
             self.request_sync()
+
+    def _take_back(self) -> None:
+        """Cut a failed write's bytes (a torn record) off the journal, so that the next record follows the last
+        complete one; when even that fails, close the journal: nothing is ever appended after a torn record (the
+        next change must start a new generation, with a snapshot)."""
+        try:
+            os.ftruncate(self.journal_fd, self.journal_size)
+        except OSError:
+            with contextlib.suppress(EngineError):  # (the write's failure is the one to report)
+                self._close_journal()
 
     def request_sync(self) -> None:
         """fsync the records appended so far on the worker thread (a fsync not started yet covers them too)."""
@@ -286,8 +303,10 @@ def orphaned_folders() -> list[RecoveryFolder]:
     or close() it). Folders in use by a running instance are not listed."""
     root = recovery_root()
     try:
-        candidates = sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
-                            key=lambda p: (p.stat().st_mtime, p.name))
+        candidates = sorted(
+            (p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
+            key=lambda p: (p.stat().st_mtime, p.name),
+        )
     except OSError:
         return []
     found = []
