@@ -225,7 +225,7 @@ def test_a_recovery_folder_in_the_way_is_explained_and_the_window_keeps_working(
     controller = start_window("two-heads")
     window, state = controller.window, controller.state
     assert state.edit_cell("enc.0.attn.W_V", (0, 0), "2")
-    assert window.statusBar().currentMessage().startswith("Autosave failed: cannot autosave to")
+    assert window.statusBar().currentMessage().startswith("Edits are not being recorded: cannot autosave to")
     window.undo_action.trigger()
     window.redo_action.trigger()
     assert float(state.trace["enc.0.attn.W_V"][0, 0]) == 2.0
@@ -236,7 +236,7 @@ def test_a_recovery_folder_in_the_way_is_explained_and_the_window_keeps_working(
     (folder / "snapshot-2.stepformer").mkdir()
     window.statusBar().clearMessage()
     state.reset_weights()  # a change written as a snapshot
-    assert window.statusBar().currentMessage().startswith("Autosave failed: cannot autosave to")
+    assert window.statusBar().currentMessage().startswith("Edits are not being recorded: cannot autosave to")
     window.undo_action.trigger()
     window.undo_action.trigger()
     window.undo_action.trigger()  # back to the lesson as opened: the autosave is cleared, folders and all

@@ -1,8 +1,10 @@
 """Restoring after `kill -9`, with two instances: Stepformer processes started the way `python main.py` starts
 them (`gui.launch.launch`, offscreen), stopped (SIGSTOP: every thread frozen, the process and its
 lock alive) right after their last edit (one after 1,000 edits) and later killed with SIGKILL, while this
-process plays the instances started before and after the kills."""
+process plays the instances started before and after the kills. And the autosave through a full disk: the teacher
+is told that edits are not being recorded, and when they are again, with every edit restored."""
 
+import errno
 import os
 import signal
 import subprocess
@@ -10,8 +12,13 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+from engine.formats import files
+from engine.formats.journal import decode_records
 from engine.formats.lesson import Lesson, open_lesson
 from engine.formats.recovery import RecoveryFolder, orphaned_folders, recovery_root
+from gui.state import autosave
 from tests import gui_lessons
 from tests.gui_lessons import FakePrompts, assert_same_lesson
 
@@ -166,3 +173,93 @@ def test_after_one_lesson_is_restored_the_others_wait_for_the_next_start(qtbot, 
     [waiting] = orphaned_folders()
     assert waiting.read().text != prompts.offered[0].text
     waiting.leave()
+
+
+class FullDisk:
+    """While `full`, every write of the autosave puts half its bytes down and fails with ENOSPC: a journal's record
+    (os.write) and a snapshot (files._write_all)."""
+
+    def __init__(self, monkeypatch):
+        self.full = False
+        self.refused = 0  # writes that failed
+        self.write, self.write_all = os.write, files._write_all
+        monkeypatch.setattr(os, "write", self._journal_write)
+        monkeypatch.setattr(files, "_write_all", self._snapshot_write)
+
+    def _journal_write(self, fd: int, data: bytes) -> int:
+        if not self.full or not Path(os.readlink(f"/proc/self/fd/{fd}")).name.startswith("journal-"):
+            return self.write(fd, data)
+        self.write(fd, data[: len(data) // 2])
+        return self._refuse()
+
+    def _snapshot_write(self, tmp: Path, data: bytes) -> None:
+        if not self.full:
+            return self.write_all(tmp, data)
+        tmp.write_bytes(data[: len(data) // 2])
+        self._refuse()
+
+    def _refuse(self):
+        self.refused += 1
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+NOT_RECORDED = "Edits are not being recorded: cannot "
+
+
+def assert_no_torn_bytes(folder: Path) -> None:
+    for journal in folder.glob("journal-*"):
+        data = journal.read_bytes()
+        assert decode_records(data)[1] == len(data), journal.name
+
+
+@pytest.mark.parametrize("sync_limit", [autosave.SYNC_LIMIT_BYTES, 0], ids=["snapshots-at-once", "snapshots-by-worker"])
+def test_edits_after_a_full_disk_is_freed_are_all_restored(qtbot, start_window, monkeypatch, sync_limit):
+    """A record torn by a full disk, a snapshot that fails, then room again: the teacher is told, and the autosave
+    holds every edit (the one that failed too, through the next snapshot) and no torn bytes."""
+    monkeypatch.setattr(autosave, "IDLE_MS", 60_000)  # no compaction by the clock: the edits alone mend it
+    monkeypatch.setattr(autosave, "SYNC_LIMIT_BYTES", sync_limit)
+    disk = FullDisk(monkeypatch)
+    controller = start_window("two-heads")
+    state, bar, autosaver = controller.state, controller.window.statusBar(), controller.autosaver
+
+    def edit(col: int, value: str) -> None:
+        assert state.edit_cell("enc.0.attn.W_V", (col // 4, col % 4), value)
+        autosaver.flush()  # (the worker's snapshot, when it writes one, is done)
+
+    edit(0, "2")  # a snapshot
+    edit(1, "3")  # a record
+    disk.full = True
+    edit(2, "4")  # its record is torn
+    assert bar.currentMessage() == f"{NOT_RECORDED}autosave to {autosaver.folder.path}: No space left on device"
+    edit(3, "5")  # a snapshot, which fails too
+    assert bar.currentMessage().startswith(NOT_RECORDED)
+    disk.full = False  # room again
+    edit(4, "6")
+    assert bar.currentMessage() == "Recording edits again"
+    controller.window.undo_action.trigger()
+    edit(5, "7")
+    assert float(state.trace["enc.0.attn.W_V"][0, 2]) == 4.0
+    assert_no_torn_bytes(autosaver.folder.path)
+    assert_same_lesson(autosaver.read(), state.to_lesson("en"))
+
+
+def test_recording_starts_again_by_itself_when_room_comes_back(qtbot, start_window, monkeypatch):
+    """No edit after the failure: the idle timer tries again quietly, and once there is room the failed edit is on
+    disk and the status bar says so."""
+    monkeypatch.setattr(autosave, "IDLE_MS", 20)
+    disk = FullDisk(monkeypatch)
+    controller = start_window("two-heads")
+    state, bar, autosaver = controller.state, controller.window.statusBar(), controller.autosaver
+    assert state.edit_cell("enc.0.attn.W_V", (0, 0), "2")
+    assert state.edit_cell("enc.0.attn.W_V", (0, 1), "3")
+    disk.full = True
+    assert state.edit_cell("enc.0.attn.W_V", (0, 2), "4")
+    message, emitted = bar.currentMessage(), []
+    assert message.startswith(f"{NOT_RECORDED}autosave to")  # its record was torn
+    autosaver.failed.connect(emitted.append)
+    qtbot.waitUntil(lambda: disk.refused >= 4)  # a snapshot tried again and again, and nothing new said
+    assert bar.currentMessage() == message and emitted == [] and autosaver.unrecorded
+    disk.full = False
+    qtbot.waitUntil(lambda: bar.currentMessage() == "Recording edits again")
+    assert_no_torn_bytes(autosaver.folder.path)
+    assert_same_lesson(autosaver.read(), state.to_lesson("en"))

@@ -434,8 +434,12 @@
 <context>
     <name>LessonController</name>
     <message>
-        <source>Autosave failed: {0}</source>
-        <translation>自动保存失败：{0}</translation>
+        <source>Edits are not being recorded: {0}</source>
+        <translation>修改没有被记录：{0}</translation>
+    </message>
+    <message>
+        <source>Recording edits again</source>
+        <translation>已重新开始记录修改</translation>
     </message>
 </context>
 <context>

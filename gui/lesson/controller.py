@@ -62,6 +62,7 @@ class LessonController(LessonWindow, LessonFiles, LessonStart, QObject):
         self.start_page: StartPage | None = None
         self.autosaver = Autosaver(lambda: state.to_lesson(self.lang), self)
         self.autosaver.failed.connect(self._autosave_failed)
+        self.autosaver.recording_again.connect(self._autosave_recording_again)
         self.undo_index = 0  # where the undo stack stood at the last change
         state.undo_stack.indexChanged.connect(self._undo_index_changed)
         state.lessonChanged.connect(self._lesson_changed)
@@ -122,5 +123,10 @@ class LessonController(LessonWindow, LessonFiles, LessonStart, QObject):
             self._autosave_failed(str(exc))
 
     def _autosave_failed(self, message: str) -> None:
+        """Shown until recording works again (or another message takes the status bar)."""
         if self.window is not None:
-            self.window.statusBar().showMessage(self.tr("Autosave failed: {0}").format(message), 10000)
+            self.window.statusBar().showMessage(self.tr("Edits are not being recorded: {0}").format(message))
+
+    def _autosave_recording_again(self) -> None:
+        if self.window is not None:
+            self.window.statusBar().showMessage(self.tr("Recording edits again"), 10000)
