@@ -1,6 +1,7 @@
 """The loss and the backward pass: every grad.* against central finite differences and independent
 torch references; one gradient-descent step applied and undone; `trace --grads`."""
 
+import math
 import random
 
 import numpy as np
@@ -10,8 +11,18 @@ import torch.nn.functional as F
 
 from engine import EngineError, Model, ModelConfig
 from engine.config import SWITCHES
+from engine.formats.lesson import open_lesson
+from engine.formats.reading import MAX_ABS_VALUE
 from engine.graph import block_outputs
-from engine.training.backward import apply_step, backward, backward_stages, loss_values, training_step, undo_step
+from engine.training.backward import (
+    MAX_LR,
+    apply_step,
+    backward,
+    backward_stages,
+    loss_values,
+    training_step,
+    undo_step,
+)
 from tests.functional_reference import Reference
 from tests.reference import causal, decoder_layer, encoder_layer, random_text, randomize, sinusoidal
 from tests.test_cli import run, write_config
@@ -271,6 +282,135 @@ def test_a_training_step_lowers_the_loss_and_is_undone_exactly():
     assert all(torch.equal(trace.values[k], values[k]) for k in values)
     with pytest.raises(EngineError, match="learning rate"):
         training_step(trace, lr=float("nan"))
+
+
+def assert_fit(trace) -> None:
+    """Every weight finite and within a cell edit's limit, and the loss finite."""
+    for name, w in trace.params.items():
+        assert torch.isfinite(w).all() and w.abs().max() <= MAX_ABS_VALUE, name
+    assert math.isfinite(float(loss_values(trace)["loss"]))
+
+
+@pytest.mark.parametrize("lr", [MAX_LR, 10.0])
+def test_training_steps_never_make_a_weight_non_finite(lr):
+    """At MAX_LR one step sent masked-decoder's loss to inf and the next left 227 weights NaN (issue 44): two
+    steps in a row are each refused, saying what to try, or leave every weight finite."""
+    trace = open_lesson("masked-decoder").trace()
+    for _ in range(2):
+        try:
+            apply_step(trace, training_step(trace, lr))
+        except EngineError as exc:
+            assert "try a smaller learning rate" in str(exc)
+        assert_fit(trace)
+
+
+@pytest.mark.parametrize("name", ["unembed.W_U", "dec.0.norm2.gamma"])
+def test_training_steps_after_a_huge_cell_edit_keep_the_weights_finite(name):
+    """lr 0.1 after a ±1e6 cell edit left every weight NaN (issue 44)."""
+    trace = open_lesson("masked-decoder").trace()
+    trace.set_cell(name, (0,) * trace.params[name].dim(), -MAX_ABS_VALUE)
+    for _ in range(2):
+        try:
+            apply_step(trace, training_step(trace, 0.1))
+        except EngineError as exc:
+            assert "no step was taken" in str(exc)
+        for w in trace.params.values():
+            assert torch.isfinite(w).all() and w.abs().max() <= MAX_ABS_VALUE
+
+
+def exactly(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Equal value for value, a NaN equal to a NaN."""
+    return a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=0, atol=0, equal_nan=True)
+
+
+def unchanged(trace):
+    """A check that the trace's parameters and stages are still what they are now."""
+    before = {k: v.clone() for k, v in (trace.params | trace.values).items()}
+
+    def same() -> bool:
+        now = trace.params | trace.values
+        return now.keys() == before.keys() and all(exactly(now[k], v) for k, v in before.items())
+
+    return same
+
+
+def test_a_step_whose_loss_after_is_not_finite_is_refused_and_changes_nothing():
+    """At MAX_LR masked-decoder's weights stay small (≤ 44) but a right token's probability rounds to 0: the loss
+    −log p after the step is inf."""
+    trace = open_lesson("masked-decoder").trace()
+    same = unchanged(trace)
+    with pytest.raises(
+        EngineError,
+        match=r"with learning rate 100 the loss after this step would be inf \(a right token gets probability 0\); "
+        "no step was taken: try a smaller learning rate",
+    ):
+        training_step(trace, MAX_LR)
+    assert same()
+
+
+def zeroed(cfg: ModelConfig, big: tuple[str, ...] = (), value: float = MAX_ABS_VALUE):
+    """A trace of "a b" whose weights are 0, except those whose names end with one of `big`: ±value (seeded)."""
+    trace = Model.create(cfg).trace("a b")
+    signs = torch.Generator().manual_seed(0)
+    for name, w in trace.params.items():
+        trace.set_param(name, torch.randn(w.shape, generator=signs).sign() * value if name.endswith(big) else 0 * w)
+    return trace
+
+
+def test_a_step_that_would_take_a_weight_beyond_the_cell_limit_is_refused():
+    """No LayerNorm, one large embedding column and W_U = 0: the loss is log 5, ∂L/∂W_U about 1e5."""
+    cfg = ModelConfig(
+        architecture="decoder", d_model=4, n_heads=1, d_ff=4, n_layers=1, positional="none", switches=("no_layernorm",)
+    )
+    trace = zeroed(cfg)
+    embed = torch.zeros_like(trace.params["dec.embed.W_E"])
+    embed[:, 0] = 1e5
+    trace.set_param("dec.embed.W_E", embed)
+    same = unchanged(trace)
+    beyond = r"would set unembed.W_U\[\d+, \d+\] to -?[\d.]+e\+06 \(weights stay within ±1e\+06\)"
+    with pytest.raises(EngineError, match=f"learning rate 100 this step {beyond}; no step was taken: try a smaller"):
+        training_step(trace, MAX_LR)
+    assert same()
+    apply_step(trace, training_step(trace, 1e-3))  # a small rate is taken
+    assert_fit(trace)
+
+
+NO_LAYERNORM = ModelConfig(
+    architecture="decoder",
+    d_model=4,
+    n_heads=1,
+    d_ff=4,
+    n_layers=2,
+    positional="none",
+    activation="gelu",
+    switches=("no_layernorm",),
+)
+HUGE = ("W_V", "W_O", "W1", "W2", "W_U")  # ±1e6 in these: each product multiplies by about 4e6
+
+
+def test_a_step_from_a_loss_that_is_not_finite_is_refused():
+    """Embeddings of ±1e6 too: the forward pass overflows float32 and the loss is NaN."""
+    trace = zeroed(NO_LAYERNORM, (*HUGE, "W_E"))
+    assert math.isnan(float(loss_values(trace)["loss"]))
+    same = unchanged(trace)
+    with pytest.raises(
+        EngineError,
+        match=r"the loss on this sentence is nan \(a stage overflowed\), so its gradients are not numbers; no step "
+        r"was taken: bring the weights nearer 0 \(undo the last edits, or reset the weights\)",
+    ):
+        training_step(trace, 0.1)
+    assert same()
+
+
+def test_a_step_whose_gradient_overflows_is_refused():
+    """Embeddings of 0: the forward pass is finite (every stage 0, the loss log 5) but the gradient overflows on its
+    way back to the embeddings."""
+    trace = zeroed(NO_LAYERNORM, HUGE)
+    assert math.isfinite(float(loss_values(trace)["loss"]))
+    same = unchanged(trace)
+    with pytest.raises(EngineError, match="the gradient of dec.embed.W_E holds NaN or infinity; no step was taken"):
+        training_step(trace, 1e-3)
+    assert same()
 
 
 @pytest.mark.parametrize("arch", ["decoder", "encoder-decoder"])

@@ -22,6 +22,7 @@ import torch
 
 from .. import ops
 from ..errors import EngineError
+from ..formats.reading import MAX_ABS_VALUE
 from ..graph import Stage
 from ..trace import Trace
 from .train import next_token_labels
@@ -183,15 +184,56 @@ def check_lr(lr) -> float:
 
 
 def training_step(trace: Trace, lr: float) -> TrainingStep:
-    """W ← W − lr·∂loss/∂W for every parameter, computed without changing the trace (apply_step does)."""
+    """W ← W − lr·∂loss/∂W for every parameter, computed without changing the trace (apply_step does).
+
+    A step that would leave a weight NaN, infinite or beyond ±MAX_ABS_VALUE (the limit of a cell edit), or whose
+    loss before or after is not finite, is refused with an EngineError that says why and what to try: no step
+    makes a model that could not be shown, saved or stepped again."""
     lr = check_lr(lr)
     grads = backward(trace)
+    before = float(grads["loss"])
+    if not math.isfinite(before):
+        raise EngineError(
+            f"the loss on this sentence is {_not_finite(before)}, so its gradients are not numbers; no step was "
+            "taken: bring the weights nearer 0 (undo the last edits, or reset the weights)"
+        )
     updates = {
         name: ParamUpdate(w.clone(), grads[f"grad.{name}"], w - lr * grads[f"grad.{name}"])
         for name, w in trace.params.items()
     }
-    after = loss_values(trace, {name: u.after for name, u in updates.items()})["loss"]
-    return TrainingStep(lr, float(grads["loss"]), float(after), updates)
+    for name, update in updates.items():
+        _check_update(name, update, lr)
+    after = float(loss_values(trace, {name: u.after for name, u in updates.items()})["loss"])
+    if not math.isfinite(after):
+        raise EngineError(
+            f"with learning rate {lr:g} the loss after this step would be {_not_finite(after)}; no step was taken: "
+            "try a smaller learning rate"
+        )
+    return TrainingStep(lr, before, after, updates)
+
+
+def _not_finite(loss: float) -> str:
+    """A loss that is not a number, and why: "inf (a right token gets probability 0)"."""
+    return f"{loss} ({'a right token gets probability 0' if loss == math.inf else 'a stage overflowed'})"
+
+
+def _check_update(name: str, update: ParamUpdate, lr: float) -> None:
+    """Refuse a gradient that is not finite, or an `after` with a cell that is NaN, infinite or beyond the limit."""
+    if not torch.isfinite(update.grad).all():
+        raise EngineError(
+            f"the gradient of {name} holds NaN or infinity; no step was taken: bring the weights nearer 0 (undo the "
+            "last edits, or reset the weights)"
+        )
+    fits = torch.isfinite(update.after) & (update.after.abs() <= MAX_ABS_VALUE)  # [same shape as the weight]
+    if fits.all():
+        return
+    cell = [int(i) for i in (~fits).nonzero()[0]]
+    value = float(update.after[tuple(cell)])
+    reached = "NaN" if math.isnan(value) else f"{value:g}"
+    raise EngineError(
+        f"with learning rate {lr:g} this step would set {name}{cell} to {reached} (weights stay within "
+        f"±{MAX_ABS_VALUE:g}); no step was taken: try a smaller learning rate"
+    )
 
 
 def apply_step(trace: Trace, step: TrainingStep) -> None:

@@ -129,7 +129,9 @@ def reset_weights_command(state: AppState) -> ReplaceParamsCommand:
 
 def take_training_step(state: AppState, lr: float) -> bool:
     """Push a TrainingStepCommand (one step of gradient descent on the sentence's loss) and say the loss before
-    and after it; a model without an output head or a bad learning rate is explained and changes nothing."""
+    and after it. A model without an output head, a bad learning rate or a step that would leave a weight or the
+    loss not finite, or a weight beyond a cell edit's limit (training_step refuses it), is explained and changes
+    nothing."""
     try:
         step = training_step(state.trace, lr)
     except EngineError as exc:
