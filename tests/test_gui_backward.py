@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 from PySide6.QtCore import Qt
 
-from engine.training.backward import backward, training_step
+from engine import Model, ModelConfig
+from engine.formats.reading import MAX_ABS_VALUE
+from engine.training.backward import MAX_LR, backward, training_step
 from gui.export.figure import export_figure
 from gui.export.matrix import export_matrix
 from gui.plots import PlotOptions
+from gui.state.app_state import AppState
 from gui.text.operations import text_key
 from gui.text.stage_texts import op_title
 from gui.views.stage_list import tree_title
-from tests.gui_window import open_lesson_window, open_window, panel_for, press
+from tests.gui_window import open_lesson_window, open_window, panel_for, press, show_window
 
 
 def forward_and_backward(state) -> tuple[list[str], list[str]]:
@@ -193,3 +197,99 @@ def test_the_labels_of_the_loss_name_the_word_each_row_should_predict(qtbot):
     tokens = list(state.trace.tokens["dec"])
     assert y.row_labels == [f"{t} → {words[i]}" for t, i in zip(tokens, ids)] and y.col_labels == ["y"]
     assert y.row_labels[0] == f"<start> → {tokens[1]}" and y.row_labels[-1] == f"{tokens[-1]} → <end>"
+
+
+def all_params(state) -> dict[str, torch.Tensor]:
+    return {k: v.clone() for k, v in state.trace.params.items()}
+
+
+def assert_params(state, expected: dict[str, torch.Tensor]) -> None:
+    assert state.trace.params.keys() == expected.keys()
+    assert all(torch.equal(state.trace.params[k], v) for k, v in expected.items())
+
+
+def take_step_or_refuse(window, lr: float, messages: list[str], what_to_try: str) -> None:
+    """Model ▸ Take one training step: it is taken, or refused saying what to try with nothing pushed; either
+    way every weight stays finite and within a cell edit's limit."""
+    state = window.state
+    count = state.undo_stack.count()
+    window.training_step.lr.setValue(lr)
+    window.training_step.step_action.trigger()
+    if state.undo_stack.count() == count:
+        assert "no step was taken" in messages[-1] and what_to_try in messages[-1]
+    for name, w in state.trace.params.items():
+        assert torch.isfinite(w).all() and w.abs().max() <= MAX_ABS_VALUE, name
+
+
+def undo_all(state) -> None:
+    while state.undo_stack.canUndo():
+        state.undo_stack.undo()
+
+
+def test_training_steps_at_the_largest_learning_rate_keep_the_weights_finite_and_undo_exactly(qtbot):
+    """At MAX_LR one step sent masked-decoder's loss to inf and the next left 227 weights NaN (issue 44)."""
+    window = open_lesson_window(qtbot, "masked-decoder")
+    state, messages = window.state, []
+    state.message.connect(messages.append)
+    before = all_params(state)
+    take_step_or_refuse(window, 0.1, messages, "")
+    for _ in range(2):  # two in a row
+        take_step_or_refuse(window, MAX_LR, messages, "try a smaller learning rate")
+    undo_all(state)
+    assert_params(state, before)
+
+
+@pytest.mark.parametrize("name", ["unembed.W_U", "dec.0.norm2.gamma"])
+def test_training_steps_after_a_huge_cell_edit_keep_the_weights_finite_and_undo_exactly(qtbot, name):
+    """lr 0.1 after a ±1e6 cell edit left every weight NaN."""
+    window = open_lesson_window(qtbot, "masked-decoder")
+    state, messages = window.state, []
+    state.message.connect(messages.append)
+    before = all_params(state)
+    assert state.edit_cell(name, (0,) * state.trace.params[name].dim(), -MAX_ABS_VALUE)
+    for _ in range(2):
+        take_step_or_refuse(window, 0.1, messages, "")
+    undo_all(state)
+    assert_params(state, before)
+
+
+def test_undo_after_a_refused_training_step_is_exact(qtbot):
+    """No LayerNorm, one large embedding column and W_U = 0: at lr 100 a step would take W_U beyond ±1e6."""
+    cfg = ModelConfig(
+        architecture="decoder", d_model=4, n_heads=1, d_ff=4, n_layers=1, positional="none", switches=("no_layernorm",)
+    )
+    trace = Model.create(cfg).trace("a b")  # (its vocabulary grows by a and b)
+    params = {name: 0 * w for name, w in trace.params.items()}
+    params["dec.embed.W_E"][:, 0] = 1e5
+    window = show_window(qtbot, AppState(cfg, "a b", model=Model(cfg, params, trace.model.vocabs)))
+    state, messages = window.state, []
+    state.message.connect(messages.append)
+    before = all_params(state)
+    assert state.edit_cell("dec.0.ffn.b1", (0,), 0.5)
+    edited = all_params(state)
+    window.training_step.lr.setValue(MAX_LR)
+    window.training_step.step_action.trigger()
+    assert "unembed.W_U" in messages[-1] and "try a smaller learning rate" in messages[-1]
+    assert state.undo_stack.count() == 1 and window.training_step_dock.widget().step is None
+    assert_params(state, edited)
+    state.undo_stack.undo()
+    assert_params(state, before)
+    state.undo_stack.redo()
+    assert_params(state, edited)
+
+
+def test_the_training_step_view_shows_a_step_taken_with_no_layernorm(qtbot):
+    """With "No LayerNorm" on, no stage reads the LayerNorms' gamma and beta: naming them raised StopIteration."""
+    window = open_lesson_window(qtbot, "masked-decoder")
+    state, view, dock = window.state, window.training_step_dock.widget(), window.training_step_dock
+    assert state.set_switch("no_layernorm", True)
+    window.training_step.lr.setValue(0.1)
+    window.training_step.step_action.trigger()
+    if not dock.isVisible():
+        dock.toggleViewAction().trigger()  # View ▸ Training step
+    qtbot.waitUntil(dock.isVisible)
+    assert view.step is not None and view.heatmaps
+    listed = [view.weight.itemData(k) for k in range(view.weight.count())]
+    read = {i for st in state.trace.stages for i in st.inputs}
+    assert listed == [name for name in state.trace.params if name in read]  # gamma and beta: not read, not listed
+    assert "dec.0.norm1.gamma" not in listed and "dec.0.self_attn.W_Q" in listed

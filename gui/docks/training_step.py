@@ -138,7 +138,7 @@ class TrainingStepView(QWidget):
         self.step = step
         self.weight.blockSignals(True)
         self.weight.clear()
-        for k, name in enumerate(step.params if step is not None else ()):  # "W_Q (Encoder · Block 0 · …)"
+        for k, name in enumerate(self._weights(step)):  # "W_Q (Encoder · Block 0 · …)"
             self.weight.addItem(weight_title(self.state.view, name), name)
             self.weight.setItemData(k, name, Qt.ToolTipRole)
         self.weight.blockSignals(False)
@@ -159,6 +159,13 @@ class TrainingStepView(QWidget):
         )
         self._follow_stage()
         self._draw()
+
+    def _weights(self, step: TrainingStep | None) -> list[str]:
+        """The step's weights that a stage of the model reads, in the model's order. With "No LayerNorm" on, no
+        stage reads the LayerNorms' gamma and beta: their gradient is 0, the step leaves them as they were, and
+        they have no place in the model to be named by."""
+        read = {name for stage in self.state.view.stages for name in stage.inputs}
+        return [name for name in (step.params if step is not None else ()) if name in read]
 
     def _follow_stage(self, *_) -> None:
         """Show the current stage's first weight, if it has one."""
