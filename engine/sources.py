@@ -19,7 +19,7 @@ from .config import ModelConfig
 from .errors import EngineError
 from .formats.checkpoints import available_checkpoints, open_checkpoint
 from .formats.lesson import Lesson, open_lesson
-from .formats.weights import load_weights
+from .formats.weights import check_tensor, load_weights
 from .model import Model
 from .trace import Trace
 from .training import trained
@@ -132,9 +132,18 @@ def tiny_lm() -> Opened:
 def lab_model(progress, sentence: str, layer: int) -> Opened:
     """The model a training-lab experiment (engine/training/lab.py) is training, at the weights of this Progress's
     step, on the sentence the lab watches, at the self-attention weights of `layer`. A copy of its parameter dict:
-    edits in the window never reach the lab, nor training the window."""
-    model = Model(progress.model.config, dict(progress.model.params), progress.model.vocabs)
+    edits in the window never reach the lab, nor training the window. A run that diverged (a weight NaN, infinite
+    or beyond what a lesson may hold) is refused: such a model could not be shown, edited or saved."""
     what, n = f"{progress.experiment}, {progress.arm}, seed {progress.seed}", progress.step + 1
+    try:
+        for name, tensor in progress.model.params.items():
+            check_tensor(name, tensor, tuple(tensor.shape))
+    except EngineError as exc:
+        raise EngineError(
+            f"the training lab's model ({what}) diverged by step {n}, so it cannot be stepped through ({exc}): "
+            "run it again and pause it before its loss curve breaks off"
+        ) from None
+    model = Model(progress.model.config, dict(progress.model.params), progress.model.vocabs)
     title = _texts(f"Training lab: {what}, after step {n}", f"训练实验室：{what}，第 {n} 步之后")
     description = _texts(
         f"The model the training lab is training ({what}), with its weights after step {n} of {progress.steps}, "
