@@ -307,11 +307,13 @@ class MatrixTable(QTableView):
 
     def _limit_size(self) -> None:
         """No empty space inside a small table, but room for a horizontal scroll bar under the last row and a
-        vertical one beside the last column."""
+        vertical one beside the last column, while they are shown."""
         self.setMaximumSize(self._largest())
         self.updateGeometry()
 
     def _largest(self) -> QSize:
+        """The table's content and its scroll bars at the size it has now. (Only its maximum follows its size, and
+        only towards the size it has: its hints do not, see _bars_room.)"""
         size = self.content_size()
         return QSize(size.width() + self._side_bar_room(), size.height() + self._scroll_bar_room())
 
@@ -340,31 +342,45 @@ class MatrixTable(QTableView):
         frame = 2 * self.frameWidth()
         return QSize(row_header + cols * column + frame, header + rows * line + frame)
 
-    def _hint(self, content: QSize, room: int) -> QSize:
-        """A table of `content` size as large as the type allows, with `room` for a horizontal scroll bar."""
+    def _corners(self) -> tuple[QSize, QSize]:
+        """The least part of a large table that stays in sight (minimumSizeHint) and the most it asks for
+        (sizeHint), both as large as the type: larger text, larger corner (a table is never cut to a cell or two)."""
         s = self.settings.type_scale
-        return QSize(min(content.width(), round(900 * s)), min(content.height(), round(600 * s)) + room)
+        return QSize(round(560 * s), round(300 * s)), QSize(round(900 * s), round(600 * s))
+
+    def _bars_room(self, content: QSize) -> QSize:
+        """Room for the scroll bars a table of `content` size can come to show: beside its columns for the vertical
+        bar when it can be given fewer rows than it has (it is taller than its least corner), under its rows for the
+        horizontal bar when it can be given fewer columns. Decided from the content, never from the size the table
+        was given: a hint that added a bar's room while the table was narrower than its columns, or shorter than its
+        rows, asked for both bars at its least width and for neither once given them, and the matrices' scroll area
+        resized it between the two forever (issue 44: a stack overflow when it happened inside a show). Its
+        maximum (_largest) takes back what a bar not shown does not need."""
+        least, _ = self._corners()
+        down, across = content.height() > least.height(), content.width() > least.width()
+        return QSize(
+            self.verticalScrollBar().sizeHint().width() if down else 0,
+            self.horizontalScrollBar().sizeHint().height() if across else 0,
+        )
+
+    def _hint(self, content: QSize) -> QSize:
+        """A table of `content` size as large as the type allows, with room for the scroll bars it can show."""
+        return content.boundedTo(self._corners()[1]) + self._bars_room(content)
 
     def sizeHint(self) -> QSize:
-        return self._hint(self.content_size(), self._scroll_bar_room()) + QSize(self._side_bar_room(), 0)
+        return self._hint(self.content_size())
 
     def hint_at(self, font: QFont, column: int, row_header: int) -> QSize:
-        """The size hint the table would have in `font` with these section widths (apply_sizes), once laid out at
-        that width: the stage view measures its arrangements with it without moving a widget
-        (gui/views/matrix_layout.py)."""
+        """The size hint the table would have in `font` with these section widths (apply_sizes): the stage view
+        measures its arrangements with it without moving a widget (gui/views/matrix_layout.py)."""
         line = QFontMetrics(font).height() + 8  # a row, and the column labels (set_scale)
-        content = self._content(row_header, column, line, line)
-        scrolls = self._hint(content, 0).width() < content.width()
-        return self._hint(content, self.horizontalScrollBar().sizeHint().height() if scrolls else 0)
+        return self._hint(self._content(row_header, column, line, line))
 
     def minimumSizeHint(self) -> QSize:
-        """Small matrices never scroll (the stage view scrolls instead); large ones keep a readable corner, as
-        large as the type (larger text, larger corner: a table is never cut to a cell or two)."""
-        size, s = self.content_size(), self.settings.type_scale
-        return QSize(
-            min(size.width(), round(560 * s)) + self._side_bar_room(),
-            min(size.height(), round(300 * s)) + self._scroll_bar_room(),
-        )
+        """Small matrices never scroll (the stage view scrolls instead); large ones keep a readable corner
+        (_corners), with room for the scroll bars they then show."""
+        content = self.content_size()
+        return content.boundedTo(self._corners()[0]) + self._bars_room(content)
 
     def _entered(self, index: QModelIndex) -> None:
         part = self.matrix().slice
