@@ -12,7 +12,7 @@ from engine import ops
 from .captions import caption
 from .heatmap import Heatmap, axis_labels
 from .matrix import head_of
-from .style import PlotOptions, color, font, foreground, new_plot, set_caption
+from .style import PlotOptions, color, font, foreground, new_plot, set_caption, with_overflow_note
 
 
 class RopePanel:
@@ -54,12 +54,12 @@ class RopePanel:
             label.setPos(x1, y1)
             self.plot.addItem(label)
             self.items += [line, was, start, end, label]
-        reach = float(max(before[:, :2].abs().max(), after[:, :2].abs().max(), 1e-6)) * 1.3
+        points = np.abs(np.concatenate([before[:, :2].numpy(), after[:, :2].numpy()]))  # [2n, 2]
+        reach = max(float(points[np.isfinite(points)].max(initial=0.0)), 1e-6) * 1.3  # (∞, NaN cannot set a range)
         self.plot.setRange(xRange=(-reach, reach), yRange=(-reach, reach), padding=0)
         letter = "Q" if trace.stage(self.name).op == "attn.q_rot" else "K"
-        set_caption(
-            self.plot, caption("rope_turn", opts.lang, letter=letter, head=caption("head", opts.lang, head=h)), opts
-        )
+        turn = caption("rope_turn", opts.lang, letter=letter, head=caption("head", opts.lang, head=h))
+        set_caption(self.plot, with_overflow_note(turn, points, opts), opts)
         angles = ops.rope_angles(n, d_k).numpy()  # [n, d_k/2]
         pairs = [caption("pair", opts.lang, i=i, a=2 * i, b=2 * i + 1) for i in range(angles.shape[1])]
         top = float(np.max(angles)) or 1.0
