@@ -81,7 +81,13 @@ def next_token_distribution(trace: Trace, temperature: float = 1.0, top_k: int |
 
 def choose(probs: torch.Tensor, greedy: bool = True, seed: int = 0) -> int:
     """The chosen token id: the most likely one (greedy), or a draw u ~ U[0, 1) from a generator seeded
-    with `seed`, taking the token whose band of the cumulative probabilities contains u."""
+    with `seed`, taking the token whose band of the cumulative probabilities contains u. Probabilities that are not
+    numbers (a stage overflowed float32, though every weight is within a cell edit's limit) choose nothing."""
+    if not torch.isfinite(probs).all():
+        raise EngineError(
+            "the next token's probabilities are not numbers (a stage overflowed), so no token was chosen: bring the "
+            "weights nearer 0 (undo the last edits, or reset the weights)"
+        )
     if greedy:
         return int(torch.argmax(probs))
     u = torch.rand((), generator=torch.Generator().manual_seed(_check_whole("seed", seed, 0)), dtype=torch.float64)
