@@ -1,17 +1,24 @@
-"""Run the seeded GUI random walk (tests/walk.py) for many actions per lesson, with faulthandler on.
+"""Run the seeded GUI random walk (tests/walk.py) for many actions per lesson, each walk in a process of its own
+(a crash ends only that walk, and is counted), with faulthandler on, and print the table of results.
 
-    QT_QPA_PLATFORM=offscreen python tests/random_walk.py [--actions 2000] [--seed 11] [--lesson two-heads ...]
+    QT_QPA_PLATFORM=offscreen python tests/random_walk.py [--actions 1000] [--seed 11 --seed 3 ...]
+        [--lesson two-heads --lesson lab-no-layernorm ...] [--log-dir DIR]
 
 Lessons: shipped lesson names, and "gpt2" (a small random GPT-2 checkpoint folder, needs `transformers`).
-Prints progress and one result line per lesson; exits 1 when a walk failed (its report follows the line).
+A walk ends at its first exception (Qt slots included), a weight that is not finite, or an undo that does not
+return to the start exactly ("mismatch"); its log (each action, and the report) is in --log-dir. Exits 1 when a
+walk did not end cleanly.
 """
 
 from __future__ import annotations
 
 import argparse
 import faulthandler
+import json
 import os
 import random
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -19,11 +26,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-os.environ["STEPFORMER_SETTINGS_DIR"] = tempfile.mkdtemp(prefix="stepformer-walk-settings-")
-os.environ["STEPFORMER_DATA_DIR"] = tempfile.mkdtemp(prefix="stepformer-walk-data-")
 
-LESSONS = ["two-heads", "masked-decoder", "cross-attention", "gpt2"]
+LESSONS = ["two-heads", "masked-decoder", "cross-attention", "lab-no-layernorm", "gpt2"]
+RESULT = "RESULT "  # the line a walk's process ends with: its result as JSON
 
 
 def open_walk(lesson: str, seed: int):
@@ -44,52 +49,85 @@ def open_walk(lesson: str, seed: int):
     return Walker(controller, random.Random(seed), " ".join(SENTENCES).split())
 
 
-def walk(lesson: str, seed: int, actions: int, verbose: bool) -> bool:
+def walk_here(lesson: str, seed: int, actions: int) -> dict:
+    """One walk in this process; its result (the kind of failure, if any)."""
+    import torch
+    from PySide6.QtWidgets import QApplication
+
+    from gui.app import delete_windows
     from tests.walk import WalkFailure
 
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ["STEPFORMER_SETTINGS_DIR"] = tempfile.mkdtemp(prefix="stepformer-walk-settings-")
+    os.environ["STEPFORMER_DATA_DIR"] = tempfile.mkdtemp(prefix="stepformer-walk-data-")
+    torch.set_num_threads(1)
+    app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (kept alive)
     started = time.monotonic()
     walker = open_walk(lesson, seed)
-    walker.trace_actions = verbose
-
-    def progress(done: int) -> None:
-        if done % 100 == 0:
-            print(f"  {lesson}: {done}/{actions} actions, {time.monotonic() - started:.0f} s", flush=True)
-
+    walker.trace_actions = True  # each action on its own line before its events run: a crash shows what did it
+    result = {"lesson": lesson, "seed": seed, "exceptions": 0, "mismatches": 0, "failure": ""}
     try:
-        walker.run(actions, progress)
+        walker.run(actions)
     except WalkFailure as failure:
-        print(
-            f"{lesson} seed {seed}: FAILED after {len(walker.history)} actions "
-            f"({time.monotonic() - started:.0f} s)\n{failure}",
-            flush=True,
-        )
-        return False
+        text = str(failure)
+        result["exceptions" if "exception" in text or "not finite" in text else "mismatches"] = 1
+        result["failure"] = text
     finally:
         walker.controller.prompts.unsaved_answer = "discard"
         walker.window.close()
-    print(
-        f"{lesson} seed {seed}: {actions} actions, no exception, no crash, undo-all equal to the start "
-        f"({time.monotonic() - started:.0f} s)",
-        flush=True,
-    )
-    return True
+        delete_windows(app)  # as `python main.py` ends (gui/app.py)
+    result["actions"] = len(walker.history)
+    result["seconds"] = round(time.monotonic() - started, 1)
+    result["slowest"] = [round(walker.slowest[0], 2), walker.slowest[1]]
+    return result
+
+
+def walk_in_a_process(lesson: str, seed: int, actions: int, log: Path) -> dict:
+    """One walk in a child process; a signal that ended it is a crash."""
+    command = [sys.executable, "-X", "faulthandler", __file__, "--one", lesson, str(seed), "--actions", str(actions)]
+    env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
+    with open(log, "w") as out:
+        code = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT).returncode
+    lines = log.read_text(errors="replace").splitlines()
+    results = [json.loads(line[len(RESULT) :]) for line in lines if line.startswith(RESULT)]
+    if results and code == 0:
+        return results[-1]
+    crash = signal.Signals(-code).name if code < 0 else f"exit {code}"
+    done = sum(1 for line in lines if line[:1].isdigit() and ": (at " in line)
+    return {"lesson": lesson, "seed": seed, "actions": done, "crash": crash, "exceptions": 0, "mismatches": 0,
+            "slowest": [0, ""], "failure": "\n".join(lines[-40:])}  # fmt: skip
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--actions", type=int, default=2000, help="actions per lesson (default 2000)")
-    parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--verbose", action="store_true", help="print each action as it is done")
+    parser.add_argument("--actions", type=int, default=1000, help="actions per walk (default 1000)")
+    parser.add_argument("--seed", type=int, action="append", help="a seed (repeatable; default 11)")
     parser.add_argument("--lesson", action="append", help=f"a lesson (repeatable); default: {', '.join(LESSONS)}")
+    parser.add_argument("--log-dir", default="", help="where each walk's log goes (default: a new temp folder)")
+    parser.add_argument("--one", nargs=2, metavar=("LESSON", "SEED"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    faulthandler.enable()
-    import torch
-    from PySide6.QtWidgets import QApplication
-
-    torch.set_num_threads(1)
-    app = QApplication.instance() or QApplication(sys.argv[:1])  # noqa: F841 (kept alive)
-    results = [walk(lesson, args.seed, args.actions, args.verbose) for lesson in args.lesson or LESSONS]
-    return 0 if all(results) else 1
+    if args.one:
+        faulthandler.enable()
+        result = walk_here(args.one[0], int(args.one[1]), args.actions)
+        print(RESULT + json.dumps(result, ensure_ascii=False), flush=True)
+        return 0
+    logs = Path(args.log_dir or tempfile.mkdtemp(prefix="stepformer-walks-"))
+    logs.mkdir(parents=True, exist_ok=True)
+    print(f"logs in {logs}", flush=True)
+    print("| lesson | seed | actions | crashes | exceptions | mismatches | slowest action (s) |")
+    print("|---|---|---|---|---|---|---|", flush=True)
+    clean = True
+    for lesson in args.lesson or LESSONS:
+        for seed in args.seed or [11]:
+            r = walk_in_a_process(lesson, seed, args.actions, logs / f"{lesson}-{seed}.log")
+            crashes = 1 if r.get("crash") else 0
+            clean &= not (crashes or r["exceptions"] or r["mismatches"])
+            slowest = f"{r['slowest'][0]:.2f} ({r['slowest'][1][:60]})" if r["slowest"][1] else "–"
+            print(f"| {lesson} | {seed} | {r['actions']} | {crashes} | {r['exceptions']} | {r['mismatches']} "
+                  f"| {slowest} |", flush=True)  # fmt: skip
+            if r["failure"]:
+                print("\n".join("    " + line for line in r["failure"].splitlines()[-30:]), flush=True)
+    return 0 if clean else 1
 
 
 if __name__ == "__main__":

@@ -1,19 +1,23 @@
 """A seeded random walk through the real window, as a restless user would drive it: steps, jumps, heads,
 good and bad cell values, sentences (empty, 300 tokens, emoji, control characters, too long targets),
-what-if switches, generation and its undo, language, display settings, docks, undo, redo, Reset weights, and pauses
-(the window idle, drawing the figures beside the cursor ahead).
+what-if switches, generation and its undo, language, display settings (the text size and presentation mode build
+the window anew), every dock, the training lab (run, pause, stop, step through its model: its run goes on through
+every rebuild), training steps at every learning rate, other lessons and models, undo, redo, Reset weights, and
+pauses (the window idle, drawing the figures beside the cursor ahead).
 
 Every action goes through what a user touches (the menus' actions, the sentence boxes and Enter, the stage
-list, the head box, a table's cell editor); the walk fails on the first exception raised anywhere (Qt slots
-included), and `undo_all` checks that undoing everything returns every parameter, stage override and
-sentence to the start exactly. Used by tests/test_gui_random_walk.py (a few dozen actions per lesson) and
-tests/random_walk.py (thousands, with faulthandler).
+list, the head box, a table's cell editor, the lab's buttons); the walk fails on the first exception raised
+anywhere (Qt slots included) and on a weight that is not finite after any action, and `undo_all` checks that
+undoing everything returns every parameter, stage override and sentence to the start exactly. Used by
+tests/test_gui_random_walk.py (a few dozen actions per lesson), tests/test_gui_features_meet.py (the short walk
+through every feature) and tests/random_walk.py (thousands, each walk in a process of its own).
 """
 
 from __future__ import annotations
 
 import random
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +26,7 @@ import torch
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
+from engine.formats.lesson import shipped_lessons
 from gui.lesson.controller import LessonController
 from gui.views import prefetch
 from gui.views.stage_list import NAME_ROLE
@@ -47,6 +52,8 @@ CELL_VALUES = [
     " 7 ",
     "1e-320",
 ]
+LEARNING_RATES = [0.0001, 0.01, 0.1, 1.0, 10.0, 100.0]  # 100: the box's largest
+MODELS = ["classroom", "classroom", "toy", "lm"]  # the model picker's choices a walk opens (with either architecture)
 ODD_SENTENCES = ["", "   ", "🙂 🚀 AI", "I\tlove\x00AI\x1b", "我 爱 😀", "\u200b", "a\nb", "é ü ß"]
 
 
@@ -111,7 +118,13 @@ class Walker:
             (1, self.difference),
             (1, self.undo_and_redo_everything),
             (2, self.pause),
+            (2, self.lab),
+            (2, self.training_step),
+            (1, self.presentation),
+            (1, self.other_lesson),
         ]
+        self.slowest = (0.0, "")  # the slowest action: seconds, what it did
+        self.rebuilds_while_training = 0  # windows built anew or translated while the training lab ran
 
     # ---- the window as it is now (a language or display change builds a new one) -------------------
     @property
@@ -140,12 +153,19 @@ class Walker:
         state = self.state
         where = f"{len(self.history)}: (at {state.current_stage}, head {state.head}, {self.controller.lang}) "
         self.history.append(where + action.__name__ + " …")
+        started, window, lang = time.perf_counter(), self.window, self.controller.lang
         self.history[-1] = where + action()
+        if (self.window, self.controller.lang) != (window, lang) and self.state.lab_run.running:
+            self.rebuilds_while_training += 1
         if self.trace_actions:
             print(self.history[-1], flush=True)
         settle()
+        self.slowest = max(self.slowest, (time.perf_counter() - started, self.history[-1]))
         if self.errors:
             raise WalkFailure(self.report("an exception was raised"))
+        bad = [name for name, value in self.state.model.params.items() if not torch.isfinite(value).all()]
+        if bad:
+            raise WalkFailure(self.report(f"weights are not finite: {bad[:5]}"))
 
     def _record(self, kind, value, tb) -> None:
         self.errors.append("".join(traceback.format_exception(kind, value, tb)))
@@ -293,12 +313,76 @@ class Walker:
         return f"display: {action.text()}"
 
     def dock(self) -> str:
-        teaching = self.window.teaching
+        window, teaching = self.window, self.window.teaching
         action = self.rng.choice(
-            [teaching.heads_action, teaching.whatif_action, teaching.generation_panel_action, teaching.kv_action]
+            [
+                teaching.heads_action,
+                teaching.whatif_action,
+                teaching.generation_panel_action,
+                teaching.kv_action,
+                teaching.cost_action,
+                window.lab_dock.toggleViewAction(),
+                window.training_step_dock.toggleViewAction(),
+                window.map_actions["toggle"],
+            ]
         )
         action.trigger()
         return f"dock {action.text()} → {action.isChecked()}"
+
+    def presentation(self) -> str:
+        """F5 (in or out of presentation mode) or Esc: a window built anew."""
+        menu = self.window.presentation
+        action = self.rng.choice([menu.present, menu.present, menu.leave])
+        action.trigger()
+        return f"presentation: {'Esc' if action is menu.leave else 'F5'}"
+
+    def lab(self) -> str:
+        """The training lab's buttons (its dock shown first): Run the chosen experiment or another, Pause/Resume,
+        Stop, Step through this model."""
+        dock = self.window.lab_dock
+        if not dock.isVisible():
+            dock.toggleViewAction().trigger()
+        lab = dock.widget()
+        choice = self.rng.randrange(5)
+        if choice == 0 and lab.choice.isEnabled():
+            lab.choice.setCurrentIndex(self.rng.randrange(lab.choice.count()))
+            return f"lab: choose {lab.choice.currentData()}"
+        button = [lab.run_button, lab.pause_button, lab.stop_button, lab.step_through_button][min(choice, 4) - 1]
+        if not button.isEnabled():
+            return f"lab: {button.text()} disabled"
+        text = button.text()
+        button.click()
+        if button is lab.step_through_button:
+            self._new_lesson()
+        return f"lab: {text} ({lab.choice.currentData()})"
+
+    def training_step(self) -> str:
+        """Model ▸ Take one training step, at a learning rate from the smallest to the box's largest."""
+        actions = self.window.training_step
+        actions.lr.setValue(self.rng.choice(LEARNING_RATES))
+        if not actions.step_action.isEnabled():
+            return "training step: disabled"
+        actions.step_action.trigger()
+        return f"training step at lr {actions.lr.value():g}"
+
+    def other_lesson(self) -> str:
+        """Another shipped lesson (Lessons menu), or a model from the model picker."""
+        if self.rng.random() < 0.5:
+            name = self.rng.choice(shipped_lessons()).name
+            self.controller.open_shipped(name)
+            what = f"lesson {name}"
+        else:
+            key = self.rng.choice(MODELS)
+            architecture = self.rng.choice(["encoder", "decoder", "encoder-decoder"])
+            self.window.model_picker.choose(key, architecture)
+            what = f"model {key} ({architecture})"
+        self._new_lesson()
+        return what
+
+    def _new_lesson(self) -> None:
+        """Another lesson or model: its own words, and a new start for undoing everything."""
+        self.words = lesson_words(self.state)
+        self._new_start_if_history_cleared()
 
     def undo(self) -> str:
         action = self.window.undo_action
