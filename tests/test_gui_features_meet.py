@@ -3,12 +3,15 @@ window as a teacher does (tests/walk.py; the long walks are tests/random_walk.py
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
+import torch
 from shiboken6 import isValid
 
-from tests import gui_lessons
+from engine import Model
+from tests import gui_lessons, test_lab_model
 from tests.walk import Walker, lesson_words
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
@@ -49,3 +52,32 @@ def test_a_short_walk_through_every_feature_raises_nothing_keeps_weights_finite_
     walker.run(actions)
     if lab_lesson:
         assert walker.rebuilds_while_training >= 2
+
+
+def test_a_diverged_lab_run_is_not_stepped_through_and_the_lab_says_why(qtbot, start_window):
+    """The engine refuses a lab model whose weights diverged; the lab's button raised that refusal in its slot."""
+    controller = start_window("masked-decoder")
+    lab = controller.window.lab_dock.widget()
+    model = Model.create(test_lab_model.CONFIG)
+    params = {**model.params, "dec.1.self_attn.W_Q": torch.full_like(model.params["dec.1.self_attn.W_Q"], math.nan)}
+    lab.run.latest = test_lab_model.progress_of(Model(test_lab_model.CONFIG, params, model.vocabs))
+    config = controller.state.config
+    lab.attention_panel.setEnabled(True)  # as after a training run's first step
+    lab._enable(running=False)
+    assert lab.step_through_button.isEnabled()
+    lab.step_through_button.click()
+    assert "diverged" in lab.status.text() and controller.state.config == config
+
+
+def test_a_stage_that_overflowed_cannot_be_pinned_by_a_cell_edit(qtbot, start_window):
+    """Pinning a stage pins all of it: NaN cells pinned made a lesson that could not be saved or autosaved."""
+    controller = start_window("masked-decoder")
+    state = controller.state
+    stage = "dec.0.self_attn.q"
+    overflowed = state.trace.values[stage].clone()
+    overflowed[0, 0, 0] = math.inf
+    state.trace.values[stage] = overflowed
+    messages = []
+    state.message.connect(messages.append)
+    assert not state.edit_cell(stage, (0, 1, 0), "0.5")
+    assert "overflowed" in messages[-1] and state.undo_stack.count() == 0 and stage not in state.trace.overrides

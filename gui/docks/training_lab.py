@@ -316,7 +316,13 @@ class TrainingLab(QWidget):
         self.step_through_button.setEnabled(self.latest is not None and still)
 
     def _open_model(self) -> None:
-        self.step_through.emit(sources.lab_model(self.latest, watch_sentence(), self.layer_box.value()))
+        """The model of the last step drawn, in the window; a run that diverged is refused, and says why."""
+        try:
+            opened = sources.lab_model(self.latest, watch_sentence(), self.layer_box.value())
+        except EngineError as exc:
+            self.status.setText(str(exc))
+            return
+        self.step_through.emit(opened)
 
     def retranslate(self) -> None:
         """Another language: the fixed texts, the experiments and the claim, and what a run drew (its axes, legend,

@@ -348,6 +348,13 @@ class AppState(QObject):
             value = check_value(text_or_value)
             if name not in self.trace:
                 raise EngineError(f"no stage or parameter named {name!r}")
+            if name not in self.trace.params and not torch.isfinite(self.trace[name]).all():
+                # (pinning it would pin its overflowed cells too: a lesson that could not be saved or autosaved)
+                raise EngineError(
+                    self.tr(
+                        "{0} holds values that overflowed, so it cannot be pinned: edit the weights before it"
+                    ).format(name)
+                )
             command = EditCellCommand(self, name, tuple(index), value)
         except (EngineError, IndexError) as exc:
             self.message.emit(str(exc))
