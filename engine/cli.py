@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from . import cost
-from .command_line import Verb, add_model_options, opened_from_args
+from .command_line import Verb, add_model_options, opened_from_args, path_text
 from .formats.files import check_target, write_atomic
 from .formats.weights import save_weights
 from .model import Model
@@ -20,11 +20,12 @@ from .training.backward import backward
 
 
 def block_sizes(text: str) -> tuple[int, int]:
-    """"2,3" → (2, 3): the --tiled option's BLOCK_Q,BLOCK_K."""
+    """ "2,3" → (2, 3): the --tiled option's BLOCK_Q,BLOCK_K."""
     parts = text.split(",")
     if len(parts) != 2 or not all(p.strip().isdigit() and int(p) >= 1 for p in parts):
         raise argparse.ArgumentTypeError(
-            f"--tiled takes BLOCK_Q,BLOCK_K, two whole numbers ≥ 1 such as 2,2; got {text!r}")
+            f"--tiled takes BLOCK_Q,BLOCK_K, two whole numbers ≥ 1 such as 2,2; got {text!r}"
+        )
     return int(parts[0]), int(parts[1])
 
 
@@ -51,8 +52,14 @@ def cmd_trace(args: argparse.Namespace) -> None:
     write_npz(trace, args.out, grads)
     if args.save_weights:
         save_weights(opened.model, args.save_weights)
-    print(f"wrote {len(trace.stage_names)} stages to {args.out}" + (f", loss {float(grads['loss']):.4f} and "
-          f"{sum(k.startswith('grad.') for k in grads)} gradients" if grads else ""))
+    print(
+        f"wrote {len(trace.stage_names)} stages to {args.out}"
+        + (
+            f", loss {float(grads['loss']):.4f} and {sum(k.startswith('grad.') for k in grads)} gradients"
+            if grads
+            else ""
+        )
+    )
 
 
 def _shape(t) -> list[int]:
@@ -110,8 +117,10 @@ def print_cost(rep: dict) -> None:
         print(f"  {key.replace('_', ' '):<13} {cost.format_bytes(mem[key]):>10}")
     print(f"  Adam's moments / weights = {mem['adam_moments'] / mem['weights']:.1f}")
     kv = rep["kv_cache"]
-    print(f"\nKV cache: {kv['per_token_bytes']:,} bytes per token" + (f" ({kv['formula']})" if "formula" in kv
-                                                                       else f" ({kv['note']})"))
+    print(
+        f"\nKV cache: {kv['per_token_bytes']:,} bytes per token"
+        + (f" ({kv['formula']})" if "formula" in kv else f" ({kv['note']})")
+    )
     if "measured" in rep:
         print(f"\nattention time, {rep['measured']['label']}:")
         for row in rep["measured"]["attention"]:
@@ -128,12 +137,19 @@ def cmd_cost(args: argparse.Namespace) -> None:
 
 def trace_options(p: argparse.ArgumentParser) -> None:
     add_model_options(p)
-    p.add_argument("--out", required=True, help="output .npz file")
-    p.add_argument("--save-weights", help="write the weights used to this safetensors file")
-    p.add_argument("--tiled", type=block_sizes, metavar="BLOCK_Q,BLOCK_K",
-                   help="also write every attention computed in tiles, the FlashAttention way (e.g. 2,2)")
-    p.add_argument("--grads", action="store_true",
-                   help="also write dec.labels, loss.per_position, loss and every grad.<stage> / grad.<param>")
+    p.add_argument("--out", required=True, type=path_text, help="output .npz file")
+    p.add_argument("--save-weights", type=path_text, help="write the weights used to this safetensors file")
+    p.add_argument(
+        "--tiled",
+        type=block_sizes,
+        metavar="BLOCK_Q,BLOCK_K",
+        help="also write every attention computed in tiles, the FlashAttention way (e.g. 2,2)",
+    )
+    p.add_argument(
+        "--grads",
+        action="store_true",
+        help="also write dec.labels, loss.per_position, loss and every grad.<stage> / grad.<param>",
+    )
 
 
 def stages_options(p: argparse.ArgumentParser) -> None:
@@ -147,7 +163,12 @@ def cost_options(p: argparse.ArgumentParser) -> None:
 
 
 TRACE = Verb("trace", "run a model on a sentence and write every stage to an .npz file", trace_options, cmd_trace)
-STAGES = Verb("stages", "list the stage names in order with their shapes (n, m: the sentences' lengths, unless "
-              "--text is given)", stages_options, cmd_stages)
-COST = Verb("cost", "multiply-adds and bytes of every stage, attention's share, memory, KV cache", cost_options,
-            cmd_cost)
+STAGES = Verb(
+    "stages",
+    "list the stage names in order with their shapes (n, m: the sentences' lengths, unless --text is given)",
+    stages_options,
+    cmd_stages,
+)
+COST = Verb(
+    "cost", "multiply-adds and bytes of every stage, attention's share, memory, KV cache", cost_options, cmd_cost
+)

@@ -13,13 +13,18 @@ and its sentences (default: the model's own):
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NoReturn
 
 from .errors import EngineError
 
-MODEL_HELP = ("toy (English→Chinese translator), lm (Chinese language model), minilm (all-MiniLM-L6-v2), "
-              "classroom or large (random weights), or a checkpoint folder (BERT, GPT-2, or one `train` wrote)")
+INTERRUPTED = 130  # the exit status of a verb stopped by Ctrl+C, as shells report it (128 + SIGINT)
+MODEL_HELP = (
+    "toy (English→Chinese translator), lm (Chinese language model), minilm (all-MiniLM-L6-v2), "
+    "classroom or large (random weights), or a checkpoint folder (BERT, GPT-2, or one `train` wrote)"
+)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -27,6 +32,19 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
+def path_text(text: str) -> str:
+    """A file or folder option's value: refused in one line when it is empty (an empty path names no file)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path names no file or folder; give one, e.g. out.safetensors")
+    return text
+
+
+def stop_interrupted(what: str) -> NoReturn:
+    """End a verb that Ctrl+C stopped: one line on stderr (no traceback) and exit status 130."""
+    print(f"stepformer: {what}", file=sys.stderr)
+    raise SystemExit(INTERRUPTED)
 
 
 @dataclass(frozen=True)
@@ -48,8 +66,11 @@ def add_model_options(p: argparse.ArgumentParser, sentences: bool = True) -> Non
     p.add_argument("--weights", help="safetensors weights for --config (default: seeded random)")
     if sentences:
         p.add_argument("--text", help="the (source) sentence (default: the model's own)")
-        p.add_argument("--target", help="the target sentence of an encoder-decoder model (default: the model's "
-                       "own; a translator translates a new --text itself)")
+        p.add_argument(
+            "--target",
+            help="the target sentence of an encoder-decoder model (default: the model's "
+            "own; a translator translates a new --text itself)",
+        )
 
 
 def check_model_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -6,6 +6,7 @@ packages (torch, PySide6, …) through a .pth line naming their folder, and a .p
 that folder's own .pth files, so the editable install of this project stays out of sight.
 """
 
+import json
 import os
 import re
 import shutil
@@ -59,9 +60,9 @@ def installed(wheel, tmp_path_factory) -> Path:
     return venv / "bin"
 
 
-def run(bin_dir: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess:
+def run(bin_dir: Path, cwd: Path, *args: str, **variables: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    env.update(QT_QPA_PLATFORM="offscreen", PYTHONIOENCODING="utf-8")
+    env.update(QT_QPA_PLATFORM="offscreen", PYTHONIOENCODING="utf-8", **variables)
     return subprocess.run(
         [str(bin_dir / args[0]), *args[1:]], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
     )
@@ -96,3 +97,21 @@ def test_installed_stepformer_runs_deck_and_translate_from_elsewhere(installed, 
     assert done.returncode == 0, done.stderr
     slides = int(re.search(r"(\d+) slides", done.stdout)[1])
     assert slides > 10 and len(pdf_pages(deck.read_bytes())) == slides
+
+
+def test_installed_train_writes_the_users_data_folder_never_its_own_package(installed, tmp_path):
+    data = tmp_path / "data"
+    where = run(installed, tmp_path, "python", "-c", "import engine.assets as a; print(a.ASSETS_DIR)")
+    shipped = Path(where.stdout.strip()) / "models" / "lm"
+    assert shipped.is_relative_to(installed.parent), where.stdout
+    before = {p.name: p.read_bytes() for p in shipped.iterdir()}
+
+    done = run(installed, tmp_path, "stepformer", "train", "lm", "--epochs", "1", STEPFORMER_DATA_DIR=str(data))
+    assert done.returncode == 0, done.stderr
+    assert {p.name: p.read_bytes() for p in shipped.iterdir()} == before  # byte for byte
+    mine = data / "models" / "lm"
+    assert f"to {mine}: --model lm opens this copy now" in done.stdout
+
+    ppl = json.loads((mine / "metrics.json").read_text(encoding="utf-8"))["perplexity"]
+    done = run(installed, tmp_path, "stepformer", "evaluate", "--model", "lm", STEPFORMER_DATA_DIR=str(data))
+    assert f"held-out perplexity {ppl:.2f}" in done.stdout, done.stderr  # --model lm opens the user's copy

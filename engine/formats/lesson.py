@@ -74,8 +74,9 @@ class Lesson:
 
     def build_model(self) -> Model:
         """A model with this lesson's config, vocabularies and weights (each weight checked)."""
-        vocabs = {s: stored_vocab(self.config, s, (self.vocabularies or {}).get(s), "lesson")
-                  for s in self.config.stacks}
+        vocabs = {
+            s: stored_vocab(self.config, s, (self.vocabularies or {}).get(s), "lesson") for s in self.config.stacks
+        }
         if self.params is None:
             params = init_params(self.config, vocabs)
         else:
@@ -108,21 +109,34 @@ class Lesson:
         return trace
 
     @classmethod
-    def from_model(cls, model: Model, text: str, target: str = "", stage: str | None = None, lang: str = "en",
-                   title: dict[str, str] | None = None, description: dict[str, str] | None = None,
-                   overrides: Tensors | None = None) -> Lesson:
+    def from_model(
+        cls,
+        model: Model,
+        text: str,
+        target: str = "",
+        stage: str | None = None,
+        lang: str = "en",
+        title: dict[str, str] | None = None,
+        description: dict[str, str] | None = None,
+        overrides: Tensors | None = None,
+    ) -> Lesson:
         """A lesson holding copies of a model's weights and vocabularies (and of a trace's edited stages)."""
         return cls(
-            config=model.config, text=text, target=target or "",
+            config=model.config,
+            text=text,
+            target=target or "",
             params={k: v.clone() for k, v in model.params.items()},
             vocabularies={s: list(v.tokens) for s, v in model.vocabs.items()},
             overrides={k: v.clone() for k, v in (overrides or {}).items()},
-            stage=stage, lang=lang,
-            title=dict(title or _texts()), description=dict(description or _texts()),
+            stage=stage,
+            lang=lang,
+            title=dict(title or _texts()),
+            description=dict(description or _texts()),
         )
 
 
 # ---- JSON ---------------------------------------------------------------------------------------
+
 
 def check_views(views, label: str) -> tuple[str, ...]:
     """The names of the views a lesson opens, as a tuple; anything else is refused naming the views there are."""
@@ -151,8 +165,9 @@ def check_lab(lab, views: tuple[str, ...], label: str) -> str | None:
 def check_show(show, config: ModelConfig, label: str) -> dict:
     """The head, row and decimals a lesson opens on ({} when it names none); anything else is refused."""
     if not isinstance(show, dict) or not set(show) <= set(SHOW_KEYS):
-        raise EngineError(f'{label}: show must be an object with any of {", ".join(SHOW_KEYS)}, '
-                          'e.g. {"row": 2, "decimals": 3}')
+        raise EngineError(
+            f'{label}: show must be an object with any of {", ".join(SHOW_KEYS)}, e.g. {{"row": 2, "decimals": 3}}'
+        )
     head, row, decimals = show.get("head", 0), show.get("row", 0), show.get("decimals", 0)
     if type(head) is not int or not 0 <= head < config.n_heads:
         raise EngineError(f"{label}: show.head must be a head of the model, 0 to {config.n_heads - 1}")
@@ -172,9 +187,16 @@ def _check_texts(texts, key: str) -> None:
 
 def _lesson_json(lesson: Lesson, vocabularies: dict[str, list[str]]) -> dict:
     return {
-        "format": FORMAT, "version": VERSION, "title": lesson.title, "description": lesson.description,
-        "config": lesson.config.to_dict(), "vocabularies": vocabularies,
-        "text": lesson.text, "target": lesson.target, "stage": lesson.stage, "lang": lesson.lang,
+        "format": FORMAT,
+        "version": VERSION,
+        "title": lesson.title,
+        "description": lesson.description,
+        "config": lesson.config.to_dict(),
+        "vocabularies": vocabularies,
+        "text": lesson.text,
+        "target": lesson.target,
+        "stage": lesson.stage,
+        "lang": lesson.lang,
         **({"views": list(lesson.views)} if lesson.views else {}),  # files without views open in older versions
         **({"lab": lesson.lab} if lesson.lab else {}),
         **({"show": dict(lesson.show)} if lesson.show else {}),
@@ -187,8 +209,11 @@ def _parse_json(raw: bytes, label: str) -> dict:
         raise EngineError(f"{label} must be a JSON object")
     if data.get("format") != FORMAT:
         raise EngineError(f"{label} is not a Stepformer lesson (its format is not {FORMAT!r})")
-    if data.get("version") != VERSION:
-        raise EngineError(f"{label} has format version {data.get('version')!r}; this Stepformer reads {VERSION}")
+    version = data.get("version")
+    if type(version) is not int or version != VERSION:  # not `true` nor `1.0`, which Python takes for 1
+        raise EngineError(
+            f"{label} has format version {json.dumps(version, ensure_ascii=False)}; this Stepformer reads {VERSION}"
+        )
     return data
 
 
@@ -201,8 +226,9 @@ def _parse_vocabularies(value, config: ModelConfig, label: str) -> dict[str, lis
     return value
 
 
-def _lesson_from_json(data: dict, params: Tensors | None, overrides: Tensors, label: str,
-                      extra: tuple[str, ...] = ()) -> Lesson:
+def _lesson_from_json(
+    data: dict, params: Tensors | None, overrides: Tensors, label: str, extra: tuple[str, ...] = ()
+) -> Lesson:
     unknown = sorted(set(data) - set(_FIELDS) - set(_OPTIONAL) - set(extra))
     if unknown:
         raise EngineError(f"{label}: unknown field {unknown[0]!r}")
@@ -217,9 +243,16 @@ def _lesson_from_json(data: dict, params: Tensors | None, overrides: Tensors, la
     if stage is not None and not isinstance(stage, str):
         raise EngineError(f"{label}: stage must be a stage name or null")
     return Lesson(
-        config=config, text=data["text"], target=data["target"], params=params,
-        vocabularies=_parse_vocabularies(data["vocabularies"], config, label), overrides=overrides,
-        stage=stage, lang=data["lang"], title=data["title"], description=data["description"],
+        config=config,
+        text=data["text"],
+        target=data["target"],
+        params=params,
+        vocabularies=_parse_vocabularies(data["vocabularies"], config, label),
+        overrides=overrides,
+        stage=stage,
+        lang=data["lang"],
+        title=data["title"],
+        description=data["description"],
         views=check_views(data.get("views", []), label),
         lab=check_lab(data.get("lab"), tuple(data.get("views", [])), label),
         show=check_show(data.get("show", {}), config, label),
@@ -227,6 +260,7 @@ def _lesson_from_json(data: dict, params: Tensors | None, overrides: Tensors, la
 
 
 # ---- files --------------------------------------------------------------------------------------
+
 
 def save_lesson(lesson: Lesson, path: str | Path, check: bool = True) -> None:
     """Write a `.stepformer` file atomically (the old file stays whole until the new one is complete).
@@ -273,8 +307,10 @@ def _open_shipped(path: Path) -> Lesson:
     label = f"shipped lesson {path.name}"
     data = _parse_json(path.read_bytes(), label)
     config = ModelConfig.from_dict(data.get("config"))
-    vocabs = {s: Vocab(t, free=config.vocab_for(s) is None)
-              for s, t in _parse_vocabularies(data.get("vocabularies"), config, label).items()}
+    vocabs = {
+        s: Vocab(t, free=config.vocab_for(s) is None)
+        for s, t in _parse_vocabularies(data.get("vocabularies"), config, label).items()
+    }
     params = init_params(config, vocabs)  # seeded weights, then the hand-set ones on top
     hand_set = data.get("params", {})
     if not isinstance(hand_set, dict):

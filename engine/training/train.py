@@ -25,6 +25,7 @@ from ..model import Model
 from ..tokenizer import END, START
 
 Tensor = torch.Tensor
+MAX_EPOCHS = 10_000  # the lm's 40 epochs take about 15 s on one core: 10,000 take about an hour
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,10 @@ class Settings:
     seed: int = 0  # order of the batches
 
     def __post_init__(self):
-        if self.epochs < 1 or self.batch_size < 1 or not self.lr > 0:
-            raise EngineError("training needs epochs ≥ 1, batch_size ≥ 1 and a positive learning rate")
+        if not 1 <= self.epochs <= MAX_EPOCHS:
+            raise EngineError(f"training takes 1 to {MAX_EPOCHS:,} epochs, got {self.epochs:,}")
+        if self.batch_size < 1 or not self.lr > 0:
+            raise EngineError("training needs a batch size ≥ 1 and a positive learning rate")
 
 
 @contextmanager

@@ -1,0 +1,108 @@
+"""The command line's long jobs and odd input: `train` writes the user's own copy (never the shipped model),
+is bounded and stops cleanly on Ctrl+C; an empty --save-weights and a lesson's `"version": true` / `1.0`
+are refused in one line."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.formats.weights import load_weights
+from engine.training import trained
+from main import main
+from tests.test_lesson_files import good, refused, with_json  # noqa: F401 (good is a fixture)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def folder_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_train_without_out_writes_the_users_copy_which_model_opens_until_reset(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("STEPFORMER_DATA_DIR", str(tmp_path / "data"))
+    shipped = folder_bytes(trained.MODELS_DIR / "lm")
+
+    assert main(["train", "lm", "--epochs", "1"]) == 0
+    mine = tmp_path / "data" / "models" / "lm"
+    said = capsys.readouterr().out
+    assert f"to {mine}: --model lm opens this copy now (train lm --reset goes back to the shipped one)" in said
+    assert folder_bytes(trained.MODELS_DIR / "lm") == shipped  # the shipped model is never written
+    assert sorted(folder_bytes(mine)) == sorted(trained.FILES)
+    assert [p.name for p in mine.parent.iterdir()] == ["lm"]  # no staging folder left beside it
+    assert trained.folder("lm") == mine
+    opened = trained.load("lm")  # what --model lm opens
+    expected = load_weights(opened.config, mine / "weights.safetensors")
+    assert all((opened.params[k] == expected.params[k]).all() for k in opened.params)
+
+    assert main(["train", "lm", "--reset"]) == 0
+    assert "--model lm opens the shipped one again" in capsys.readouterr().out
+    assert not mine.exists() and trained.folder("lm") == trained.shipped_folder("lm")
+    assert main(["train", "lm", "--reset"]) == 0
+    assert "you have no trained lm" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("epochs", ["10001", "1000000000"])
+def test_train_refuses_epochs_above_the_maximum_before_anything_is_written(tmp_path, monkeypatch, capsys, epochs):
+    monkeypatch.setenv("STEPFORMER_DATA_DIR", str(tmp_path / "data"))
+    assert main(["train", "lm", "--epochs", epochs]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "training takes 1 to 10,000 epochs" in err
+    assert not (tmp_path / "data").exists()
+
+
+def test_reset_refuses_training_options(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("STEPFORMER_DATA_DIR", str(tmp_path / "data"))
+    assert main(["train", "toy", "--reset", "--out", str(tmp_path / "x")]) == 1
+    assert capsys.readouterr().err == "stepformer: --reset trains nothing, so it takes no --out\n"
+
+
+def test_ctrl_c_during_train_ends_in_one_line_with_130_and_writes_nothing(tmp_path):
+    out = tmp_path / "models" / "lm"
+    out.mkdir(parents=True)
+    (out / "keep.txt").write_text("mine", encoding="utf-8")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "STEPFORMER_DATA_DIR": str(tmp_path / "data")}
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "main.py"), "train", "lm", "--epochs", "10000", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    try:
+        lines = iter(proc.stdout.readline, "")
+        assert next(line for line in lines if line.startswith("epoch")).startswith("epoch   1/10000")
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        rc = proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    err = proc.stderr.read()
+    assert rc == 130, err
+    assert err == f"stepformer: train lm stopped (Ctrl+C): nothing was written, {out} is as it was\n"
+    assert folder_bytes(out) == {"keep.txt": b"mine"}
+    assert [p.name for p in out.parent.iterdir()] == ["lm"]  # the staging folder is gone
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("option", ["--save-weights", "--out"])
+def test_trace_refuses_an_empty_path(tmp_path, capsys, option):
+    args = {"--out": str(tmp_path / "t.npz"), "--save-weights": str(tmp_path / "w.safetensors")}
+    args[option] = ""
+    with pytest.raises(SystemExit) as stop:
+        main(["trace", "--model", "lm", *[x for pair in args.items() for x in pair]])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"argument {option}: an empty path names no file or folder" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("version", [True, 1.0])
+def test_a_lesson_whose_version_is_not_the_whole_number_1_is_refused(tmp_path, good, version):  # noqa: F811
+    shown = "true" if version is True else "1.0"
+    refused(tmp_path, with_json(good, version=version), f"has format version {shown}; this Stepformer reads 1")
