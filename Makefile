@@ -8,9 +8,14 @@ STAMP := $(VENV)/.installed
 run: $(STAMP) sysdeps
 	$(PY) main.py
 
+# The tests in two processes, then those that time themselves or count paints (marked serial) alone in one; both
+# passes run, and make test fails if either does. PYTEST_ARGS goes to both (e.g. PYTEST_ARGS=--durations=40).
+PYTEST_ARGS ?=
 test: $(STAMP) sysdeps
 	$(PY) -m ruff check .
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup -m "not serial" $(PYTEST_ARGS); parallel=$$?; \
+	$(PY) -m pytest -n 0 -m serial $(PYTEST_ARGS); serial=$$?; \
+	test $$parallel -eq 0 && test $$serial -eq 0
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
