@@ -23,6 +23,7 @@ from engine.training.shown_trace import ShownTrace
 from gui.plots import PlotOptions, draw_stage, figure_build_key
 from gui.plots.heads import draw_heads
 from gui.plots.heatmap import CellNumbers
+from gui.plots.pyqtgraph_compat import fixed_tick_levels
 from gui.plots.view import FigureCache, FittedLayoutWidget
 from gui.text.operations import stage_operation
 
@@ -53,7 +54,7 @@ def _value(item) -> object:
     if isinstance(item, pg.InfiniteLine):
         return item.value()
     if isinstance(item, pg.AxisItem):
-        return item.isVisible(), item._tickLevels, item.labelText, tuple(item.range)
+        return item.isVisible(), fixed_tick_levels(item), item.labelText, tuple(item.range)
     if isinstance(item, pg.ViewBox):
         return np.round(np.array(item.viewRange()), 6)
     if isinstance(item, QGraphicsTextItem):

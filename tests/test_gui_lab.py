@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QBoxLayout, QScrollArea
 
 from engine.training.lab import watch_sentence
 from gui.docks.training_lab import layer_title
+from gui.plots.pyqtgraph_compat import fixed_tick_levels
 from tests import gui_lessons
 from tests import test_gui_i18n as i18n_check
 from tests.gui_lessons import FakePrompts
@@ -117,7 +118,7 @@ def test_the_lab_redraws_a_heads_attention_as_it_trains(qtbot):
     assert np.allclose(lab.attention.image.image, trace["dec.1.self_attn.weights"][1].numpy().T)
     tokens = trace.tokens["dec"]
     for axis in ("left", "top"):  # every token labelled
-        labels = [text for _, text in lab.attention.plot.getAxis(axis)._tickLevels[0]]
+        labels = [text for _, text in fixed_tick_levels(lab.attention.plot.getAxis(axis))[0]]
         assert labels == tokens
     assert lab.attention.bar.levels() == (0.0, 1.0) and "step 7" in lab.attention_caption.text()
 

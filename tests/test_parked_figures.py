@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import SIGNAL
 from PySide6.QtWidgets import QApplication
 
+from gui.plots.pyqtgraph_compat import readied_in
 from gui.plots.view import figure_items
 from tests.gui_window import open_window
 
@@ -21,7 +22,7 @@ def readied_items(view) -> list:
     return [
         item
         for item in figure_items(view.ci)
-        if isinstance(item, pg.ViewBox) or (isinstance(item, pg.TextItem) and item._lastScene is scene)
+        if isinstance(item, pg.ViewBox) or (isinstance(item, pg.TextItem) and readied_in(item, scene))
     ]
 
 

@@ -15,6 +15,7 @@ from PySide6.QtGui import QFont, QFontMetrics, QImage, QPixmap
 from PySide6.QtWidgets import QGraphicsGridLayout, QSizePolicy
 
 from .axis import Axis
+from .pyqtgraph_compat import ExactTextWidth
 
 # after the values: a panel to the right starts with its own numbers ("1.0 0.5" read as one row of two)
 RIGHT_GAP = 16
@@ -42,14 +43,9 @@ class _Strip(pg.GraphicsWidget):
         painter.drawRect(rect)
 
 
-class _ValueAxis(Axis):
-    """The bar's number line, exactly as wide as its labels. pyqtgraph keeps up to 10 px more after they narrow (a
-    panned axis does not jitter then), so a figure refreshed for smaller numbers stayed wider than one drawn anew."""
-
-    def _updateMaxTextSize(self, x: int) -> None:
-        if x != self.textWidth:
-            self.textWidth = x
-            self._updateWidth()
+class _ValueAxis(ExactTextWidth, Axis):
+    """The bar's number line, exactly as wide as its labels: a figure refreshed for smaller numbers stayed wider than
+    one drawn anew while it kept pyqtgraph's spare room."""
 
 
 class ColorBar(pg.GraphicsWidget):

@@ -23,6 +23,7 @@ from gui.text.numbers import format_number
 
 from .colorbar import ColorBar
 from .fit import slot, text_width
+from .pyqtgraph_compat import changed_in_place, needs_render, rendered
 from .scale import Scale, is_dark, scale_of
 from .style import HIDDEN_COLOR, PlotOptions, colormap, font, foreground, new_plot, set_caption, with_overflow_note
 
@@ -100,7 +101,7 @@ class CellImage(pg.ImageItem):
         if self.image is None or self.image.size > SOLID_CELLS or not isinstance(painter.device(), QWidget):
             super().paint(painter, *args)  # a large matrix, or an export: the image, scaled
             return
-        if self._renderRequired:
+        if needs_render(self):
             self.render()
         if self.entries is None:  # not a matrix of numbers on the map (rendered by pyqtgraph): the image
             super().paint(painter, *args)
@@ -122,7 +123,7 @@ class CellImage(pg.ImageItem):
     def opaque_rect(self) -> QRectF | None:
         """Its rectangle (its own coordinates) when every cell is painted opaque, else None (a hidden cell shows what
         is behind it): its view paints no background there."""
-        if self._renderRequired and self.image is not None:
+        if needs_render(self) and self.image is not None:
             self.render()
         entries = self.entries
         return self.boundingRect() if entries is not None and entries.size and entries.min() >= 0 else None
@@ -138,7 +139,7 @@ class CellImage(pg.ImageItem):
         entries = lut_entries(image.T, *levels, len(lut))  # [y, x]: rows of the picture
         entries[np.isnan(image.T)] = -1
         self.qimage, self.entries = None, entries  # (the image is made from the entries when asked for)
-        self._renderRequired, self._unrenderable = False, False
+        rendered(self)
 
     def set_cells(self, pixels: np.ndarray) -> None:
         """New values for an image of the same shape, map and levels: only the cells that changed are repainted
@@ -148,7 +149,7 @@ class CellImage(pg.ImageItem):
         if not changed.any():
             return
         self.image = pixels
-        self._renderRequired, self._imageHasNans, self._imageNanLocations = True, None, None  # as setImage leaves them
+        changed_in_place(self)
         xs, ys = np.flatnonzero(changed.any(1)), np.flatnonzero(changed.any(0))
         self.update(QRectF(xs[0], ys[0], xs[-1] - xs[0] + 1, ys[-1] - ys[0] + 1))  # in the image's pixels
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 
+from gui.plots.pyqtgraph_compat import fixed_tick_levels, report_label_width
+
 _LABEL_FLAGS = {
     "left": Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip,
     "right": Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip,
@@ -43,10 +45,11 @@ def _line_and_ticks_edge(axis, bounds: QRectF, tick_bounds: QRectF):
 
 def _tick_levels(axis, length: float) -> tuple[list, list | None]:
     """The levels of tick values [(spacing, [values])], and their strings when the axis was given fixed ticks."""
-    if axis._tickLevels is None:
+    fixed = fixed_tick_levels(axis)
+    if fixed is None:
         return axis.tickValues(axis.range[0], axis.range[1], length), None
     levels, strings = [], []
-    for level in axis._tickLevels:
+    for level in fixed:
         levels.append((None, [value for value, _ in level]))
         strings.append([text for _, text in level])
     return levels, strings
@@ -196,7 +199,7 @@ def _labels(axis, p, levels, fixed_strings, positions, tick_stop, across, length
                 if rect is None:
                     continue
             labels.append((rect, flags, text))
-    axis._updateMaxTextSize(largest)
+    report_label_width(axis, largest)
     return labels
 
 

@@ -14,6 +14,7 @@ from PySide6.QtGui import QPainter, QRegion
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
 
 from gui.plots.axis import lay_out_tick_text, start_plans_afresh
+from gui.plots.pyqtgraph_compat import readied_in
 from gui.plots.stacking import stack_for
 
 SETTLE_PASSES = 3  # layout passes a figure takes: its panels, their axes sized for the ticks, the numbers fitted
@@ -235,7 +236,7 @@ def park(layout: pg.GraphicsLayout) -> None:
     slots = [
         item.prepareForPaint if isinstance(item, pg.ViewBox) else item.updateTransform
         for item in figure_items(layout)
-        if isinstance(item, pg.ViewBox) or (isinstance(item, pg.TextItem) and item._lastScene is scene)
+        if isinstance(item, pg.ViewBox) or (isinstance(item, pg.TextItem) and readied_in(item, scene))
     ]
     for slot in slots:
         scene.sigPrepareForPaint.disconnect(slot)
