@@ -22,9 +22,10 @@ test: $(TEST_STAMP) sysdeps
 lint: $(TEST_STAMP)
 	$(PY) -m ruff check .
 
-# torch first, then the project. `torch==2.13.0` is the CPU wheel on the machine this was written on only: from
-# PyPI on Linux it is a multi-GB CUDA build. Elsewhere install the CPU build into .venv first:
-#   .venv/bin/python -m pip install torch --index-url https://download.pytorch.org/whl/cpu
+# torch first, then the project. `torch==2.13.0` is a local CPU wheel on this project's machine only: from PyPI on
+# Linux it is a CUDA build of several GB. On other machines put PyTorch's CPU build into .venv before make (make
+# then finds torch installed, as 2.13.0+cpu satisfies torch==2.13.0):
+#   python3 -m venv .venv && .venv/bin/pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
