@@ -14,9 +14,13 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import QApplication, QGridLayout, QScrollArea, QStackedWidget, QWidget
 
-from gui.views.matrix_view import MatrixPanel
+from gui.views.matrix_view import MatrixPanel, MatrixTable
 from gui.views.tensor_slice import slice_for
+from tests import gui_lessons
 from tests.gui_lessons import state_for
+from tests.gui_window import settle
+
+own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
 
 LEAST_WIDTH = 560  # MatrixTable.minimumSizeHint's width at type scale 1 (the desk's)
 ENOUGH = 200  # Resize events of the matrices in one go: past it, a loop (swallowed, so that the test ends)
@@ -34,6 +38,21 @@ class Resizes(QObject):
         if event.type() == QEvent.Type.Resize:
             self.count += 1
             return self.count > ENOUGH
+        return False
+
+
+class TableResizes(QObject):
+    """Installed on the application: counts each matrix table's Resize events, and past ENOUGH for one table swallows
+    them (a loop that would overflow the stack ends, and the test fails instead of the process)."""
+
+    def __init__(self):
+        super().__init__()
+        self.counts: dict[int, int] = {}
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Resize and isinstance(watched, MatrixTable):
+            count = self.counts[id(watched)] = self.counts.get(id(watched), 0) + 1
+            return count > ENOUGH
         return False
 
 
@@ -147,3 +166,27 @@ def test_the_page_shown_again_after_a_problem_settles_in_one_go(qtbot):
         settle_passes()
         table.removeEventFilter(resizes)
         assert resizes.count == settled_after <= 4, (extra, settled_after, resizes.count, table.size().toTuple())
+
+
+def test_presentation_mode_at_a_classroom_encoder_decoder_s_last_backward_stage_settles(qtbot, start_window):
+    """Issue 44's crash, as a teacher gets there: the picker's classroom encoder-decoder, three decimals, the What-if
+    dock open, the last backward stage, then F5. On the offscreen screen (800×800) the embedding tables' columns are
+    568 px wide there, 8 px past their least width: presentation mode overflowed the stack."""
+    controller = start_window("two-heads")
+    assert controller.window.model_picker.choose("classroom", "encoder-decoder")
+    settle(qtbot)
+    window = controller.window
+    controller.state.display.set(decimals=3)
+    window.teaching.whatif_action.trigger()
+    window.stepper.last_action.trigger()
+    settle(qtbot)
+    resizes = TableResizes()
+    app = QApplication.instance()
+    app.installEventFilter(resizes)
+    try:
+        controller.window.presentation.present.trigger()
+        settle(qtbot)
+    finally:
+        app.removeEventFilter(resizes)
+    assert controller.state.display.presenting
+    assert max(resizes.counts.values(), default=0) <= ENOUGH // 10, sorted(resizes.counts.values())
