@@ -312,8 +312,8 @@ class MatrixTable(QTableView):
         self.updateGeometry()
 
     def _largest(self) -> QSize:
-        """The table's content and its scroll bars at the size it has now. (Only its maximum follows its size, and
-        only towards the size it has: its hints do not, see _bars_room.)"""
+        """The table's content and the scroll bars it shows at the size it has now: the one size of the table that
+        follows its own geometry (it only takes back the room of a bar not shown; the hints never do, _bars_room)."""
         size = self.content_size()
         return QSize(size.width() + self._side_bar_room(), size.height() + self._scroll_bar_room())
 
