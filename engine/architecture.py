@@ -23,16 +23,13 @@ from .graph import Place, Stage
 
 SUBLAYERS = ("self_attn", "cross_attn", "ffn")
 NORMS = ("norm", "final_norm", "embed_norm")
-TILED = "attn.tiled"  # the tiles of FlashAttention (engine/tiled.py) are one operation of their attention
-PER_HEAD = ("attn.q", "attn.k", "attn.v", "attn.q_rot", "attn.k_rot", "attn.scores", "attn.scaled", "attn.masked",
-            "attn.weights", "attn.z", TILED)
 EDGE_KINDS = ("flow", "residual", "memory")
 
 
 @dataclass(frozen=True)
 class Operation:
     stages: tuple[str, ...]  # one stage, or all the tiles of a tiled attention
-    op: str  # the stage's op ("attn.tiled" for the tiles)
+    op: str  # the stage's op, or its record's map_group (the tiles of a tiled attention are one operation)
     level: int  # its step in the box's own diagram: one after the latest operation of the box it reads
     inputs: tuple[int, ...]  # the operations of the same box it reads (indices into Box.operations)
     outside: tuple[Place, ...]  # the other boxes it reads (the box's input; for cross-attention, the encoder)
@@ -115,18 +112,16 @@ def _notes(cfg: ModelConfig, place: Place) -> tuple[str, ...]:
 def _switches(cfg: ModelConfig, place: Place) -> tuple[str, ...]:
     """The switches that change this box, in SWITCHES order (only those that are on)."""
     touched = {
-        "no_pe": place.part == "embedding" and cfg.positional in ("sinusoidal", "learned")
-        or place.part == "self_attn" and cfg.positional == "rope",
+        "no_pe": place.part == "embedding"
+        and cfg.positional in ("sinusoidal", "learned")
+        or place.part == "self_attn"
+        and cfg.positional == "rope",
         "no_scale": place.part in ("self_attn", "cross_attn"),
         "no_mask": place.part == "self_attn" and place.stack == "dec",
         "no_residual": place.part == "add",
         "no_layernorm": place.part in NORMS,
     }
     return tuple(s for s in cfg.switches if touched.get(s))
-
-
-OP_SWITCHES = {"attn.scaled": "no_scale", "attn.masked": "no_mask", "norm.out": "no_layernorm", "pos": "no_pe",
-               "attn.q_rot": "no_pe", "attn.k_rot": "no_pe", "add": "no_residual"}
 
 
 def _box(cfg: ModelConfig, place: Place, stages: list[Stage], owner: dict[str, Place]) -> Box:
@@ -138,7 +133,8 @@ def _operations(stages: list[Stage], owner: dict[str, Place], off: tuple[str, ..
     """The box's operations, each one step after the latest one it reads (so Q, K and V share the first step)."""
     members: list[list[Stage]] = []
     for st in stages:
-        if st.op.startswith(TILED) and members and members[-1][0].op.startswith(TILED):
+        group = st.record.map_group
+        if group is not None and members and members[-1][0].record.map_group == group:
             members[-1].append(st)
         else:
             members.append([st])
@@ -149,12 +145,19 @@ def _operations(stages: list[Stage], owner: dict[str, Place], off: tuple[str, ..
         reads = [name for st in group for name in st.inputs if name in owner]
         inputs = tuple(sorted({index[n] for n in reads if n in index and index[n] != i}))
         levels.append(1 + max((levels[j] for j in inputs), default=-1))
-        op = TILED if group[0].op.startswith(TILED) else group[0].op
-        switch = OP_SWITCHES.get(op)
-        operations.append(Operation(
-            tuple(st.name for st in group), op, levels[i], inputs,
-            outside=tuple(dict.fromkeys(owner[n] for n in reads if n not in index)), per_head=op in PER_HEAD,
-            off=switch if switch in off else None))
+        record = group[0].record
+        switch = record.switch
+        operations.append(
+            Operation(
+                tuple(st.name for st in group),
+                record.map_group or record.op,
+                levels[i],
+                inputs,
+                outside=tuple(dict.fromkeys(owner[n] for n in reads if n not in index)),
+                per_head=record.per_head,
+                off=switch if switch in off else None,
+            )
+        )
     return tuple(operations)
 
 

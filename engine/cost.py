@@ -23,11 +23,9 @@ from .params import block_sublayers
 
 if TYPE_CHECKING:
     from .config import ModelConfig
+    from .graph import Stage
     from .trace import Trace
 
-LINEAR_OPS = ("attn.q", "attn.k", "attn.v", "attn.out", "ffn.up", "ffn.gate", "ffn.down", "logits")
-PRODUCT_OPS = ("attn.scores", "attn.z", "attn.tiled.scores", "attn.tiled.o")  # [h, a, b] from a·b·d_k products
-QUADRATIC_OPS = ("attn.scores", "attn.z")  # the n × n part of attention
 CURVE_N = tuple(2**k for k in range(3, 14))  # 8 … 8192
 MEASURED_N = (64, 256, 1024, 2048)
 
@@ -45,24 +43,37 @@ def nbytes(t: torch.Tensor) -> int:
     return t.numel() * t.element_size()
 
 
+def linear_macs(trace: Trace, st: Stage) -> int:
+    """x·W of a projection: [n, d_in] · [d_in, d_out]."""
+    x, W = trace[st.inputs[0]], trace[st.inputs[1]]
+    return x.shape[0] * W.shape[0] * W.shape[1]
+
+
+def dot_product_macs(trace: Trace, st: Stage) -> int:
+    """q·kᵀ over d_k for every cell [h, a, b] of the output."""
+    h, a, b = trace[st.name].shape
+    return h * a * b * trace[st.inputs[0]].shape[-1]
+
+
+def weighted_sum_macs(trace: Trace, st: Stage) -> int:
+    """weights·v: [h, a, b] · [h, b, d_k]."""
+    weights, v = trace[st.inputs[0]], trace[st.inputs[1]]
+    return weights.shape[0] * weights.shape[1] * weights.shape[2] * v.shape[-1]
+
+
+def tile_out_macs(trace: Trace, st: Stage) -> int:
+    """e^(S − m) · V_J of one tile: [h, a, tile columns] · [h, tile columns, d_k]."""
+    h, a, d_k = trace[st.name].shape
+    return h * a * (st.tile.cols[1] - st.tile.cols[0]) * d_k
+
+
 def stage_macs(trace: Trace, name: str) -> int:
-    """Multiply-adds of one stage's matrix products, from the shapes of its inputs and output."""
+    """Multiply-adds of one stage's matrix products, from the shapes of its inputs and output (its record's
+    `macs`, engine/graph.py; 0 for token ids and for operations without a matrix product)."""
     st = trace.stage(name)
-    if st is None:
+    if st is None or st.record.macs is None:
         return 0
-    if st.op in LINEAR_OPS:
-        x, W = trace[st.inputs[0]], trace[st.inputs[1]]
-        return x.shape[0] * W.shape[0] * W.shape[1]  # [n, d_in] · [d_in, d_out]
-    if st.op in ("attn.scores", "attn.tiled.scores"):
-        h, a, b = trace[name].shape
-        return h * a * b * trace[st.inputs[0]].shape[-1]  # q·kᵀ over d_k
-    if st.op == "attn.z":
-        weights, v = trace[st.inputs[0]], trace[st.inputs[1]]
-        return weights.shape[0] * weights.shape[1] * weights.shape[2] * v.shape[-1]
-    if st.op == "attn.tiled.o":
-        h, a, d_k = trace[name].shape
-        return h * a * (st.tile.cols[1] - st.tile.cols[0]) * d_k  # e^(S − m) · V_J
-    return 0
+    return st.record.macs(trace, st)
 
 
 def stage_costs(trace: Trace) -> dict[str, dict[str, int]]:
@@ -73,12 +84,15 @@ def stage_costs(trace: Trace) -> dict[str, dict[str, int]]:
 def per_head(trace: Trace, costs: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
     """The per-head stages ([h, …] tensors) with macs and bytes divided by the number of heads."""
     h = trace.config.n_heads
-    return {name: {k: v // h for k, v in c.items()} for name, c in costs.items()
-            if trace.stage(name) is not None and trace.stage(name).op.startswith("attn.") and trace[name].dim() == 3}
+    return {
+        name: {k: v // h for k, v in c.items()}
+        for name, c in costs.items()
+        if trace.stage(name) is not None and trace.stage(name).record.per_head
+    }
 
 
 def layer_of(name: str) -> str:
-    """"enc.0" for "enc.0.attn.q"; the embeddings, final norm and output head are their own groups."""
+    """ "enc.0" for "enc.0.attn.q"; the embeddings, final norm and output head are their own groups."""
     parts = name.split(".")
     if len(parts) == 1:
         return "output"
@@ -100,6 +114,7 @@ def totals(costs: dict[str, dict[str, int]]) -> dict[str, int]:
 
 # ---- attention's share as n grows -----------------------------------------------------------------------
 
+
 def formula_macs(cfg: ModelConfig, n: int, vocab_out: int = 0) -> dict[str, int]:
     """Multiply-adds of the whole model when every sentence has n tokens, by the formulas:
     per attention 4·n·d² (Q, K, V, W_O) + 2·n²·d (Q·Kᵀ and weights·V, h heads of d_k = d/h);
@@ -115,8 +130,9 @@ def formula_macs(cfg: ModelConfig, n: int, vocab_out: int = 0) -> dict[str, int]
 
 def counted_share(costs: dict[str, dict[str, int]], trace: Trace) -> float:
     """Attention's share (Q·Kᵀ and weights·V) of every multiply-add, counted on a trace."""
-    quadratic = sum(c["macs"] for name, c in costs.items()
-                    if trace.stage(name) is not None and trace.stage(name).op in QUADRATIC_OPS)
+    quadratic = sum(
+        c["macs"] for name, c in costs.items() if trace.stage(name) is not None and trace.stage(name).record.quadratic
+    )
     return quadratic / max(1, totals(costs)["macs"])
 
 
@@ -125,8 +141,9 @@ def share_curve(cfg: ModelConfig, vocab_out: int, ns=CURVE_N) -> list[dict]:
     rows = []
     for n in ns:
         f = formula_macs(cfg, n, vocab_out)
-        rows.append({"n": n, "attention_macs": f["attention"], "total_macs": f["total"],
-                     "share": f["attention"] / f["total"]})
+        rows.append(
+            {"n": n, "attention_macs": f["attention"], "total_macs": f["total"], "share": f["attention"] / f["total"]}
+        )
     return rows
 
 
@@ -135,6 +152,7 @@ def vocab_out(trace: Trace) -> int:
 
 
 # ---- memory -----------------------------------------------------------------------------------------------
+
 
 def kv_cache(trace: Trace) -> dict:
     """Bytes the KV cache keeps per generated token: K and V rows of every decoder self-attention.
@@ -146,8 +164,13 @@ def kv_cache(trace: Trace) -> dict:
         return {"per_token_bytes": 0, "layers": 0, "note": "no decoder: nothing is generated, so no KV cache"}
     per_token = 2 * cfg.n_layers * cfg.d_model * torch.finfo(torch.float32).bits // 8
     n = len(trace.tokens["dec"])
-    return {"per_token_bytes": per_token, "layers": cfg.n_layers, "tokens": n, "bytes_for_sentence": per_token * n,
-            "formula": "2 (K and V) × n_layers × d_model × 4 bytes"}
+    return {
+        "per_token_bytes": per_token,
+        "layers": cfg.n_layers,
+        "tokens": n,
+        "bytes_for_sentence": per_token * n,
+        "formula": "2 (K and V) × n_layers × d_model × 4 bytes",
+    }
 
 
 def memory(trace: Trace) -> dict[str, int]:
@@ -162,8 +185,12 @@ def memory(trace: Trace) -> dict[str, int]:
     largest = max(nbytes(trace[name]) for name in trace.stage_names)
     kv = kv_cache(trace).get("bytes_for_sentence", 0)
     return {
-        "weights": weights, "gradients": weights, "adam_moments": 2 * weights, "activations": activations,
-        "largest_stage": largest, "kv_cache": kv,
+        "weights": weights,
+        "gradients": weights,
+        "adam_moments": 2 * weights,
+        "activations": activations,
+        "largest_stage": largest,
+        "kv_cache": kv,
         "inference": weights + largest + kv,
         "training": weights + weights + 2 * weights + activations,
         "optimizer_over_weights": 2.0,
@@ -171,6 +198,7 @@ def memory(trace: Trace) -> dict[str, int]:
 
 
 # ---- measured time ---------------------------------------------------------------------------------------
+
 
 def attention_seconds(cfg: ModelConfig, n: int, repeats: int = 5) -> float:
     """Median wall time of this engine's attention (scores, scale, mask, softmax, weights·V) for n tokens,
@@ -195,12 +223,17 @@ def report(trace: Trace, measure: bool = False) -> dict:
     costs = stage_costs(trace)
     cfg = trace.config
     out = {
-        "stages": costs, "per_head": per_head(trace, costs), "per_layer": per_layer(costs),
-        "totals": totals(costs), "memory": memory(trace), "kv_cache": kv_cache(trace),
-        "attention_share": {"counted": counted_share(costs, trace),
-                            "curve": share_curve(cfg, vocab_out(trace))},
+        "stages": costs,
+        "per_head": per_head(trace, costs),
+        "per_layer": per_layer(costs),
+        "totals": totals(costs),
+        "memory": memory(trace),
+        "kv_cache": kv_cache(trace),
+        "attention_share": {"counted": counted_share(costs, trace), "curve": share_curve(cfg, vocab_out(trace))},
     }
     if measure:
-        out["measured"] = {"label": f"measured on this machine (CPU, {torch.get_num_threads()} torch threads)",
-                           "attention": measured_times(cfg)}
+        out["measured"] = {
+            "label": f"measured on this machine (CPU, {torch.get_num_threads()} torch threads)",
+            "attention": measured_times(cfg),
+        }
     return out

@@ -1,7 +1,12 @@
-"""The stage graph: every operation of the model as a named node with named inputs.
+"""The stage graph: every operation of the model as a named node with named inputs, and one record per operation.
 
 Inputs are names of parameters (see params.py) or of earlier stages, so the
 trace can recompute exactly the stages downstream of an edit.
+
+RECORDS holds everything the engine knows about an operation kind besides the function and inputs the builder
+gives its stages: its provenance rule, its backward (local) rule, its cost, where the map draws it, whether a KV
+cache keeps its input and which What-if switch changes it. The other modules ask `stage.record`; the display
+side keeps its own record per kind (gui/text/operations.py).
 """
 
 from __future__ import annotations
@@ -13,12 +18,13 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from . import ops
+from . import cost, ops, provenance
 from .config import ModelConfig
 from .params import block_sublayers
 
 if TYPE_CHECKING:
     from .tiled import Tile
+    from .trace import Trace
 
 
 @dataclass(frozen=True)
@@ -47,9 +53,115 @@ class Stage:
     tile: Tile | None = None  # the block of a tiled-attention stage (engine/tiled.py); None for every other stage
     place: Place = Place()  # stack, block, sublayer and part (the output head unless the builder says otherwise)
 
+    @property
+    def record(self) -> OpRecord:
+        return record(self.op)
 
-# Stages whose function takes `start`, the position of its first row (a KV cache computes new rows only).
-POSITIONAL_OPS = ("pos", "attn.q_rot", "attn.k_rot", "attn.masked")
+
+@dataclass(frozen=True)
+class OpRecord:
+    """What the engine knows about one operation kind, besides the function and inputs of each of its stages."""
+
+    op: str  # the kind, as Stage.op ("attn.scores")
+    sources: Callable[..., dict] | None  # its provenance rule (engine/provenance.py); None: not a computed stage
+    backward: str = ""  # the local rule of its backward step (engine/training/backward.py; a GUI shows its formula)
+    macs: Callable[[Trace, Stage], int] | None = None  # multiply-adds of its matrix products (engine/cost.py)
+    quadratic: bool = False  # part of attention's n × n work (cost's attention share)
+    per_head: bool = False  # one [h, …] tensor per head: the map draws it inside "each head"
+    map_group: str | None = None  # consecutive stages of one group are one operation on the map (the tiles)
+    switch: str | None = None  # the What-if switch that changes it (the map marks it off while that switch is on)
+    keeps_function: bool = False  # its switch on, its function (not ops.identity) returns its input unchanged
+    positional: bool = False  # its function takes `start`, the position of its first row (a KV cache's new rows)
+    cache: str | None = None  # "keys" or "values": a KV cache keeps its second input (and adds rows to it)
+    distribution: bool = False  # each row is a probability distribution (a softmax)
+
+
+_ATTENTION = dict(per_head=True)
+_TILES = dict(backward="tiled", map_group="attn.tiled", per_head=True)  # stepped beside p.z: gradient 0
+_RECORDS = (
+    # the embeddings ("tokens": each stack's token ids, an input of the trace that the map draws as a stage)
+    OpRecord("tokens", None),
+    OpRecord("embed", provenance.embed_row, "embedding_rows"),
+    OpRecord("pos", provenance.positions, "positional", switch="no_pe", positional=True),
+    OpRecord("type", provenance.token_type, "embedding_rows"),
+    OpRecord("x0", provenance.elementwise, "sum"),
+    # attention
+    OpRecord("attn.q", provenance.projection, "linear", cost.linear_macs, **_ATTENTION),
+    OpRecord("attn.k", provenance.projection, "linear", cost.linear_macs, **_ATTENTION),
+    OpRecord("attn.v", provenance.projection, "linear", cost.linear_macs, **_ATTENTION),
+    OpRecord(
+        "attn.q_rot",
+        provenance.rotated_pair,
+        "rotation",
+        switch="no_pe",
+        keeps_function=True,
+        positional=True,
+        **_ATTENTION,
+    ),
+    OpRecord(
+        "attn.k_rot",
+        provenance.rotated_pair,
+        "rotation",
+        switch="no_pe",
+        keeps_function=True,
+        positional=True,
+        **_ATTENTION,
+    ),
+    OpRecord(
+        "attn.scores",
+        provenance.dot_product,
+        "matmul",
+        cost.dot_product_macs,
+        quadratic=True,
+        cache="keys",
+        **_ATTENTION,
+    ),
+    OpRecord("attn.scaled", provenance.elementwise, "scale", switch="no_scale", **_ATTENTION),
+    OpRecord("attn.masked", provenance.masked, "mask", switch="no_mask", positional=True, **_ATTENTION),
+    OpRecord("attn.weights", provenance.whole_row, "softmax_jacobian", distribution=True, **_ATTENTION),
+    OpRecord(
+        "attn.z",
+        provenance.weighted_sum,
+        "matmul",
+        cost.weighted_sum_macs,
+        quadratic=True,
+        cache="values",
+        **_ATTENTION,
+    ),
+    OpRecord("attn.concat", provenance.concat, "reshape"),
+    OpRecord("attn.out", provenance.linear, "linear", cost.linear_macs),
+    # Add & Norm
+    OpRecord("add", provenance.elementwise, "residual", switch="no_residual"),
+    OpRecord("norm.mean", provenance.row_of_x, "layernorm_mean"),
+    OpRecord("norm.var", provenance.variance, "layernorm_var"),
+    OpRecord("norm.hat", provenance.normalised, "layernorm"),
+    OpRecord("norm.out", provenance.affine, "affine", switch="no_layernorm"),
+    # the feed-forward network
+    OpRecord("ffn.up", provenance.linear, "linear", cost.linear_macs),
+    OpRecord("ffn.gate", provenance.linear, "linear", cost.linear_macs),
+    OpRecord("ffn.act", provenance.elementwise, "activation"),
+    OpRecord("ffn.down", provenance.linear, "linear", cost.linear_macs),
+    # the output head, and the loss the backward pass adds after it (engine/training/backward.py)
+    OpRecord("logits", provenance.linear, "linear", cost.linear_macs),
+    OpRecord("probs", provenance.whole_row, "softmax_jacobian", distribution=True),
+    OpRecord("loss.per_position", None, "cross_entropy"),
+    OpRecord("loss", None, "mean"),
+    # tiled attention (engine/tiled.py)
+    OpRecord("attn.tiled.scores", provenance.tile_scores, macs=cost.dot_product_macs, **_TILES),
+    OpRecord("attn.tiled.m", provenance.tile_running, **_TILES),
+    OpRecord("attn.tiled.l", provenance.tile_running, **_TILES),
+    OpRecord("attn.tiled.o", provenance.tile_running, macs=cost.tile_out_macs, **_TILES),
+    OpRecord("attn.tiled.skipped", provenance.nothing, **_TILES | dict(per_head=False)),  # [BLOCK_Q, BLOCK_K]: its mask
+    OpRecord("attn.tiled.z", provenance.tiled_z, **_TILES),
+)
+RECORDS: dict[str, OpRecord] = {entry.op: entry for entry in _RECORDS}
+
+
+def record(op: str) -> OpRecord:
+    """The engine record of an operation kind."""
+    if op not in RECORDS:
+        raise KeyError(f"no engine record for operation {op!r} (engine/graph.py, RECORDS)")
+    return RECORDS[op]
 
 
 def _added_positions(cfg: ModelConfig) -> str:

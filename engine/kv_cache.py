@@ -13,16 +13,17 @@ from typing import TYPE_CHECKING
 import torch
 
 from .errors import EngineError
-from .graph import POSITIONAL_OPS, build_stages
+from .graph import build_stages
 
 if TYPE_CHECKING:
     from .config import ModelConfig
+    from .graph import Place
     from .model import Model
 
 
 def _key_side(stages) -> set[str]:
-    """Stages read as keys or values: the second input of every scores and z stage."""
-    return {st.inputs[1] for st in stages if st.op in ("attn.scores", "attn.z")}
+    """Stages read as keys or values: the second input of every stage whose record says a cache keeps it."""
+    return {st.inputs[1] for st in stages if st.record.cache}
 
 
 class KVCache:
@@ -66,7 +67,7 @@ class KVCache:
         for st in self.stages:
             if st.name not in self.dynamic:
                 continue
-            kw = {"start": start} if st.op in POSITIONAL_OPS else {}
+            kw = {"start": start} if st.record.positional else {}
             new[st.name] = st.fn(*[self._value(i, new) for i in st.inputs], **kw)
             if st.name in self.cached:
                 old = self.cached[st.name]
@@ -76,22 +77,23 @@ class KVCache:
 
     def keys_values(self) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
         """Per self-attention (e.g. "dec.0.self_attn"): the cached K (rotated with RoPE) and V [h, rows, d_k]."""
-        out = {}
-        for st in self.stages:
-            if st.op == "attn.scores" and st.inputs[1] in self.cached:
-                p = st.name.rsplit(".", 1)[0]
-                out[p] = (self.cached[st.inputs[1]], self.cached[f"{p}.v"])
-        return out
+        return {
+            p: (self.cached[k], self.cached[v]) for p, (k, v) in _attentions(self.stages).items() if k in self.cached
+        }
+
+
+def _attentions(stages) -> dict[str, tuple[str, str]]:
+    """Per decoder self-attention: the stages its scores read as keys and its output reads as values (K, V)."""
+    keys_values: dict[Place, dict[str, str]] = {}
+    for st in stages:
+        if st.record.cache and st.place.stack == "dec" and st.place.part == "self_attn":
+            keys_values.setdefault(st.place, {"attention": st.name.rsplit(".", 1)[0]})[st.record.cache] = st.inputs[1]
+    return {kv["attention"]: (kv["keys"], kv["values"]) for kv in keys_values.values()}
 
 
 def trace_keys_values(trace) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     """What a KV cache would hold after reading a trace's decoder tokens, per self-attention: K and V."""
-    out = {}
-    for st in trace.stages:
-        if st.op == "attn.scores" and st.name.startswith("dec.") and ".self_attn." in st.name:
-            p = st.name.rsplit(".", 1)[0]
-            out[p] = (trace[st.inputs[1]], trace[f"{p}.v"])
-    return out
+    return {p: (trace[k], trace[v]) for p, (k, v) in _attentions(trace.stages).items()}
 
 
 def _attention_macs(d: int, n_q: int, n_kv_new: int, n_k: int) -> int:

@@ -5,7 +5,8 @@ ints and `ALL` slices over that input's full shape, e.g. for a score
 
     sources(trace, "enc.0.attn.scores", (h, i, j)) == {"enc.0.attn.q": (h, i, ALL), "enc.0.attn.k": (h, j, ALL)}
 
-It is one step back through the graph: the direct inputs of the stage, never further.
+It is one step back through the graph: the direct inputs of the stage, never further. Each operation's record
+(engine/graph.py, RECORDS) names its rule among the functions here.
 """
 
 from __future__ import annotations
@@ -22,29 +23,29 @@ Selector = tuple  # of int | slice, one entry per dimension of the input
 Sources = dict[str, Selector]
 
 
-def _embed(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+def embed_row(st: Stage, trace: Trace, i: int, c: int) -> Sources:
     W_E, tokens = st.inputs
     return {W_E: (int(trace[tokens][i]), c), tokens: (i,)}
 
 
-def _pos(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+def positions(st: Stage, trace: Trace, i: int, c: int) -> Sources:
     """Sinusoidal (or no) positions depend on the position only; learned ones are rows of W_pos."""
     learned = [name for name in st.inputs if name.endswith(".W_pos")]
     return {learned[0]: (i, c)} if learned else {}
 
 
-def _token_type(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+def token_type(st: Stage, trace: Trace, i: int, c: int) -> Sources:
     """One sentence: every token is of type 0, so each row is row 0 of W_T."""
     W_T, _tokens = st.inputs
     return {W_T: (0, c)}
 
 
-def _elementwise(st: Stage, trace: Trace, *index: int) -> Sources:
+def elementwise(st: Stage, trace: Trace, *index: int) -> Sources:
     """Sums, activations, scaling, and any step a "what if" switch turned into the identity."""
     return {name: index for name in st.inputs}
 
 
-def _rotate(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+def rotated_pair(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
     """RoPE turns each pair (2k, 2k+1) of a row: an output cell comes from both cells of its pair."""
     (x,) = st.inputs
     if "no_pe" in trace.config.switches:
@@ -53,20 +54,20 @@ def _rotate(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
     return {x: (h, i, slice(first, first + 2))}
 
 
-def _project(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+def projection(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
     """q/k/v[h, i, c] = x[i, :] · W[:, col] + b[col], with col = h·d_k + c."""
     x, W, b = st.inputs
     col = h * trace.config.d_k + c
     return {x: (i, ALL), W: (ALL, col), b: (col,)}
 
 
-def _scores(st: Stage, trace: Trace, h: int, i: int, j: int) -> Sources:
+def dot_product(st: Stage, trace: Trace, h: int, i: int, j: int) -> Sources:
     """scores[h, i, j] = q[h, i, :] · k[h, j, :]."""
     q, k = st.inputs
     return {q: (h, i, ALL), k: (h, j, ALL)}
 
 
-def _masked(st: Stage, trace: Trace, h: int, i: int, j: int) -> Sources:
+def masked(st: Stage, trace: Trace, h: int, i: int, j: int) -> Sources:
     """A hidden cell is −∞ whatever the score was; a visible one is the scaled score itself."""
     (scaled,) = st.inputs
     out, before = float(trace[st.name][h, i, j]), float(trace[scaled][h, i, j])
@@ -75,58 +76,59 @@ def _masked(st: Stage, trace: Trace, h: int, i: int, j: int) -> Sources:
     return {scaled: (h, i, j)}
 
 
-def _row_softmax(st: Stage, trace: Trace, *index: int) -> Sources:
+def whole_row(st: Stage, trace: Trace, *index: int) -> Sources:
     """softmax over the last axis: a cell depends on its whole row."""
     (x,) = st.inputs
     return {x: index[:-1] + (ALL,)}
 
 
-def _weighted_sum(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+def weighted_sum(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
     """z[h, i, c] = weights[h, i, :] · v[h, :, c]."""
     weights, v = st.inputs
     return {weights: (h, i, ALL), v: (h, ALL, c)}
 
 
-def _concat(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+def concat(st: Stage, trace: Trace, i: int, c: int) -> Sources:
     """concat[i, c] = z[c // d_k, i, c % d_k]: heads side by side."""
     (z,) = st.inputs
     d_k = trace.config.d_k
     return {z: (c // d_k, i, c % d_k)}
 
 
-def _linear(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+def linear(st: Stage, trace: Trace, i: int, c: int) -> Sources:
     """out[i, c] = x[i, :] · W[:, c] + b[c]."""
     x, W, b = st.inputs
     return {x: (i, ALL), W: (ALL, c), b: (c,)}
 
 
-def _mean(st: Stage, trace: Trace, i: int, _c: int) -> Sources:
+def row_of_x(st: Stage, trace: Trace, i: int, _c: int) -> Sources:
     (x,) = st.inputs
     return {x: (i, ALL)}
 
 
-def _variance(st: Stage, trace: Trace, i: int, _c: int) -> Sources:
+def variance(st: Stage, trace: Trace, i: int, _c: int) -> Sources:
     x, mu = st.inputs
     return {x: (i, ALL), mu: (i, 0)}
 
 
-def _normalise(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+def normalised(st: Stage, trace: Trace, i: int, c: int) -> Sources:
     """hat[i, c] = (x[i, c] − mean[i]) / √(var[i] + eps)."""
     x, mu, var = st.inputs
     return {x: (i, c), mu: (i, 0), var: (i, 0)}
 
 
-def _affine(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+def affine(st: Stage, trace: Trace, i: int, c: int) -> Sources:
     """out[i, c] = gamma[c] · hat[i, c] + beta[c] (with LayerNorm switched off: out = x)."""
     if len(st.inputs) == 1:
-        return _elementwise(st, trace, i, c)
+        return elementwise(st, trace, i, c)
     hat, gamma, beta = st.inputs
     return {hat: (i, c), gamma: (c,), beta: (c,)}
 
 
 # ---- tiled attention (engine/tiled.py) --------------------------------------------------------------------
 
-def _tile_scores(st: Stage, trace: Trace, h: int, i: int, j: int) -> Sources:
+
+def tile_scores(st: Stage, trace: Trace, h: int, i: int, j: int) -> Sources:
     """S[h, i, j] = q[h, r0 + i, :] · k[h, c0 + j, :] (scaled); a hidden cell is −∞ whatever they are."""
     q, k = st.inputs
     if float(trace[st.name][h, i, j]) == float("-inf"):
@@ -134,7 +136,7 @@ def _tile_scores(st: Stage, trace: Trace, h: int, i: int, j: int) -> Sources:
     return {q: (h, st.tile.rows[0] + i, ALL), k: (h, st.tile.cols[0] + j, ALL)}
 
 
-def _tile_running(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+def tile_running(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
     """m, ℓ or o of query row i: its row of the tile's scores, the running values of that row before this tile,
     and for o the tile's value rows of column c."""
     out: Sources = {}
@@ -151,7 +153,7 @@ def _tile_running(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
     return out
 
 
-def _tiled_z(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+def tiled_z(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
     """z[h, i, c] = o[h, i − r0, c] / ℓ[h, i − r0] of the row block holding query i."""
     for o, l_ in zip(st.inputs[0::2], st.inputs[1::2]):
         r0, r1 = trace.stage(o).tile.rows
@@ -160,41 +162,9 @@ def _tiled_z(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
     return {}
 
 
-_RULES = {
-    "embed": _embed,
-    "pos": _pos,
-    "type": _token_type,
-    "x0": _elementwise,
-    "add": _elementwise,
-    "attn.q": _project,
-    "attn.k": _project,
-    "attn.v": _project,
-    "attn.q_rot": _rotate,
-    "attn.k_rot": _rotate,
-    "attn.scores": _scores,
-    "attn.scaled": _elementwise,
-    "attn.masked": _masked,
-    "attn.weights": _row_softmax,
-    "attn.z": _weighted_sum,
-    "attn.concat": _concat,
-    "attn.out": _linear,
-    "norm.mean": _mean,
-    "norm.var": _variance,
-    "norm.hat": _normalise,
-    "norm.out": _affine,
-    "ffn.up": _linear,
-    "ffn.gate": _linear,
-    "ffn.act": _elementwise,
-    "ffn.down": _linear,
-    "logits": _linear,
-    "probs": _row_softmax,
-    "attn.tiled.scores": _tile_scores,
-    "attn.tiled.m": _tile_running,
-    "attn.tiled.l": _tile_running,
-    "attn.tiled.o": _tile_running,
-    "attn.tiled.skipped": lambda st, trace, *index: {},  # no inputs: only the tile's mask
-    "attn.tiled.z": _tiled_z,
-}
+def nothing(st: Stage, trace: Trace, *index: int) -> Sources:
+    """A skipped tile of tiled attention: no inputs, only the tile's mask."""
+    return {}
 
 
 def sources(trace: Trace, name: str, index: tuple[int, ...]) -> Sources:
@@ -208,4 +178,4 @@ def sources(trace: Trace, name: str, index: tuple[int, ...]) -> Sources:
         return {}
     if name in trace.overrides:
         return {}  # a pinned stage was typed in by hand, not computed
-    return _RULES[st.op](st, trace, *index)
+    return st.record.sources(st, trace, *index)

@@ -50,12 +50,15 @@ def plan(n_q: int, n_k: int, block_q: int, block_k: int, causal: bool) -> list[l
     rows = [(r, min(r + block_q, n_q)) for r in range(0, n_q, block_q)]
     cols = [(c, min(c + block_k, n_k)) for c in range(0, n_k, block_k)]
     if len(rows) * len(cols) > MAX_TILES:
-        raise EngineError(f"tiled attention: {len(rows)}×{len(cols)} tiles are too many to step through; "
-                          f"use larger blocks (at most {MAX_TILES} tiles)")
+        raise EngineError(
+            f"tiled attention: {len(rows)}×{len(cols)} tiles are too many to step through; "
+            f"use larger blocks (at most {MAX_TILES} tiles)"
+        )
     return [[Tile(i, j, r, c, causal and c[0] > r[1] - 1) for j, c in enumerate(cols)] for i, r in enumerate(rows)]
 
 
 # ---- one step each ---------------------------------------------------------------------------------
+
 
 def tile_hidden(tile: Tile) -> torch.Tensor:
     """True where a query of the tile may not see a key of it (the key comes after the query)."""
@@ -107,8 +110,9 @@ def first_out(s: torch.Tensor, m: torch.Tensor, v: torch.Tensor, *, tile: Tile) 
     return torch.exp(s - m) @ v[:, c0:c1]
 
 
-def next_out(s: torch.Tensor, m_old: torch.Tensor, m: torch.Tensor, o_old: torch.Tensor, v: torch.Tensor, *,
-             tile: Tile) -> torch.Tensor:
+def next_out(
+    s: torch.Tensor, m_old: torch.Tensor, m: torch.Tensor, o_old: torch.Tensor, v: torch.Tensor, *, tile: Tile
+) -> torch.Tensor:
     """o = o_old · e^(m_old − m) + e^(S − m) · V_J."""
     return o_old * torch.exp(m_old - m) + first_out(s, m, v, tile=tile)
 
@@ -120,12 +124,21 @@ def normalise(*running: torch.Tensor) -> torch.Tensor:
 
 # ---- the stages --------------------------------------------------------------------------------------
 
+
 def tile_prefix(attention: str, tile: Tile) -> str:
     return f"{attention}.tiled.r{tile.row_block}c{tile.col_block}"
 
 
-def tile_stages(attention: str, scores_inputs: tuple[str, str], v: str, n_q: int, n_k: int,
-                blocks: tuple[int, int], d_k: int | None, causal: bool) -> list[tuple[str, str, tuple, object, Tile]]:
+def tile_stages(
+    attention: str,
+    scores_inputs: tuple[str, str],
+    v: str,
+    n_q: int,
+    n_k: int,
+    blocks: tuple[int, int],
+    d_k: int | None,
+    causal: bool,
+) -> list[tuple[str, str, tuple, object, Tile]]:
     """(name, op, inputs, fn, tile) of every tile stage of one attention, in the order they run, then p.tiled.z."""
     out, running = [], []
     for row in plan(n_q, n_k, *blocks, causal):
@@ -136,16 +149,21 @@ def tile_stages(attention: str, scores_inputs: tuple[str, str], v: str, n_q: int
                 out.append((f"{p}.skipped", "attn.tiled.skipped", (), partial(skipped_tile, tile=tile), tile))
                 continue
             s, m, l_, o = f"{p}.scores", f"{p}.m", f"{p}.l", f"{p}.o"
-            out.append((s, "attn.tiled.scores", scores_inputs,
-                        partial(tile_scores, tile=tile, d_k=d_k, causal=causal), tile))
+            out.append(
+                (s, "attn.tiled.scores", scores_inputs, partial(tile_scores, tile=tile, d_k=d_k, causal=causal), tile)
+            )
             if m_old is None:
-                out += [(m, "attn.tiled.m", (s,), first_max, tile),
-                        (l_, "attn.tiled.l", (s, m), first_sum, tile),
-                        (o, "attn.tiled.o", (s, m, v), partial(first_out, tile=tile), tile)]
+                out += [
+                    (m, "attn.tiled.m", (s,), first_max, tile),
+                    (l_, "attn.tiled.l", (s, m), first_sum, tile),
+                    (o, "attn.tiled.o", (s, m, v), partial(first_out, tile=tile), tile),
+                ]
             else:
-                out += [(m, "attn.tiled.m", (s, m_old), next_max, tile),
-                        (l_, "attn.tiled.l", (s, m_old, m, l_old), next_sum, tile),
-                        (o, "attn.tiled.o", (s, m_old, m, o_old, v), partial(next_out, tile=tile), tile)]
+                out += [
+                    (m, "attn.tiled.m", (s, m_old), next_max, tile),
+                    (l_, "attn.tiled.l", (s, m_old, m, l_old), next_sum, tile),
+                    (o, "attn.tiled.o", (s, m_old, m, o_old, v), partial(next_out, tile=tile), tile),
+                ]
             m_old, l_old, o_old = m, l_, o
         running += [o_old, l_old]
     out.append((f"{attention}.tiled.z", "attn.tiled.z", tuple(running), normalise, None))
@@ -193,7 +211,7 @@ def add_tile_stages(stages: list[Stage], blocks: tuple[int, int], lengths: dict[
     out: list[Stage] = []
     for st in stages:
         out.append(st)
-        if st.op != "attn.z":
+        if st.record.cache != "values":  # the tiles follow the attention's weighted sum (z, the stage that reads V)
             continue
         p = st.name.rsplit(".", 1)[0]
         scores, scaled, masked = by_name[f"{p}.scores"], by_name[f"{p}.scaled"], by_name[f"{p}.masked"]

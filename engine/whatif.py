@@ -11,7 +11,7 @@ import torch
 
 from . import ops
 from .errors import EngineError
-from .graph import block_outputs, stack_output
+from .graph import Stage, block_outputs, stack_output
 from .tokenizer import START
 
 if TYPE_CHECKING:
@@ -31,6 +31,11 @@ def mean_max_weight(weights: torch.Tensor) -> float:
     return float(weights.amax(dim=-1).mean())
 
 
+def attention_weights(stages: list[Stage]) -> list[Stage]:
+    """The attention weights among `stages`: per head, each row a probability distribution (their records say)."""
+    return [st for st in stages if st.record.per_head and st.record.distribution]
+
+
 def max_weight_by_dk(config: ModelConfig, text: str, d_ks: list[int], samples: int = 4) -> dict[str, list[float]]:
     """For each d_k, one-layer models like `config` with d_model = n_heads · d_k and seeds seed … seed +
     samples − 1: the mean largest weight of the first attention, scaled by 1/√d_k ("scaled") and with
@@ -48,7 +53,7 @@ def max_weight_by_dk(config: ModelConfig, text: str, d_ks: list[int], samples: i
             model = Model.create(base)
             for key, switches in (("scaled", others), ("unscaled", others + ("no_scale",))):
                 trace = model.with_config(base.replace(switches=switches)).trace(text, target)
-                first = next(st.name for st in trace.stages if st.op == "attn.weights")
+                first = attention_weights(trace.stages)[0].name
                 sums[key] += mean_max_weight(trace[first]) / samples
         for key in curves:
             curves[key].append(sums[key])
@@ -66,8 +71,9 @@ def token_spread(trace: Trace, stack: str | None = None) -> list[float]:
 DEPTH_SETTINGS = ("normal", "no_residual", "no_layernorm")
 
 
-def spread_by_depth(config: ModelConfig, text: str, target: str | None = None, n_layers: int = 6,
-                    samples: int = 4) -> dict[str, dict[str, list[float]]]:
+def spread_by_depth(
+    config: ModelConfig, text: str, target: str | None = None, n_layers: int = 6, samples: int = 4
+) -> dict[str, dict[str, list[float]]]:
     """For seeded n_layers-deep models like `config` (its other switches kept; seeds seed … seed + samples − 1;
     free vocabularies): layer_spread ("values") and token_spread ("tokens") of the last stack, averaged over
     the seeds, as built ("normal"), with no_residual and with no_layernorm."""
@@ -78,8 +84,10 @@ def spread_by_depth(config: ModelConfig, text: str, target: str | None = None, n
     out: dict[str, dict[str, list[float]]] = {}
     for setting in DEPTH_SETTINGS:
         switches = others + (() if setting == "normal" else (setting,))
-        sums = {"values": torch.zeros(n_layers + 1, dtype=torch.float64),
-                "tokens": torch.zeros(n_layers + 1, dtype=torch.float64)}
+        sums = {
+            "values": torch.zeros(n_layers + 1, dtype=torch.float64),
+            "tokens": torch.zeros(n_layers + 1, dtype=torch.float64),
+        }
         for seed in range(config.seed, config.seed + samples):
             cfg = config.replace(n_layers=n_layers, switches=switches, seed=seed, enc_vocab=None, dec_vocab=None)
             trace = Model.create(cfg).trace(text, target)

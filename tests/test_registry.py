@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from engine import Model, ModelConfig
-from engine.training.backward import GRAD_PREFIX, RULES
+from engine.graph import RECORDS
+from engine.training.backward import GRAD_PREFIX
 from engine.training.shown_trace import ShownTrace
 from gui.plots.figure import PANELS
 from gui.text.formulas import formula, symbols
@@ -82,7 +83,8 @@ def test_every_stage_has_a_complete_entry(kind):
 def test_every_entry_is_used_and_every_backward_rule_has_one():
     seen = {stage_op(trace, name) for trace in TRACES.values() for name in trace.stage_names}
     assert seen == set(OPERATIONS), "entries no architecture uses, or ops without an entry"
-    assert {GRAD_PREFIX + rule for rule in RULES.values()} <= set(OPERATIONS)
+    assert {GRAD_PREFIX + r.backward for r in RECORDS.values() if r.backward} <= set(OPERATIONS)
+    assert set(RECORDS) == set(OPERATIONS) - {op for op in OPERATIONS if op.startswith(GRAD_PREFIX)}
 
 
 def test_cross_attention_is_told_by_the_place_not_the_name():

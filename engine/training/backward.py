@@ -32,22 +32,10 @@ LABELS = "dec.labels"
 GRAD_PREFIX = "grad."
 LOSS_STAGES = (
     Stage("loss.per_position", "loss.per_position", ("probs", LABELS), ops.cross_entropy, rows="dec"),
-    Stage("loss", "loss", ("loss.per_position",), ops.mean_loss),
+    Stage("loss", "loss", ("loss.per_position",), ops.mean_loss),  # the stages' records: engine/graph.py
 )
+PER_POSITION, LOSS = (st.name for st in LOSS_STAGES)
 MAX_LR = 100.0
-
-# The local rule of each op's backward step: how ∂L/∂output becomes ∂L/∂inputs (a GUI shows its formula).
-RULES = {
-    "loss": "mean", "loss.per_position": "cross_entropy", "probs": "softmax_jacobian", "logits": "linear",
-    "embed": "embedding_rows", "pos": "positional", "type": "embedding_rows", "x0": "sum",
-    "attn.q": "linear", "attn.k": "linear", "attn.v": "linear", "attn.q_rot": "rotation", "attn.k_rot": "rotation",
-    "attn.scores": "matmul", "attn.scaled": "scale", "attn.masked": "mask", "attn.weights": "softmax_jacobian",
-    "attn.z": "matmul", "attn.concat": "reshape", "attn.out": "linear", "add": "residual",
-    "norm.mean": "layernorm_mean", "norm.var": "layernorm_var", "norm.hat": "layernorm", "norm.out": "affine",
-    "ffn.up": "linear", "ffn.gate": "linear", "ffn.act": "activation", "ffn.down": "linear",
-    # tiled attention (engine/tiled.py) is stepped beside p.z, which the rest of the model reads: gradient 0
-    **{f"attn.tiled.{part}": "tiled" for part in ("scores", "m", "l", "o", "skipped", "z")},
-}
 
 
 @dataclass(frozen=True)
@@ -55,7 +43,7 @@ class BackwardStage:
     name: str  # "grad.<of>"
     of: str  # the forward stage whose gradient this step computes
     op: str  # the forward stage's op
-    rule: str  # the local rule (RULES; "identity" where a switch made the forward stage its input)
+    rule: str  # the local rule (the op's record; "identity" where a switch made the forward stage its input)
     params: tuple[str, ...]  # parameters read by the forward stage: their gradients are taken here
 
 
@@ -70,9 +58,11 @@ def forward_of(name: str) -> str:
 
 
 def _rule(st: Stage, switches: tuple[str, ...]) -> str:
-    if st.fn is ops.identity or (st.op in ("attn.q_rot", "attn.k_rot") and "no_pe" in switches):
+    """The local rule of the stage's backward step: its record's, or "identity" where a switch made it its input."""
+    record = st.record
+    if st.fn is ops.identity or (record.keeps_function and record.switch in switches):
         return "identity"
-    return RULES[st.op]
+    return record.backward
 
 
 def _refuse_without_head(trace: Trace) -> None:
@@ -86,8 +76,13 @@ def backward_stages(trace: Trace) -> list[BackwardStage]:
     params = trace.params
     forward = trace.stages + list(LOSS_STAGES)
     return [
-        BackwardStage(GRAD_PREFIX + st.name, st.name, st.op, _rule(st, trace.config.switches),
-                      tuple(i for i in st.inputs if i in params))
+        BackwardStage(
+            GRAD_PREFIX + st.name,
+            st.name,
+            st.op,
+            _rule(st, trace.config.switches),
+            tuple(i for i in st.inputs if i in params),
+        )
         for st in reversed(forward)
     ]
 
@@ -98,8 +93,13 @@ def labels(trace: Trace) -> Tensor:
     return next_token_labels(trace.model, trace.values["dec.tokens"])
 
 
-def _run(trace: Trace, params: dict[str, Tensor], dtype, probes: dict[str, Tensor] | None,
-         overrides: dict[str, Tensor] | None = None) -> dict[str, Tensor]:
+def _run(
+    trace: Trace,
+    params: dict[str, Tensor],
+    dtype,
+    probes: dict[str, Tensor] | None,
+    overrides: dict[str, Tensor] | None = None,
+) -> dict[str, Tensor]:
     """Every stage and the loss, as the trace computes them (its overrides, then `overrides`) from `params`,
     in `dtype` (None: as they come). With `probes`, every stage's value gets a zero leaf added (x + 0 = x exactly),
     whose gradient is ∂loss/∂(that stage): distinct even where a switch makes a stage equal its input."""
@@ -124,14 +124,15 @@ def _leaf_params(trace: Trace, dtype) -> dict[str, Tensor]:
     return {k: (v if dtype is None else v.to(dtype)).detach().requires_grad_(True) for k, v in trace.params.items()}
 
 
-def loss_values(trace: Trace, params: dict[str, Tensor] | None = None, dtype=None,
-                overrides: dict[str, Tensor] | None = None) -> dict[str, Tensor]:
+def loss_values(
+    trace: Trace, params: dict[str, Tensor] | None = None, dtype=None, overrides: dict[str, Tensor] | None = None
+) -> dict[str, Tensor]:
     """`dec.labels`, `loss.per_position` and `loss` of the trace, or of what it would be with other
     parameters or more stages pinned (`overrides`, as Trace.set_override does); the trace is not changed."""
     params = {k: v if dtype is None else v.to(dtype) for k, v in (params or trace.params).items()}
     with torch.no_grad():
         values = _run(trace, params, dtype, None, overrides)
-    return {name: values[name] for name in (LABELS, "loss.per_position", "loss")}
+    return {name: values[name] for name in (LABELS, PER_POSITION, LOSS)}
 
 
 def backward(trace: Trace, dtype=None) -> dict[str, Tensor]:
@@ -145,9 +146,9 @@ def backward(trace: Trace, dtype=None) -> dict[str, Tensor]:
     probes: dict[str, Tensor] = {}
     values = _run(trace, params, dtype, probes)
     leaves = list(probes.values()) + list(params.values())
-    grads = torch.autograd.grad(values["loss"], leaves, allow_unused=True)
+    grads = torch.autograd.grad(values[LOSS], leaves, allow_unused=True)
     by_leaf = dict(zip(list(probes) + list(params), grads))
-    out = {name: values[name].detach() for name in (LABELS, "loss.per_position", "loss")}
+    out = {name: values[name].detach() for name in (LABELS, PER_POSITION, LOSS)}
     for step in backward_stages(trace):
         out[step.name] = _dense(by_leaf[step.of], probes[step.of])
     for name, p in params.items():
@@ -161,6 +162,7 @@ def _dense(grad: Tensor | None, like: Tensor) -> Tensor:
 
 
 # ---- one step of gradient descent ----------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ParamUpdate:
@@ -191,7 +193,7 @@ def training_step(trace: Trace, lr: float) -> TrainingStep:
     makes a model that could not be shown, saved or stepped again."""
     lr = check_lr(lr)
     grads = backward(trace)
-    before = float(grads["loss"])
+    before = float(grads[LOSS])
     if not math.isfinite(before):
         raise EngineError(
             f"the loss on this sentence is {_not_finite(before)}, so its gradients are not numbers; no step was "
@@ -203,7 +205,7 @@ def training_step(trace: Trace, lr: float) -> TrainingStep:
     }
     for name, update in updates.items():
         _check_update(name, update, lr)
-    after = float(loss_values(trace, {name: u.after for name, u in updates.items()})["loss"])
+    after = float(loss_values(trace, {name: u.after for name, u in updates.items()})[LOSS])
     if not math.isfinite(after):
         raise EngineError(
             f"with learning rate {lr:g} the loss after this step would be {_not_finite(after)}; no step was taken: "

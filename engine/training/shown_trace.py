@@ -4,9 +4,9 @@ are computed here; the views, the registry of how a stage is shown and the plots
 
 The engine's trace keeps its stages (the command line's `trace`, `stages` and `export` are unchanged). Here
 each loss and backward step becomes a Stage the views already know how to show: `loss.per_position` and
-`loss` read the probabilities and the labels; `grad.<stage>` (op "grad.<rule>", the local rule of
-engine.training.backward.RULES) shows ∂L/∂(that stage), with the forward value, the parameters read there and their
-gradients as its inputs. The gradients are computed on demand, the first time one is read.
+`loss` read the probabilities and the labels; `grad.<stage>` (op "grad.<rule>", the local rule of its forward
+stage's record, engine/graph.py) shows ∂L/∂(that stage), with the forward value, the parameters read there and
+their gradients as its inputs. The gradients are computed on demand, the first time one is read.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .backward import (
     GRAD_PREFIX,
     LABELS,
     LOSS_STAGES,
+    PER_POSITION,
     backward,
     backward_stages,
     labels,
@@ -33,8 +34,9 @@ def _grad_stage(trace, step) -> Stage:
     forward = trace.stage(step.of) or next(st for st in LOSS_STAGES if st.name == step.of)
     inputs = (step.of, *step.params, *(GRAD_PREFIX + p for p in step.params))
     # fn None: a backward stage is read from backward.py's gradients, never computed on its own
-    return Stage(step.name, GRAD_PREFIX + step.rule, inputs, None, rows=forward.rows, cols=forward.cols,
-                 place=forward.place)
+    return Stage(
+        step.name, GRAD_PREFIX + step.rule, inputs, None, rows=forward.rows, cols=forward.cols, place=forward.place
+    )
 
 
 def extra_stages(trace) -> dict[str, Stage]:
@@ -47,8 +49,11 @@ def extra_stages(trace) -> dict[str, Stage]:
             steps = backward_stages(trace)
         except EngineError:  # no loss to take (no output head, or a checkpoint without <end>): forward only
             steps = None
-        _EXTRA[trace] = {} if steps is None else (
-            {st.name: st for st in LOSS_STAGES} | {s.name: _grad_stage(trace, s) for s in steps})
+        _EXTRA[trace] = (
+            {}
+            if steps is None
+            else ({st.name: st for st in LOSS_STAGES} | {s.name: _grad_stage(trace, s) for s in steps})
+        )
     return _EXTRA[trace]
 
 
@@ -80,6 +85,6 @@ class ShownTrace:
         if name in self.trace:
             return self.trace[name]
         value = self.gradients()[name]
-        if name in ("loss.per_position", "grad.loss.per_position", LABELS):
+        if name in (PER_POSITION, GRAD_PREFIX + PER_POSITION, LABELS):
             return value[:, None]  # one row per decoder token
         return value.reshape(1, 1) if value.dim() == 0 else value

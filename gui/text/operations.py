@@ -52,7 +52,7 @@ class Operation:
 
 
 def _rule(text: str) -> Callable[[Formula], str]:
-    """The local rule of a backward step (engine.training.backward.RULES); g = ∂L/∂(the stage's output)."""
+    """The local rule of a backward step (an engine record's `backward`, engine/graph.py); g = ∂L/∂(its output)."""
     return lambda f: text
 
 
@@ -324,11 +324,6 @@ def colour_kind(op: str) -> str:
     """How an operation's numbers are coloured: SIGNED (a diverging map centred on 0), NON_NEGATIVE (a
     sequential map from 0), PROBABILITY (sequential on 0 … 1) or IDS (whole numbers, never a heat map)."""
     return operation(op).colour
-
-
-def is_sequential(op: str) -> bool:
-    """Non-negative data: a sequential colour map."""
-    return colour_kind(op) in (NON_NEGATIVE, PROBABILITY)
 
 
 def token_stack(trace, name: str) -> str | None:
