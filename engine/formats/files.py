@@ -18,7 +18,9 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from ..errors import EngineError
 
@@ -27,20 +29,30 @@ TEMP_SUFFIX = ".tmp"
 
 def write_atomic(path: str | Path, data: bytes) -> Path:
     """Write all of `data` to `path` or nothing; returns the file written (a symlink's target)."""
+    if not data:
+        _regular_target(Path(path))
+        raise EngineError(f"cannot write {path}: there is nothing to write")
+    return write_atomic_with(path, lambda file: _write_bytes(file, data))
+
+
+def write_atomic_with(path: str | Path, fill: Callable[[BinaryIO], int]) -> Path:
+    """Like write_atomic, for a writer too large to hold in memory first: `fill` writes the whole file into the
+    open binary file it is given (raising OSError when a write failed) and returns how many bytes it wrote."""
     path = Path(path)
     target = _regular_target(path)
-    if not data:
-        raise EngineError(f"cannot write {path}: there is nothing to write")
     remove_stale_temps(target)
     mode = _mode_for(target)
     tmp = _create_temp(target, path)
     try:
-        _write_all(tmp, data)
+        _write_all(tmp, fill)
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise EngineError(f"cannot write {path}: {_reason(exc)}") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     _fsync_folder(target.parent)
     return target
 
@@ -87,15 +99,20 @@ def _create_temp(target: Path, path: Path) -> Path:
     return tmp
 
 
-def _write_all(tmp: Path, data: bytes) -> None:
-    """Write, flush and fsync; then the size on disk must be the size of `data`."""
+def _write_bytes(file: BinaryIO, data: bytes) -> int:
+    file.write(data)
+    return len(data)
+
+
+def _write_all(tmp: Path, fill: Callable[[BinaryIO], int]) -> None:
+    """Write, flush and fsync; then the size on disk must be the size `fill` wrote."""
     with open(tmp, "wb") as f:
-        f.write(data)
+        size = fill(f)
         f.flush()
         os.fsync(f.fileno())
         written = os.fstat(f.fileno()).st_size
-    if written != len(data):
-        raise OSError(f"only {written} of {len(data)} bytes reached the disk")
+    if written != size:
+        raise OSError(f"only {written} of {size} bytes reached the disk")
 
 
 def _fsync_folder(folder: Path) -> None:

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QIODevice, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter
 
-from engine.formats.files import write_atomic
+from engine.formats.files import write_atomic_with
 from gui.plots import PlotOptions
 from gui.plots.captions import caption
 from gui.plots.heatmap import format_cell
@@ -213,9 +214,34 @@ def draw_page(
 def write_pdf_deck(
     trace, opts: PlotOptions, deck: list[Slide], path: Path, progress: Progress | None, inset: bool
 ) -> int:
-    """The map's page, then one page per slide of `deck` (slides() with the slides' `opts`); returns the count."""
-    buffer = memory_file()
-    writer = pdf_writer(buffer)
+    """The map's page, then one page per slide of `deck` (slides() with the slides' `opts`); returns the count.
+    Each page goes to the file as it is drawn: the deck is never held in memory."""
+    write_atomic_with(path, lambda file: draw_pdf_deck(trace, opts, deck, file, progress, inset))
+    return len(deck) + 1
+
+
+class Spool:
+    """A PDF writer's memory file, emptied into an open binary file after each page: the deck is never held whole
+    (Qt's writers do not report a failed write, so they write into memory; Python's file raises)."""
+
+    def __init__(self, file: BinaryIO):
+        self.file, self.buffer, self.written = file, memory_file(), 0
+
+    def drain(self) -> None:
+        data = self.buffer.data().data()
+        self.file.write(data)
+        self.written += len(data)
+        self.buffer.close()
+        self.buffer.setData(b"")
+        self.buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+
+
+def draw_pdf_deck(
+    trace, opts: PlotOptions, deck: list[Slide], file: BinaryIO, progress: Progress | None, inset: bool
+) -> int:
+    """Write the deck's pages into `file` as they are drawn; returns the bytes written."""
+    spool = Spool(file)
+    writer = pdf_writer(spool.buffer)
     painter = open_painter(writer)
     page = fit(writer, SCENE_W, SCENE_H)
     painter.translate(page.topLeft())
@@ -227,11 +253,12 @@ def write_pdf_deck(
             progress(1, len(deck) + 1)
         with map_inset(trace, opts) as small:
             for k, slide in with_progress(deck, progress, before=1):
-                writer.newPage()
+                writer.newPage()  # the page before goes into the memory file
+                spool.drain()
                 on_map = (lambda box, s=slide.stage: small.paint(s, painter, box)) if inset else None
                 with offscreen_figure(trace, slide.stage, opts, FIGURE_SIZE) as view:
                     draw_page(painter, slide, lambda box, v=view: paint(v, painter, box), k + 2, len(deck) + 1, on_map)
     finally:
         painter.end()
-    write_atomic(path, bytes(buffer.data()))
-    return len(deck) + 1
+    spool.drain()
+    return spool.written

@@ -157,5 +157,5 @@ def write_pptx_deck(
             add_slide(prs, slide, png_bytes(trace, slide.stage, opts), on_map)
     buffer = io.BytesIO()
     prs.save(buffer)
-    write_atomic(path, buffer.getvalue())
+    write_atomic(path, buffer.getbuffer())  # the zipped bytes themselves, not a copy
     return len(deck) + 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
@@ -24,7 +24,8 @@ def ensure_app() -> QApplication:
 def offscreen_figure(
     trace, stage: str | None, opts: PlotOptions, size=(SCENE_W, SCENE_H), draw: Draw = draw_stage
 ) -> Iterator[FittedLayoutWidget]:
-    """A laid-out figure widget that is never shown on screen (shrunk as a whole if it needs more room)."""
+    """A laid-out figure widget that is never shown on screen (shrunk as a whole if it needs more room), deleted
+    as soon as the `with` block ends: a deck draws one figure at a time and holds none of them."""
     app = ensure_app()
     view = FittedLayoutWidget()
     view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)  # "shown" (laid out, painted once) off screen
@@ -39,6 +40,9 @@ def offscreen_figure(
     finally:
         view.close()
         view.deleteLater()
+        # now, not when control returns to an event loop: a deck draws all its figures without returning to one
+        # (the command line has none), and each figure held its scene, images and fonts (3 GiB at 64 tokens)
+        QCoreApplication.sendPostedEvents(view, QEvent.Type.DeferredDelete)
 
 
 def paint(view: FittedLayoutWidget, painter: QPainter, target: QRectF) -> None:
