@@ -129,3 +129,38 @@ def check_for_sentences(cfg: ModelConfig, tokens: dict[str, list[str]]) -> None:
     longest = max(map(len, tokens.values()))
     lengths = {s: len(tokens.get(s, ())) or longest for s in cfg.stacks}
     check_trace(cfg, lengths, {s: len(cfg.vocab_for(s) or ()) + len(SPECIALS) + lengths[s] for s in cfg.stacks})
+
+
+# ---- exports -------------------------------------------------------------------------------------------------
+# An export (a figure, or a deck drawn one figure at a time) holds at its peak: the program (Python, torch, Qt and
+# its fonts), the trace it draws, the figure being drawn (with what the allocator keeps of the ones before it) and,
+# for a PPTX, every slide's pictures until the file is zipped (a PDF goes to disk page by page). Measured with
+# `python tests/bench_export.py --memory`: the picker's large model peaks at 524 / 649 / 940 / 1,121 MiB on
+# 11 / 64 / 128 / 256 tokens (PDF, 143 slides), about 400 MiB before the first figure.
+RUNTIME_BYTES = 400 * 2**20
+FIGURE_BYTES = 640 * 2**20
+PICTURE_BYTES = 2**20  # a PPTX slide's PNG figure and "you are here" map
+MAX_EXPORT_BYTES = MAX_MODEL_BYTES
+
+
+def trace_bytes(trace) -> int:
+    """The bytes a built trace holds: the stages it computed and its parameters."""
+    tensors = [*trace.values.values(), *trace.params.values()]
+    return sum(t.nelement() * t.element_size() for t in tensors)
+
+
+def export_bytes(trace, held: int = 0) -> int:
+    """The peak memory of an export of `trace` that holds `held` bytes of its own (pictures, an image)."""
+    return RUNTIME_BYTES + trace_bytes(trace) + FIGURE_BYTES + held
+
+
+def check_export(trace, what: str, held: int = 0) -> None:
+    """Refuse, before anything is drawn, an export whose peak memory would exceed the budget."""
+    need = export_bytes(trace, held)
+    if need > MAX_EXPORT_BYTES:
+        raise EngineError(
+            f"{what} would need {_gib(need)} of memory (limit {_gib(MAX_EXPORT_BYTES)}): the lesson's numbers "
+            f"{_gib(trace_bytes(trace))}, drawing {_gib(RUNTIME_BYTES + FIGURE_BYTES)}"
+            + (f", the file's images {_gib(held)}" if held else "")
+            + "; use a shorter sentence or a smaller model"
+        )

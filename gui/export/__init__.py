@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from engine import EngineError
+from engine.budget import PICTURE_BYTES, check_export
 from engine.formats.files import check_target
 
 from .deck import Progress, slides, write_pdf_deck
@@ -38,7 +39,8 @@ def export_deck(
     inset: bool = True,
 ) -> int:
     """Write the lesson as a .pdf or .pptx deck: the map, then one page/slide per stage (of `stages`, default all),
-    each with a small "you are here" map when `inset`; returns the count."""
+    each with a small "you are here" map when `inset`; returns the count. The figures are drawn one at a time;
+    a deck that would not fit the memory budget (engine/budget.py) is refused before any is drawn."""
     path = Path(path)
     check_target(path)
     fmt = (fmt or path.suffix.lstrip(".")).lower()
@@ -46,8 +48,12 @@ def export_deck(
         raise EngineError(
             f"cannot export slides as {fmt or 'a file without extension'!r}; use one of {', '.join(DECK_FORMATS)}"
         )
+    shown = [name for name in trace.stage_names if stages is None or name in stages]
+    pages = len(shown) + 1  # the map first
+    # a PPTX holds every slide's pictures until it is zipped; a PDF's pages go to disk as they are drawn
+    check_export(trace, f"these {pages} slides", pages * PICTURE_BYTES if fmt == "pptx" else 0)
     opts = replace(opts, slide=True, title=False)  # each slide's title is the slide's own
-    deck = slides(trace, opts, stages)
+    deck = slides(trace, opts, shown)
     if fmt == "pdf":
         return write_pdf_deck(trace, opts, deck, path, progress, inset)
     from .pptx import write_pptx_deck  # python-pptx loads only when a PPTX is asked for

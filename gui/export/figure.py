@@ -14,6 +14,7 @@ from PySide6.QtGui import QGuiApplication, QPageLayout, QPageSize, QPainter, QPd
 from PySide6.QtSvg import QSvgGenerator
 
 from engine import EngineError
+from engine.budget import check_export
 from engine.formats.files import check_target, write_atomic
 from gui.plots import PlotOptions, draw_stage
 from gui.text.operations import stage_title
@@ -63,6 +64,7 @@ def export_figure(
         raise EngineError(f"width {width} px is out of range; use {MIN_WIDTH} to {MAX_WIDTH}")
     path = Path(path)
     check_target(path)
+    check_export(trace, "this figure", image_bytes(width) if fmt == "png" else 0)
     opts = slide_options(opts)
     buffer = memory_file()
     if fmt == "png":
@@ -73,6 +75,11 @@ def export_figure(
         write_pdf(trace, stage, opts, buffer, draw)
     write_atomic(path, bytes(buffer.data()))
     return path
+
+
+def image_bytes(width: int) -> int:
+    """What a PNG `width` pixels wide holds while it is made: the image (4 bytes a pixel) and, at most, its PNG."""
+    return 2 * 4 * width * round(width * SCENE_H / SCENE_W)
 
 
 def memory_file() -> QBuffer:
@@ -103,9 +110,9 @@ def write_svg(trace, stage: str, opts: PlotOptions, buffer: QBuffer, draw: Draw 
         painter.end()
 
 
-def pdf_writer(buffer: QBuffer) -> QPdfWriter:
+def pdf_writer(device: QIODevice) -> QPdfWriter:
     """A 16:9 PDF page the size of the slide canvas at screen resolution, so text sits where it does on screen."""
-    writer = QPdfWriter(buffer)
+    writer = QPdfWriter(device)
     writer.setResolution(SCREEN_DPI)
     mm = 25.4 / SCREEN_DPI
     writer.setPageSize(QPageSize(QSizeF(SCENE_W * mm, SCENE_H * mm), QPageSize.Unit.Millimeter, "16:9"))
@@ -141,4 +148,5 @@ def fit(writer: QPdfWriter, w: float, h: float) -> QRectF:
 def copy_figure(trace, stage: str, opts: PlotOptions, width: int = 1920, draw: Draw = draw_stage) -> None:
     """Put the figure on the clipboard as an image, ready to paste into slide software."""
     check_stage(trace, stage)
+    check_export(trace, "this figure", image_bytes(width))
     QGuiApplication.clipboard().setImage(render_image(trace, stage, slide_options(opts), width, draw=draw))

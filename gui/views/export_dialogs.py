@@ -131,6 +131,7 @@ def export_deck_dialog(parent: QWidget, state) -> bool:
     progress.setMinimumDuration(300)
 
     def step(done: int, total: int) -> None:
+        progress.setMaximum(total)  # the map's slide, then the stages'
         progress.setValue(done)
         QApplication.processEvents()
 
