@@ -17,6 +17,14 @@ MAX_POINTS = 4000
 ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU (tanh)", "swiglu": "SiLU(gate)"}
 
 
+def ffn_parts(trace, name: str) -> tuple[str, str | None, str]:
+    """The up, gate (None without SwiGLU) and act stages of the FFN that stage `name` belongs to: act reads
+    (gate, up) under SwiGLU, else (up,)."""
+    act = trace.stage(beside(trace, name, "ffn.act"))
+    *gate, up = act.inputs
+    return up, (gate[0] if gate else None), act.name
+
+
 class ActivationPanel:
     """The activation curve with each (pre, post) pair of this sentence as a dot, the selected token's larger."""
 
@@ -40,8 +48,9 @@ class ActivationPanel:
     def update(self, trace, opts: PlotOptions) -> None:
         name = trace.config.activation
         # SwiGLU multiplies `up` by SiLU(gate): the curve is the gate's; otherwise act = f(up)
-        up = trace[beside(trace, self.name, "ffn.gate" if name == "swiglu" else "ffn.up")]  # [n, d_ff]
-        act = teaching.activation_values(name, up) if name == "swiglu" else trace[beside(trace, self.name, "ffn.act")]
+        up_stage, gate_stage, act_stage = ffn_parts(trace, self.name)
+        up = trace[gate_stage if name == "swiglu" else up_stage]  # [n, d_ff]
+        act = teaching.activation_values(name, up) if name == "swiglu" else trace[act_stage]
         reach = max(3.0, float(up.abs().max()) * 1.1)
         xs, ys = teaching.activation_curve(name, -reach, reach)
         self.curve.setData(xs.numpy(), ys.numpy())

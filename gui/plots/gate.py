@@ -5,10 +5,10 @@ from __future__ import annotations
 import pyqtgraph as pg
 
 from engine import teaching
-from gui.text.operations import beside
 
 from .bars import Bars
 from .captions import caption
+from .ffn import ffn_parts
 from .heatmap import axis_labels
 from .matrix import row_of
 from .style import PlotOptions, color
@@ -25,7 +25,7 @@ class GatePanel:
         self.bars = Bars(layout, opts, row, col, series, colspan=colspan)
 
     def update(self, trace, opts: PlotOptions) -> None:
-        up, gate, act = (trace[beside(trace, self.name, op)] for op in ("ffn.up", "ffn.gate", "ffn.act"))  # [n, d_ff]
+        up, gate, act = (trace[stage] for stage in ffn_parts(trace, self.name))  # [n, d_ff]
         r = row_of(up.shape[0], opts)
         token = axis_labels(trace, trace.stage(self.name).rows, up.shape[0])[r]
         opened = teaching.activation_values("swiglu", gate[r])

@@ -14,6 +14,7 @@ from PySide6.QtGui import QBrush, QColor, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from engine.heads import head_columns, head_contributions, merge_heads
+from engine.whatif import attention_weights
 from gui.text.operations import HEAD_PRODUCT, PROBABILITY, colour_kind, stage_op, stage_operation
 
 from .captions import caption
@@ -34,9 +35,9 @@ def heads_stage(trace, name: str) -> str | None:
     before the first attention)."""
     if stage_operation(trace, name).heads:
         return name
-    names = trace.stage_names[: trace.stage_names.index(name) + 1]
-    weights = [n for n in names if stage_op(trace, n) == "attn.weights"]
-    return weights[-1] if weights else None
+    weights = {st.name for st in attention_weights(trace.stages)}
+    before = [n for n in trace.stage_names[: trace.stage_names.index(name) + 1] if n in weights]
+    return before[-1] if before else None
 
 
 def _frame(plot: pg.PlotItem, width: int) -> QGraphicsRectItem:

@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem
 
 from engine.architecture import Architecture, Box, Operation
+from gui.text.operations import OPERATIONS
 from gui.text.switches import switch_note
 
 from .captions import plain
@@ -25,8 +26,9 @@ def operation_label(arch: Architecture, box: Box, operation: Operation, lang: st
     op = operation.op
     if op == "attn.masked" and "causal" not in box.notes:
         return plain("op.attn.masked.none", lang)  # encoder and cross-attention: nothing is hidden
-    if op == "ffn.act":
-        return plain(arch.config.activation, lang)
+    entry = OPERATIONS.get(op)  # None for the tiles of a tiled attention: one operation of many stages
+    if entry is not None and entry.named_by:
+        return plain(getattr(arch.config, entry.named_by), lang)  # the activation: ReLU, GELU, …
     return plain(f"op.{op}", lang)
 
 

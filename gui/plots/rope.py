@@ -8,6 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from engine import ops
+from gui.text.operations import operation
 
 from .captions import caption
 from .heatmap import Heatmap, axis_labels
@@ -57,7 +58,7 @@ class RopePanel:
         points = np.abs(np.concatenate([before[:, :2].numpy(), after[:, :2].numpy()]))  # [2n, 2]
         reach = max(float(points[np.isfinite(points)].max(initial=0.0)), 1e-6) * 1.3  # (∞, NaN cannot set a range)
         self.plot.setRange(xRange=(-reach, reach), yRange=(-reach, reach), padding=0)
-        letter = "Q" if trace.stage(self.name).op == "attn.q_rot" else "K"
+        letter = operation(trace.stage(self.name).op).letter.removesuffix("_rot")  # Q or K
         turn = caption("rope_turn", opts.lang, letter=letter, head=caption("head", opts.lang, head=h))
         set_caption(self.plot, with_overflow_note(turn, points, opts), opts)
         angles = ops.rope_angles(n, d_k).numpy()  # [n, d_k/2]

@@ -2,7 +2,7 @@
 sequential map for values that are never negative (probabilities, variance, ReLU outputs), a diverging map
 centred on 0 for signed ones, and one scale for every panel of one equation (E + PE = X).
 
-    scale = scale_for("attn.scores", matrix)      # by the operation's kind, and for signed ones the data
+    scale = scale_for(op, matrix)                 # by the operation's colour kind, and for signed ones the data
     scale = scale_of(matrix)                      # by the data: any value below 0 → diverging, ±max|x|
     scale = scale_of(e, pe, x)                    # one scale for the three panels of X = E + PE
     colors = color_table("default", scale.signed) # 256 QColors of the same pyqtgraph ColorMap the plots use
@@ -17,12 +17,19 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
-from gui.text.operations import IDS, NON_NEGATIVE, PROBABILITY, colour_kind
+from gui.text.operations import (
+    IDS,
+    NON_NEGATIVE,
+    PARTS_AND_SUM,
+    PROBABILITY,
+    X_AND_MEAN,
+    X_AND_OUTPUT,
+    colour_kind,
+    operation,
+)
 
 from .style import colormap_named
 
-SHARED_SCALE_OPS = ("x0", "add")  # A + B = C: the parts and the sum on one scale
-MEAN_INPUT_OPS = ("norm.var", "norm.hat")  # LayerNorm's steps that take x and its mean μ (x − μ): one scale
 COLOR_STEPS = 256  # colours of a table's lookup
 
 
@@ -68,15 +75,17 @@ def scale_for(op: str, *arrays) -> Scale:
 
 def shared_scale_names(trace, stage: str) -> tuple[str, ...]:
     """The tensors shown on one colour scale at `stage`: the parts and the sum of A + B = C; x and its mean μ in
-    LayerNorm's steps (μ = 1.4 was as yellow as x's 3.6, each on its own scale); else none."""
+    LayerNorm's steps (μ = 1.4 was as yellow as x's 3.6, each on its own scale); else none. The operation's
+    entry says which (gui/text/operations.py, shares_scale)."""
     st = trace.stage(stage)
     if st is None:
         return ()
-    if st.op in SHARED_SCALE_OPS and len(st.inputs) >= 2:
+    shares = operation(st.op).shares_scale
+    if shares == PARTS_AND_SUM and len(st.inputs) >= 2:
         return (*st.inputs, stage)
-    if st.op == "norm.mean":  # x, and μ its output
+    if shares == X_AND_OUTPUT:
         return (st.inputs[0], stage)
-    if st.op in MEAN_INPUT_OPS:
+    if shares == X_AND_MEAN:
         return st.inputs[:2]
     return ()
 

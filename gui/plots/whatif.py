@@ -24,6 +24,7 @@ from engine import ModelConfig, ops
 from engine.config import SWITCHES
 from engine.whatif import (
     DEPTH_SETTINGS,
+    attention_weights,
     future_weight,
     layer_spread,
     max_weight_by_dk,
@@ -132,7 +133,7 @@ class SaturationPanel:
         for key, curve in self.curves.items():
             curve.setData(d_ks, curves[key])
         self.plot.getAxis("bottom").setTicks([[(float(np.log10(d)), str(d)) for d in d_ks]])
-        first = next(st for st in trace.stages if st.op == "attn.weights")
+        first = attention_weights(trace.stages)[0]
         value = mean_max_weight(trace[first.name])
         self.here.setData([np.log10(cfg.d_k)], [value])
         self.plot.setYRange(0, 1.05, padding=0)
@@ -149,9 +150,7 @@ class SaturationPanel:
 
 def _first_causal(trace) -> str | None:
     names = [
-        st.name
-        for st in trace.stages
-        if st.op == "attn.weights" and st.place.stack == "dec" and st.place.part == "self_attn"
+        st.name for st in attention_weights(trace.stages) if st.place.stack == "dec" and st.place.part == "self_attn"
     ]
     return names[0] if names else None
 

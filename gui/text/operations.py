@@ -26,6 +26,9 @@ COLOUR_KINDS = (SIGNED, NON_NEGATIVE, PROBABILITY, IDS)
 # How the stage view lays out the inputs: above the output; X·W + b as a multiplication scheme (W above the
 # output, X to its left, b below); the same for one head's columns of W and b; forward values beside gradients.
 STACKED, PRODUCT, HEAD_PRODUCT, BACKWARD = "stacked", "product", "head_product", "backward"
+# Which tensors share the stage's colour scale: its inputs and itself (A + B = C); its input x and itself (μ);
+# its first two inputs, x and its mean μ (LayerNorm's x − μ).
+PARTS_AND_SUM, X_AND_OUTPUT, X_AND_MEAN = "parts_and_sum", "x_and_output", "x_and_mean"
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class Operation:
     heads: str | None = None  # what the head grid shows at it: "split", "tiles", "concat", "parts"; None: nothing
     columns: str = "features"  # what its columns are when not tokens: "features", "head" (one head's d_k
     # features), "heads" (every head's features side by side), "letter" (one column, named by the letter)
+    shares_scale: str | None = None  # PARTS_AND_SUM, X_AND_OUTPUT, X_AND_MEAN: the tensors on its colour scale
+    named_by: str | None = None  # the config field whose value names it on the map ("activation": ReLU, GELU…)
 
     @property
     def text_key(self) -> str:
@@ -78,7 +83,12 @@ _FORWARD = (
     Operation("pos", "PE", SIGNED, "positions", lines.positions),
     Operation("type", "T", SIGNED, "matrix", lambda f: lines.rows_of(f, "0")),
     Operation(
-        "x0", "X", SIGNED, "sum", lambda f: f"{f.lhs} = {' + '.join(f.letters)}{GAP}{' + '.join(f.shapes)} → {f.out}"
+        "x0",
+        "X",
+        SIGNED,
+        "sum",
+        lambda f: f"{f.lhs} = {' + '.join(f.letters)}{GAP}{' + '.join(f.shapes)} → {f.out}",
+        shares_scale=PARTS_AND_SUM,
     ),
     # attention
     Operation(
@@ -174,7 +184,7 @@ _FORWARD = (
         heads="parts",
     ),
     # Add & Norm
-    Operation("add", "add{k}", SIGNED, "sum", lines.residual),
+    Operation("add", "add{k}", SIGNED, "sum", lines.residual, shares_scale=PARTS_AND_SUM),
     Operation(
         "norm.mean",
         "μ",
@@ -183,6 +193,7 @@ _FORWARD = (
         lambda f: f"{f.lhs} = (1/d)·Σ x{GAP}{f.shapes[0]} → {f.out}{GAP}(" + tr("one mean per row") + ")",
         stream="x",
         columns="letter",
+        shares_scale=X_AND_OUTPUT,
     ),
     Operation(
         "norm.var",
@@ -192,6 +203,7 @@ _FORWARD = (
         lambda f: f"{f.lhs} = (1/d)·Σ (x − μ)²{GAP}{f.shapes[0]} → {f.out}",
         stream="x",
         columns="letter",
+        shares_scale=X_AND_MEAN,
     ),
     Operation(
         "norm.hat",
@@ -200,12 +212,13 @@ _FORWARD = (
         "norm",
         lambda f: f"{f.lhs} = (x − μ) / √(σ² + ε),  ε = {f.cfg.ln_eps:g}{GAP}{f.shapes[0]} → {f.out}",
         stream="x",
+        shares_scale=X_AND_MEAN,
     ),
     Operation("norm.out", "y", SIGNED, "norm", lines.affine, stream="x"),
     # the feed-forward network
     Operation("ffn.up", "H", SIGNED, "activation", lines.linear, stream="X", inputs=PRODUCT),
     Operation("ffn.gate", "G", SIGNED, "gate", lines.linear, stream="X", inputs=PRODUCT),
-    Operation("ffn.act", "H_act", SIGNED, "gate", lines.activation),
+    Operation("ffn.act", "H_act", SIGNED, "gate", lines.activation, named_by="activation"),
     Operation("ffn.down", "F", SIGNED, "matrix", lines.linear, inputs=PRODUCT),
     # the output head and the loss
     Operation("logits", "logits", SIGNED, "top_k", lines.linear, stream="X", inputs=PRODUCT),
