@@ -79,7 +79,13 @@ def open_source(lesson: str | None = None, config: str | None = None, weights: s
         return by_name(model)
     if config is not None:
         return from_config(config, weights)
-    return from_lesson(lesson or DEFAULT_LESSON)
+    return from_lesson(lesson_to_open(lesson, config, model))
+
+
+def lesson_to_open(lesson: str | None = None, config: str | None = None, model: str | None = None) -> str | None:
+    """The lesson (a shipped lesson's name or a file) open_source opens for these options: --lesson's, else the
+    default lesson; None when a model or a config was chosen."""
+    return None if model is not None or config is not None else lesson or DEFAULT_LESSON
 
 
 def from_lesson(name_or_path: str | Path) -> Opened:

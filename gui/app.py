@@ -128,10 +128,12 @@ def open_lesson_window(app, args: argparse.Namespace, lang: str, loading, error:
         loading.close()
         app.exit(2)
         return None
+    from engine.sources import lesson_to_open
     from gui.launch import launch
 
     chosen = any(v is not None for v in (args.lesson, args.model, args.config, args.stage, args.text))
-    controller = launch(state, lang, args.lesson, present=args.present, start_page=not chosen)
+    lesson = lesson_to_open(args.lesson, args.config, args.model)  # the default lesson when none was chosen
+    controller = launch(state, lang, lesson, present=args.present, start_page=not chosen)
     loading.close()
     loading.deleteLater()
     dropped = replay_keys(controller.window, keys)

@@ -25,7 +25,8 @@ NAME_ROLE = Qt.UserRole + 1
 
 
 class StartPage(QDialog):
-    """Pick a lesson. After exec(): `choice` is ("lesson", name), ("file", "") or None (closed)."""
+    """Pick a lesson, the one open highlighted (`current`, a shipped lesson's name; none highlighted while a lesson
+    file or a model is open). After exec(): `choice` is ("lesson", name), ("file", "") or None (closed)."""
 
     def __init__(self, lessons: list[LessonInfo], lang: str, show_at_start: bool, current: str = "", parent=None):
         # (Over 60 lines: the widgets are built in the order they stand on screen, one flat sequence.)
@@ -95,7 +96,8 @@ class StartPage(QDialog):
         layout.addLayout(middle, 1)
         layout.addLayout(bottom)
         names = [info.name for info in lessons]
-        self.list.setCurrentRow(names.index(current) if current in names else 0)
+        self.list.setCurrentRow(names.index(current) if current in names else -1)  # none: a file or a model is open
+        self._show_selected(self.list.currentItem())
         self.resize(text_size(self, 140, 34, QSize(1000, 600)))  # the list and its lesson's description beside it
 
     def _show_selected(self, item: QListWidgetItem | None) -> None:
