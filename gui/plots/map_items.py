@@ -32,7 +32,6 @@ LATER_TEXT = QColor("#8a8a8a")  # a box whose stages are not computed yet
 OFF = QColor("#c0392b")  # what a What-if switch turned off
 HERE = QColor("#0050c8")  # the "you are here" frame
 BACKWARD = QColor("#d55e00")  # … on a step of the backward pass
-STATES = ("done", "current", "later")
 GLIDE_MS = 220  # the frame's glide from one box to the next (none with reduced motion)
 
 

@@ -39,11 +39,6 @@ class Scale:
     lo: float
     hi: float
 
-    def position(self, values: np.ndarray) -> np.ndarray:
-        """Where values fall on the map, 0 … 1 (NaN where not finite)."""
-        span = self.hi - self.lo
-        return (np.asarray(values, dtype=np.float64) - self.lo) / (span if span > 0 else 1.0)
-
 
 def scale_of(*arrays, signed: bool | None = None, probability: bool = False) -> Scale:
     """One scale for all `arrays`: 0 … 1 for probabilities; else ±max|x| when signed (None: when any value is

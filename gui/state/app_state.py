@@ -57,7 +57,6 @@ class AppState(QObject):
         self.cursor = 0
         self.generated_tokens = 0  # appended by "Generate" since the sentence was typed (commands.AppendTokenCommand)
         self.previous: dict[str, torch.Tensor] = {}  # values before the last edit, for "show difference"
-        self.last_edited: str | None = None
         self._view: ShownTrace | None = None
         self._trace_names: tuple = (None, set(), {})  # (the trace, its backward names, its stages' order)
         self.title = {"en": "", "zh": ""}  # the lesson's title and description, when it came from one
@@ -162,7 +161,7 @@ class AppState(QObject):
         self.model, self.trace, self.text, self.target = model, trace, text, target
         self.cursor = min(self.cursor, len(self.stage_names) - 1)
         self.display.follow_lesson(min(self.head, model.config.n_heads - 1), 0)
-        self.previous, self.last_edited = {}, None
+        self.previous = {}
         self.undo_stack.clear()
         self.generated_tokens = 0
         self.lessonChanged.emit()
@@ -259,7 +258,7 @@ class AppState(QObject):
         row = self._last_row() if self.show.get("row") == "last" else self.show.get("row", 0)
         # the lesson's numbers may need their own decimals (View ▸ Decimals can change them)
         self.display.follow_lesson(self.show.get("head", 0), row, self.show.get("decimals"))
-        self.previous, self.last_edited = {}, None
+        self.previous = {}
         self.undo_stack.clear()
         self.generated_tokens = 0
         self._set_problem("")
@@ -403,7 +402,7 @@ class AppState(QObject):
         names = self.stage_names
         self.cursor = names.index(stage) if stage in names else min(self.cursor, len(names) - 1)
         self.display.follow_lesson(self.head, row)
-        self.previous, self.last_edited = previous or {}, None
+        self.previous = previous or {}
         self.lessonChanged.emit()
         self.cursorChanged.emit(self.cursor)
 
@@ -418,7 +417,6 @@ class AppState(QObject):
             return
         touched = set(recomputed) | ({edited} if edited else set())
         self.previous = {n: before[n] for n in touched if n in before}
-        self.last_edited = edited
         self._view = None  # the loss and the gradients are read afresh (when a backward stage is shown)
         backward, order = self._names_of_trace()
         self.traceEdited.emit(sorted(touched | backward, key=lambda name: order.get(name, -1)))

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import math
 
-STYLES = ("table", "plot", "file")
-
 
 def format_number(value: float, decimals: int = 2, integer: bool = False, style: str = "table") -> str:
     """`value` with `decimals` places and a true minus sign (−), never on a value that rounds to zero; NaN, −∞
