@@ -9,14 +9,19 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
+import torch.nn.functional as F
 
-from engine.formats.weights import load_weights
+from engine.formats.weights import load_weights, save_weights
 from engine.training import trained
+from engine.training.backward import backward
 from main import main
 from tests.test_lesson_files import good, refused, with_json  # noqa: F401 (good is a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
+LM_SENTENCE = "猫 吃了 鱼 , 因为 它 饿了 。"
 
 
 def folder_bytes(folder: Path) -> dict[str, bytes]:
@@ -106,3 +111,39 @@ def test_trace_refuses_an_empty_path(tmp_path, capsys, option):
 def test_a_lesson_whose_version_is_not_the_whole_number_1_is_refused(tmp_path, good, version):  # noqa: F811
     shown = "true" if version is True else "1.0"
     refused(tmp_path, with_json(good, version=version), f"has format version {shown}; this Stepformer reads 1")
+
+
+def huge_logits_model():
+    """The shipped lm with its unembedding turned round and scaled: logits hundreds apart, the right token last."""
+    model = trained.load("lm")
+    model.params["unembed.W_U"] = -30 * model.params["unembed.W_U"]
+    return model
+
+
+def test_the_loss_of_a_model_with_huge_logits_is_finite_and_so_is_every_gradient():
+    trace = huge_logits_model().trace(LM_SENTENCE)
+    grads = backward(trace)
+    logits, labels = trace.values["logits"], grads["dec.labels"]
+    assert (logits.max(-1).values - logits.min(-1).values).min() > 100
+    assert (trace.values["probs"].gather(-1, labels[:, None]) == 0).any()  # −log p would be inf there
+    expected = F.cross_entropy(logits, labels)
+    assert float(grads["loss"]) == pytest.approx(float(expected), rel=1e-5)
+    assert torch.isfinite(grads["loss.per_position"]).all()
+    assert all(torch.isfinite(g).all() for name, g in grads.items() if name.startswith("grad.")), [
+        name for name, g in grads.items() if name.startswith("grad.") and not torch.isfinite(g).all()
+    ]
+    exact = backward(trace, dtype=torch.float64)  # p ≈ e^-440 is a float64 number: the chain as shown
+    for name in trace.params:
+        torch.testing.assert_close(grads[f"grad.{name}"].double(), exact[f"grad.{name}"], rtol=1e-3, atol=1e-4)
+
+
+def test_trace_grads_writes_a_finite_loss_for_huge_logits(tmp_path, capsys):
+    model = huge_logits_model()
+    (tmp_path / "c.json").write_text(model.config.to_json(), encoding="utf-8")
+    save_weights(model, tmp_path / "w.safetensors")
+    args = ["--config", str(tmp_path / "c.json"), "--weights", str(tmp_path / "w.safetensors"), "--text", LM_SENTENCE]
+    assert main(["trace", *args, "--grads", "--out", str(tmp_path / "t.npz")]) == 0
+    data = np.load(tmp_path / "t.npz", allow_pickle=False)
+    expected = F.cross_entropy(torch.from_numpy(data["logits"]), torch.from_numpy(data["dec.labels"]))
+    assert float(data["loss"]) == pytest.approx(float(expected), rel=1e-5)
+    assert all(np.isfinite(data[k]).all() for k in data.files if k.startswith(("grad.", "loss")))

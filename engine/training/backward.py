@@ -5,7 +5,7 @@ the trace's overrides and switches, adds the two loss stages after `probs` and l
 the gradient. Names (documented in notes/grads.md):
 
 - `dec.labels` [m]: the token each decoder position must predict (the next one; <end> after the last);
-- `loss.per_position` [m]: −log probs[i, label_i]; `loss` []: their mean;
+- `loss.per_position` [m]: −log probs[i, label_i] (from the logits where probs rounds to 0); `loss` []: their mean;
 - `grad.<stage>`: ∂loss/∂(that stage's tensor), same shape (loss stages included);
 - `grad.<param>`: ∂loss/∂(that parameter), same shape.
 
@@ -109,6 +109,8 @@ def _run(
     for st in trace.stages + list(LOSS_STAGES):
         if st.name in pinned:
             out = pinned[st.name]
+        elif st.name == PER_POSITION and "probs" not in pinned:  # p is the logits' softmax: ℓ finite however far
+            out = _NegLogProb.apply(values["probs"], values["logits"], values[LABELS])
         else:
             out = st.fn(*[values[i] if i in values else params[i] for i in st.inputs])
         out = out if dtype is None else out.to(dtype)
@@ -117,6 +119,32 @@ def _run(
             out = out + probes[st.name]
         values[st.name] = out
     return values
+
+
+class _NegLogProb(torch.autograd.Function):
+    """loss.per_position, ℓᵢ = −log p[i, yᵢ], where p is the softmax of the logits z: as the chain shows it
+    (ℓ from p, ∂ℓᵢ/∂p[i, yᵢ] = −1/p[i, yᵢ], then the softmax's Jacobian), bit for bit, except in a row whose
+    p[i, yᵢ] rounds to 0 or a subnormal (logits ~90 apart in float32), where −log p and −1/p would be
+    infinite: there ℓᵢ = −log_softmax(zᵢ)[yᵢ] and ∂ℓᵢ/∂zᵢ = pᵢ − onehot(yᵢ) go to the logits directly
+    (as cross-entropy on the logits does), and ∂ℓᵢ/∂pᵢ is 0."""
+
+    @staticmethod
+    def forward(ctx, probs: Tensor, logits: Tensor, labels: Tensor) -> Tensor:  # [m, vocab] ×2, [m] → [m]
+        rows = labels[:, None]
+        p = probs.gather(-1, rows)[:, 0]
+        lost = p < torch.finfo(p.dtype).tiny
+        log_p = torch.where(lost, torch.log_softmax(logits, -1).gather(-1, rows)[:, 0], torch.log(p))
+        ctx.save_for_backward(p, logits, labels, lost)
+        return -log_p
+
+    @staticmethod
+    def backward(ctx, g: Tensor):  # g [m]: ∂L/∂ℓ
+        p, logits, labels, lost = ctx.saved_tensors
+        rows = labels[:, None]
+        d_probs = torch.zeros_like(logits).scatter_(-1, rows, torch.where(lost, 0.0, -g / p)[:, None])
+        onehot = torch.zeros_like(logits).scatter_(-1, rows, 1.0)
+        d_logits = torch.where(lost[:, None], g[:, None] * (torch.softmax(logits, -1) - onehot), 0.0)
+        return d_probs, d_logits, None
 
 
 def _leaf_params(trace: Trace, dtype) -> dict[str, Tensor]:
