@@ -147,3 +147,18 @@ def test_trace_grads_writes_a_finite_loss_for_huge_logits(tmp_path, capsys):
     expected = F.cross_entropy(torch.from_numpy(data["logits"]), torch.from_numpy(data["dec.labels"]))
     assert float(data["loss"]) == pytest.approx(float(expected), rel=1e-5)
     assert all(np.isfinite(data[k]).all() for k in data.files if k.startswith(("grad.", "loss")))
+
+
+def test_ctrl_c_during_lab_ends_in_one_line_with_130_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    from engine.training import lab
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(lab, "run_experiment", interrupted)
+    out = tmp_path / "lab.json"
+    with pytest.raises(SystemExit) as stop:
+        main(["lab", "post-vs-pre-ln", "--out", str(out)])
+    assert stop.value.code == 130
+    assert capsys.readouterr().err == f"stepformer: lab post-vs-pre-ln stopped (Ctrl+C): {out} was not written\n"
+    assert list(tmp_path.iterdir()) == []

@@ -84,7 +84,12 @@ def cmd_lab(args: argparse.Namespace) -> None:
 
     if args.out:
         check_target(Path(args.out))  # refused before the experiment runs
-    result = run_experiment(args.experiment, args.seeds, args.steps)
+    try:
+        result = run_experiment(args.experiment, args.seeds, args.steps)
+    except KeyboardInterrupt:
+        stop_interrupted(
+            f"lab {args.experiment} stopped (Ctrl+C)" + (f": {args.out} was not written" if args.out else "")
+        )
     if args.out:
         write_atomic(args.out, (json.dumps(result, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
     verdict = result["verdict_zh" if args.lang == "zh" else "verdict"]
@@ -152,6 +157,9 @@ TRANSLATE = Verb(
     cmd_translate,
 )
 EVALUATE = Verb(
-    "evaluate", "held-out accuracy, alignment and perplexity of the shipped models", evaluate_options, cmd_evaluate
+    "evaluate",
+    "held-out accuracy, alignment and perplexity of the trained models (your own copy where `train` wrote one)",
+    evaluate_options,
+    cmd_evaluate,
 )
 LAB = Verb("lab", "run a training-lab experiment that tests a claim of the tutorials", lab_options, cmd_lab)
