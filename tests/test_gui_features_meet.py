@@ -4,7 +4,11 @@ window as a teacher does (tests/walk.py; the long walks are tests/random_walk.py
 from __future__ import annotations
 
 import math
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -15,6 +19,7 @@ from tests import gui_lessons, test_lab_model
 from tests.walk import Walker, lesson_words
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_language_switch_in_presentation_mode_translates_the_stage_and_keeps_every_menu(qtbot, start_window):
@@ -81,3 +86,35 @@ def test_a_stage_that_overflowed_cannot_be_pinned_by_a_cell_edit(qtbot, start_wi
     state.message.connect(messages.append)
     assert not state.edit_cell(stage, (0, 1, 0), "0.5")
     assert "overflowed" in messages[-1] and state.undo_stack.count() == 0 and stage not in state.trace.overrides
+
+
+LAB_THEN_EXIT = """
+import sys, time
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from tests.gui_lessons import start_controller
+controller = start_controller("masked-decoder")
+lab = controller.window.lab_dock.widget()
+lab.start("no-layernorm", seeds=1, steps=400)
+end = time.monotonic() + 1.5
+while time.monotonic() < end:
+    app.processEvents()
+assert lab.running
+if sys.argv[1] == "delete":
+    import shiboken6
+    shiboken6.delete(controller)  # its state, and the lab's run with it
+print("exiting", flush=True)
+"""
+
+
+@pytest.mark.parametrize("how", ["exit", "delete"])
+def test_a_lab_run_ends_cleanly_when_its_owner_goes_or_the_process_ends(tmp_path, how):
+    """A QThread destroyed while running aborts the process ("QThread: Destroyed while thread is still running"):
+    the run stops first, whether its owner is deleted or a script ends without closing the window."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "STEPFORMER_SETTINGS_DIR": str(tmp_path / "s"),
+           "STEPFORMER_DATA_DIR": str(tmp_path / "d")}  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", LAB_THEN_EXIT, how], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and "exiting" in done.stdout, done.stderr[-2000:]
+    assert "QThread" not in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]

@@ -9,9 +9,12 @@ thread: `stop()` ends it (after the step under way) and waits for it, and the ap
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 
 from PySide6.QtCore import QObject, QThread, Signal
+from shiboken6 import isValid
 
 from engine.training.lab import EXPERIMENTS, experiment
 
@@ -54,6 +57,23 @@ class LabRunner(QThread):
     def stop(self) -> None:
         self.stopping = True
         self.going.set()
+
+    def end(self, *_) -> None:
+        """Stop and wait: the thread has ended when this returns."""
+        self.stop()
+        self.wait()
+
+
+_RUNNERS: weakref.WeakSet[LabRunner] = weakref.WeakSet()  # every runner made, while it lives
+
+
+@atexit.register
+def _end_every_run() -> None:
+    """The process ends (however: a script that never closed its window too): every run stops first, before the
+    modules its step uses are torn down under it."""
+    for runner in list(_RUNNERS):
+        if isValid(runner):
+            runner.end()
 
 
 class LabRun(QObject):
@@ -107,6 +127,10 @@ class LabRun(QObject):
         self.runner = LabRunner(run, self)
         self.runner.progressed.connect(self._progressed)
         self.runner.finished_with.connect(self._finished)
+        # however this object goes (its owner deleted, the process ending), its thread ends first: a QThread
+        # destroyed while running aborts the process
+        self.destroyed.connect(self.runner.end)
+        _RUNNERS.add(self.runner)
         self.started.emit(name)
         self.runner.start()
 
