@@ -74,6 +74,13 @@ class OpRecord:
     positional: bool = False  # its function takes `start`, the position of its first row (a KV cache's new rows)
     cache: str | None = None  # "keys" or "values": a KV cache keeps its second input (and adds rows to it)
     distribution: bool = False  # each row is a probability distribution (a softmax)
+    # An operation added with register(): the builder puts one of its stages right after every stage of kind
+    # `follows`, named `stage` in the same place, computed by function(config) from that stage's output; the
+    # stages that read the followed stage read the new one instead. `when` says which configs have it.
+    follows: str | None = None
+    stage: str = ""  # its stage's last name part ("tempered": enc.0.attn.tempered after enc.0.attn.scaled)
+    function: Callable[[ModelConfig], Callable[..., torch.Tensor]] | None = None
+    when: Callable[[ModelConfig], bool] | None = None  # None: every model has it
 
 
 _ATTENTION = dict(per_head=True)
@@ -157,6 +164,28 @@ _RECORDS = (
 RECORDS: dict[str, OpRecord] = {entry.op: entry for entry in _RECORDS}
 
 
+def register(entry: OpRecord) -> None:
+    """Add an operation kind to the engine: its record (with `follows`, `stage` and `function`) is all it takes.
+    Models built from now on have its stages; unregister(op) takes it out again."""
+    if entry.op in RECORDS:
+        raise ValueError(f"operation {entry.op!r} already has a record")
+    if entry.follows not in RECORDS or not entry.stage or entry.function is None:
+        raise ValueError(f"operation {entry.op!r}: name the kind it follows, its stage's name and its function")
+    RECORDS[entry.op] = entry
+
+
+def unregister(op: str) -> None:
+    """Take an operation added by register() out again (models built from now on lack its stages)."""
+    if record(op).follows is None:
+        raise ValueError(f"operation {op!r} is one of the model's own; only registered ones can be taken out")
+    del RECORDS[op]
+
+
+def _followers(op: str, cfg: ModelConfig) -> list[OpRecord]:
+    """The registered operations that follow every stage of kind `op` in a model of config `cfg`."""
+    return [r for r in RECORDS.values() if r.follows == op and (r.when is None or r.when(cfg))]
+
+
 def record(op: str) -> OpRecord:
     """The engine record of an operation kind."""
     if op not in RECORDS:
@@ -202,10 +231,20 @@ class _Builder:
         self.cfg = cfg
         self.stages: list[Stage] = []
         self.place = Place()  # where the stages added next sit
+        self.read_instead: dict[str, str] = {}  # a stage followed by registered operations → the last of them
 
     def add(self, name, op, inputs, fn, rows=None, cols=None) -> str:
-        self.stages.append(Stage(name, op, tuple(inputs), fn, rows, cols, place=self.place))
-        return name
+        """Add a stage (and the registered operations that follow its kind); the name of the stage to read next."""
+        inputs = tuple(self.read_instead.get(i, i) for i in inputs)
+        self.stages.append(Stage(name, op, inputs, fn, rows, cols, place=self.place))
+        last = name
+        for entry in _followers(op, self.cfg):
+            follower = f"{name.rsplit('.', 1)[0]}.{entry.stage}"
+            self.stages.append(
+                Stage(follower, entry.op, (last,), entry.function(self.cfg), rows, cols, place=self.place)
+            )
+            last = self.read_instead[name] = follower
+        return last
 
     def at(self, stack: str | None, part: str, block: int | None = None, sublayer: int | None = None) -> None:
         self.place = Place(stack, block, sublayer, part)
