@@ -30,15 +30,21 @@ def op_kinds() -> list[str]:
     return sorted(kinds)
 
 
-def main() -> int:
+def counts() -> dict[str, list[str]]:
+    """{kind: the product files that name it}."""
     files = {path: path.read_text() for path in product_files()}
-    counts = {}
+    found = {}
     for kind in op_kinds():
         literal = re.compile(rf"""["']{re.escape(kind)}["']""")
-        counts[kind] = [path.relative_to(ROOT).as_posix() for path, text in files.items() if literal.search(text)]
-    for kind, where in sorted(counts.items(), key=lambda kv: -len(kv[1])):
+        found[kind] = [path.relative_to(ROOT).as_posix() for path, text in files.items() if literal.search(text)]
+    return found
+
+
+def main() -> int:
+    counts_by_kind = counts()
+    for kind, where in sorted(counts_by_kind.items(), key=lambda kv: -len(kv[1])):
         print(f"{kind:16} {len(where)}" + (f"  {', '.join(where)}" if "--files" in sys.argv else ""))
-    numbers = [len(where) for where in counts.values()]
+    numbers = [len(where) for where in counts_by_kind.values()]
     print(f"{len(numbers)} kinds: mean {sum(numbers) / len(numbers):.2f} files, most {max(numbers)}")
     return 0
 

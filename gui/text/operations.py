@@ -1,9 +1,10 @@
 """One description per operation: everything the window, the plots and the exports need to show a stage.
 
-The engine's stage function says what an operation computes (engine/graph.py); its entry here says how it is
-shown: the letter of its output, its formula line, the colour-map kind of its numbers, the plots that teach
-it, how its inputs are laid out, and its text in assets/stage_texts.json (title, plot caption, explanation).
-Adding an operation = one engine function + one entry here (tests/test_registry.py checks every entry).
+The engine's record says what an operation computes and everything else the engine knows of it (engine/graph.py,
+RECORDS); its entry here says how it is shown: the letter of its output, its formula line, the colour-map kind of
+its numbers, which tensors share its colour scale, the plots that teach it, how its inputs are laid out, and its
+text in assets/stage_texts.json (title, plot caption, explanation). Adding an operation = one engine record + one
+entry here + its texts (tests/test_registry.py checks every entry; tests/test_new_operation.py adds one).
 
 Nothing here parses stage names: where a stage sits comes from `stage.place` (stack, block, sublayer, part).
 """
