@@ -1,7 +1,8 @@
 """An operation is one record (issue 45): a new operation defined entirely here — attention scores divided by a
 temperature T after the 1/√d_k scale — by one engine record (engine.graph.register), one display record (and the
 display entry of its backward rule) and its texts, shows end to end: traced, its provenance agrees with autograd,
-its gradient with finite differences, its cost is counted, its box on the map, its page in the window.
+its gradient with finite differences, its cost is counted, its box on the map, its page in the window and in an
+exported deck.
 
 This file follows docs/architecture.md's "How to add an operation" and touches no other file."""
 
@@ -168,3 +169,17 @@ def test_its_page_in_the_window(tempered, qtbot):
     window.state.go_to(f"grad.{STAGE}")
     settle(qtbot)
     assert "tempered = scaled/T  ⇒  ∂L/∂scaled = g/T" in view.formula.text()  # after "∂L/∂tempered [4×4]"
+
+
+def test_its_page_in_an_exported_deck(tempered, qapp, tmp_path):
+    from gui.export import export_deck
+    from gui.export.deck import slide_for
+    from gui.plots.style import PlotOptions
+
+    trace = _trace()
+    slide = slide_for(trace, STAGE, PlotOptions(slide=True, lang="zh"))
+    assert slide.title.startswith("除以温度 T") and "更平坦" in slide.notes
+    assert slide.formula.startswith("tempered = scaled / T") and slide.matrices[-1].name == STAGE
+    path = tmp_path / "deck.pdf"
+    assert export_deck(trace, PlotOptions(slide=True), path, stages=[STAGE]) >= 1
+    assert path.read_bytes().startswith(b"%PDF")
