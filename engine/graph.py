@@ -186,6 +186,17 @@ def _followers(op: str, cfg: ModelConfig) -> list[OpRecord]:
     return [r for r in RECORDS.values() if r.follows == op and (r.when is None or r.when(cfg))]
 
 
+def _follower_name(name: str, entry: OpRecord) -> str:
+    """The stage of registered operation `entry` after stage `name`: "enc.0.attn.tempered" after "enc.0.attn.scaled"."""
+    return f"{name.rsplit('.', 1)[0]}.{entry.stage}"
+
+
+def read_as(cfg: ModelConfig, name: str, op: str) -> str:
+    """What later stages read for stage `name` of kind `op`: itself, or the last registered operation after it."""
+    followers = _followers(op, cfg)
+    return _follower_name(name, followers[-1]) if followers else name
+
+
 def record(op: str) -> OpRecord:
     """The engine record of an operation kind."""
     if op not in RECORDS:
@@ -239,7 +250,7 @@ class _Builder:
         self.stages.append(Stage(name, op, inputs, fn, rows, cols, place=self.place))
         last = name
         for entry in _followers(op, self.cfg):
-            follower = f"{name.rsplit('.', 1)[0]}.{entry.stage}"
+            follower = _follower_name(name, entry)
             self.stages.append(
                 Stage(follower, entry.op, (last,), entry.function(self.cfg), rows, cols, place=self.place)
             )
@@ -354,14 +365,14 @@ def build_stages(cfg: ModelConfig) -> list[Stage]:
 def block_outputs(cfg: ModelConfig, stack: str) -> list[str]:
     """The residual stream of a stack: the input of block 0, then the output of every block."""
     k = len(block_sublayers(cfg, stack)) + 1
-    last = f"add{k}" if cfg.norm == "pre" else f"norm{k}.out"
-    first = f"{stack}.embed_norm.out" if cfg.embed_norm else f"{stack}.x0"
-    return [first] + [f"{stack}.{i}.{last}" for i in range(cfg.n_layers)]
+    last, last_op = (f"add{k}", "add") if cfg.norm == "pre" else (f"norm{k}.out", "norm.out")
+    first = read_as(cfg, f"{stack}.embed_norm.out", "norm.out") if cfg.embed_norm else read_as(cfg, f"{stack}.x0", "x0")
+    return [first] + [read_as(cfg, f"{stack}.{i}.{last}", last_op) for i in range(cfg.n_layers)]
 
 
 def stack_output(cfg: ModelConfig, stack: str) -> str:
     """The name of the stage that is a stack's final output."""
     if cfg.norm == "pre":
-        return f"{stack}.final_norm.out"
+        return read_as(cfg, f"{stack}.final_norm.out", "norm.out")
     k = len(block_sublayers(cfg, stack)) + 1
-    return f"{stack}.{cfg.n_layers - 1}.norm{k}.out"
+    return read_as(cfg, f"{stack}.{cfg.n_layers - 1}.norm{k}.out", "norm.out")

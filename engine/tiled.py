@@ -215,6 +215,17 @@ def add_tile_stages(stages: list[Stage], blocks: tuple[int, int], lengths: dict[
             continue
         p = st.name.rsplit(".", 1)[0]
         scores, scaled, masked = by_name[f"{p}.scores"], by_name[f"{p}.scaled"], by_name[f"{p}.masked"]
+        weights = by_name[f"{p}.weights"]
+        if (scaled.inputs, masked.inputs, weights.inputs, st.inputs[0]) != (
+            (scores.name,),
+            (scaled.name,),
+            (masked.name,),
+            weights.name,
+        ):  # an operation registered in between (engine.graph.register) that the tiles would leave out
+            raise EngineError(
+                f"tiled attention computes the scale, mask and softmax of {p} itself, so it cannot show an operation "
+                "added between them; trace this model without tiles"
+            )
         q, k = scores.inputs
         d_k = None if scaled.fn is ops.identity else scaled.fn.keywords["d_k"]
         causal = bool(masked.fn.keywords["causal"])

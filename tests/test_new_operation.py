@@ -9,10 +9,10 @@ This file follows docs/architecture.md's "How to add an operation" and touches n
 import pytest
 import torch
 
-from engine import Model, ModelConfig, ops
+from engine import EngineError, Model, ModelConfig, ops
 from engine.architecture import architecture
 from engine.cost import report, stage_costs
-from engine.graph import OpRecord, register, unregister
+from engine.graph import OpRecord, block_outputs, register, stack_output, unregister
 from engine.provenance import elementwise, sources
 from engine.training.backward import backward, backward_stages, loss_values
 from gui.plots.captions import CAPTIONS
@@ -183,3 +183,29 @@ def test_its_page_in_an_exported_deck(tempered, qapp, tmp_path):
     path = tmp_path / "deck.pdf"
     assert export_deck(trace, PlotOptions(slide=True), path, stages=[STAGE]) >= 1
     assert path.read_bytes().startswith(b"%PDF")
+
+
+def test_tiled_attention_refuses_to_leave_it_out(tempered):
+    with pytest.raises(EngineError, match="cannot show an operation added between them"):
+        Model.create(CFG.replace(tiled=(2, 2))).trace("I love AI")
+
+
+def halve(x):
+    return x / 2
+
+
+def test_an_operation_after_a_block_output_is_the_stream_the_next_block_reads():
+    halved = OpRecord(
+        "norm.halved", elementwise, "temperature", follows="norm.out", stage="halved", function=lambda cfg: halve
+    )
+    cfg = CFG.replace(n_layers=2)
+    register(halved)
+    try:
+        trace = Model.create(cfg).trace("I love AI")
+        assert block_outputs(cfg, "dec")[1] == "dec.0.norm2.halved"
+        assert stack_output(cfg, "dec") == "dec.1.norm2.halved" == trace.stage("logits").inputs[0]
+    finally:
+        unregister(halved.op)
+    assert trace.stage("dec.1.self_attn.q").inputs[0] == "dec.0.norm2.halved"
+    assert torch.allclose(trace["dec.1.norm2.halved"], trace["dec.1.norm2.out"] / 2)
+    assert block_outputs(cfg, "dec")[1] == "dec.0.norm2.out"  # taken out again
