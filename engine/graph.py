@@ -84,7 +84,6 @@ class OpRecord:
 
 
 _ATTENTION = dict(per_head=True)
-_TILES = dict(backward="tiled", map_group="attn.tiled", per_head=True)  # stepped beside p.z: gradient 0
 _RECORDS = (
     # the embeddings ("tokens": each stack's token ids, an input of the trace that the map draws as a stage)
     OpRecord("tokens", None),
@@ -153,15 +152,16 @@ _RECORDS = (
     OpRecord("probs", provenance.whole_row, "softmax_jacobian", distribution=True),
     OpRecord("loss.per_position", None, "cross_entropy"),
     OpRecord("loss", None, "mean"),
-    # tiled attention (engine/tiled.py)
-    OpRecord("attn.tiled.scores", provenance.tile_scores, macs=cost.dot_product_macs, **_TILES),
-    OpRecord("attn.tiled.m", provenance.tile_running, **_TILES),
-    OpRecord("attn.tiled.l", provenance.tile_running, **_TILES),
-    OpRecord("attn.tiled.o", provenance.tile_running, macs=cost.tile_out_macs, **_TILES),
-    OpRecord("attn.tiled.skipped", provenance.nothing, **_TILES | dict(per_head=False)),  # [BLOCK_Q, BLOCK_K]: its mask
-    OpRecord("attn.tiled.z", provenance.tiled_z, **_TILES),
 )
-RECORDS: dict[str, OpRecord] = {entry.op: entry for entry in _RECORDS}
+RECORDS: dict[str, OpRecord] = {entry.op: entry for entry in _RECORDS}  # and the tiles' (engine/tiled.py)
+
+
+def add_records(*entries: OpRecord) -> None:
+    """The records of operations whose stages a builder of their own makes (engine/tiled.py: the tiles)."""
+    for entry in entries:
+        if entry.op in RECORDS:
+            raise ValueError(f"operation {entry.op!r} already has a record")
+        RECORDS[entry.op] = entry
 
 
 def register(entry: OpRecord) -> None:

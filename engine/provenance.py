@@ -136,20 +136,26 @@ def tile_scores(st: Stage, trace: Trace, h: int, i: int, j: int) -> Sources:
     return {q: (h, st.tile.rows[0] + i, ALL), k: (h, st.tile.cols[0] + j, ALL)}
 
 
-def tile_running(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
-    """m, ℓ or o of query row i: its row of the tile's scores, the running values of that row before this tile,
-    and for o the tile's value rows of column c."""
-    out: Sources = {}
-    for name in st.inputs:
-        op = trace.stage(name).op if trace.stage(name) is not None else ""
-        if op == "attn.tiled.scores":
-            out[name] = (h, i, ALL)
-        elif op in ("attn.tiled.m", "attn.tiled.l"):
-            out[name] = (h, i, 0)
-        elif op == "attn.tiled.o":
-            out[name] = (h, i, c)
-        else:  # v: the rows of this tile's keys
-            out[name] = (h, slice(*st.tile.cols), c)
+def tile_max(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+    """m of query row i: its row of the tile's scores, and after the first tile the row's m_old."""
+    s, *m_old = st.inputs  # (S,) or (S, m_old)
+    return {s: (h, i, ALL)} | {m: (h, i, 0) for m in m_old}
+
+
+def tile_sum(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+    """ℓ of query row i: its row of the tile's scores and the row's m (after the first tile also m_old and ℓ_old)."""
+    s, *running = st.inputs  # (S, m) or (S, m_old, m, ℓ_old)
+    return {s: (h, i, ALL)} | {name: (h, i, 0) for name in running}
+
+
+def tile_out(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+    """o[h, i, c]: row i of the tile's scores, the row's m (after the first tile also m_old and o_old[h, i, c]),
+    and column c of the tile's value rows."""
+    s, *running, v = st.inputs  # (S, m, V) or (S, m_old, m, o_old, V)
+    out = {s: (h, i, ALL)} | {m: (h, i, 0) for m in running[:2]}
+    if len(running) == 3:
+        out[running[2]] = (h, i, c)
+    out[v] = (h, slice(*st.tile.cols), c)
     return out
 
 

@@ -27,11 +27,22 @@ from functools import partial
 
 import torch
 
-from . import ops
+from . import cost, ops, provenance
 from .errors import EngineError
-from .graph import Stage
+from .graph import OpRecord, Stage, add_records
 
 MAX_TILES = 4096  # tiles per attention: a stepped walk-through, not a kernel
+# The tiles are stepped beside p.z, which the rest of the model reads (their gradient is 0); the map draws all the
+# tiles of an attention as one operation inside "each head".
+_TILES = dict(backward="tiled", map_group="attn.tiled", per_head=True)
+add_records(
+    OpRecord("attn.tiled.scores", provenance.tile_scores, macs=cost.dot_product_macs, **_TILES),
+    OpRecord("attn.tiled.m", provenance.tile_max, **_TILES),
+    OpRecord("attn.tiled.l", provenance.tile_sum, **_TILES),
+    OpRecord("attn.tiled.o", provenance.tile_out, macs=cost.tile_out_macs, **_TILES),
+    OpRecord("attn.tiled.skipped", provenance.nothing, **_TILES | dict(per_head=False)),  # [BLOCK_Q, BLOCK_K]: a mask
+    OpRecord("attn.tiled.z", provenance.tiled_z, **_TILES),
+)
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,13 @@ def product_files() -> list[Path]:
 
 def op_kinds() -> list[str]:
     """Every namespaced kind the engine gives a stage: the second argument of a graph builder's `add(name, op, …)`
-    or of `Stage(name, op, …)`, wherever the engine makes stages."""
+    or of `Stage(name, op, …)`, wherever the engine makes stages, and the first of an engine record
+    `OpRecord(op, …)` (the tiles of tiled attention are made by a builder of their own, engine/tiled.py)."""
     kinds = set()
     for path in sorted((ROOT / "engine").rglob("*.py")):
         text = path.read_text()
         kinds |= set(re.findall(r'(?:\badd|\bStage)\(\s*[^,()]+,\s*"([a-z_]+\.[a-z_0-9.]+)"', text))
+        kinds |= set(re.findall(r'\bOpRecord\(\s*"([a-z_]+\.[a-z_0-9.]+)"', text))
     return sorted(kinds)
 
 

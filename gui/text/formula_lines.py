@@ -230,19 +230,31 @@ def tile_skipped(f: Formula) -> str:
     )
 
 
-def tile_running(f: Formula) -> str:
-    """m, ℓ or o after one more tile: the first tile of a row block starts them, later ones update them."""
-    (c0, c1), op = f.stage.tile.cols, f.stage.op
-    first = f.stage.tile.col_block == 0
-    rule = {
-        "attn.tiled.m": "m = rowmax(S)" if first else "m = max(m_old, rowmax(S))",
-        "attn.tiled.l": "ℓ = Σ e^(S − m)" if first else "ℓ = ℓ_old·e^(m_old − m) + Σ e^(S − m)",
-        "attn.tiled.o": f"o = e^(S − m)·V[{c0}:{c1}]" if first else f"o = o_old·e^(m_old − m) + e^(S − m)·V[{c0}:{c1}]",
-    }[op]
-    values = f"{GAP}{f.lhs} = {_numbers(f.trace[f.name][f.head], f.decimals)}" if op != "attn.tiled.o" else ""
+def _tile_step(f: Formula, rule: str, values: bool = True) -> str:
+    """One running step after one more tile: its rule, its values, and e^(m_old − m) where it rescales."""
+    values_line = f"{GAP}{f.lhs} = {_numbers(f.trace[f.name][f.head], f.decimals)}" if values else ""
     factor = tiled.rescale_factor(f.trace, f.name)  # e^(m_old − m): how much the earlier tiles' work shrinks
     rescale = "" if factor is None else f"{GAP}e^(m_old − m) = {_numbers(factor[f.head], f.decimals)}"
-    return f"{rule}{GAP}→ {f.out}{values}{rescale}" + _tile_note(f)
+    return f"{rule}{GAP}→ {f.out}{values_line}{rescale}" + _tile_note(f)
+
+
+def _first_tile(f: Formula) -> bool:
+    """Whether the stage is the first tile of its row block: it starts m, ℓ and o; later ones update them."""
+    return f.stage.tile.col_block == 0
+
+
+def tile_max(f: Formula) -> str:
+    return _tile_step(f, "m = rowmax(S)" if _first_tile(f) else "m = max(m_old, rowmax(S))")
+
+
+def tile_sum(f: Formula) -> str:
+    return _tile_step(f, "ℓ = Σ e^(S − m)" if _first_tile(f) else "ℓ = ℓ_old·e^(m_old − m) + Σ e^(S − m)")
+
+
+def tile_out(f: Formula) -> str:
+    c0, c1 = f.stage.tile.cols
+    first = f"o = e^(S − m)·V[{c0}:{c1}]"
+    return _tile_step(f, first if _first_tile(f) else f"o = o_old·e^(m_old − m) + e^(S − m)·V[{c0}:{c1}]", False)
 
 
 def tile_output(f: Formula) -> str:

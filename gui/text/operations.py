@@ -253,20 +253,18 @@ _FORWARD = (
     ),
     # tiled attention (engine/tiled.py)
     Operation("attn.tiled.scores", "S", SIGNED, "tiles", lines.tile_scores, cross_note="rows", per_head=True),
-    Operation(
-        "attn.tiled.m", "m", SIGNED, "tiles", lines.tile_running, cross_note="rows", per_head=True, columns="letter"
-    ),
+    Operation("attn.tiled.m", "m", SIGNED, "tiles", lines.tile_max, cross_note="rows", per_head=True, columns="letter"),
     Operation(
         "attn.tiled.l",
         "ℓ",
         NON_NEGATIVE,
         "tiles",
-        lines.tile_running,
+        lines.tile_sum,
         cross_note="rows",
         per_head=True,
         columns="letter",
     ),
-    Operation("attn.tiled.o", "o", SIGNED, "tiles", lines.tile_running, cross_note="rows", per_head=True),
+    Operation("attn.tiled.o", "o", SIGNED, "tiles", lines.tile_out, cross_note="rows", per_head=True),
     Operation("attn.tiled.skipped", "mask", NON_NEGATIVE, "tiles", lines.tile_skipped, cross_note="rows"),
     Operation("attn.tiled.z", "Z", SIGNED, "tiles", lines.tile_output, cross_note="rows", per_head=True),
 )
