@@ -7,7 +7,7 @@ import torch
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QBoxLayout, QScrollArea
 
-from engine.training.lab import watch_sentence
+from engine.training.lab import NO_LAYERNORM_LRS, watch_sentence
 from gui.docks.training_lab import layer_title
 from gui.plots.pyqtgraph_compat import fixed_tick_levels
 from tests import gui_lessons
@@ -35,7 +35,7 @@ def test_the_lab_trains_while_the_window_answers_and_draws_the_result(qtbot):
     assert lab.verdict.text() == lab.result["verdict"] and lab.run_button.isEnabled()
     assert {arm for arm, _ in lab.items} == set(lab.result["summary"])  # the two arms on one plot
     assert [label.text for _, label in lab.curve_plot.plotItem.legend.items] == list(lab.result["summary"])
-    assert all(len(xs) == 4 for xs, _ in lab.curves.values())
+    assert all(len(xs) == len(NO_LAYERNORM_LRS) for xs, _ in lab.curves.values())  # done: final loss per rate
     assert lab.layers[:2] == ["dec.embed", "dec.0"] and lab.layers[-1] == "unembed"
     assert len(lab.bars.opts["height"]) == len(lab.layers) and lab.bars.opts["height"][1] > 0
     names = lab.bar_plot.getAxis("bottom").categories  # the bars named as the map names their boxes, not by id
@@ -88,6 +88,23 @@ def test_an_experiment_that_does_not_train_draws_its_curves_when_done(qtbot):
     qtbot.waitUntil(lambda: lab.result is not None, timeout=60_000)
 
 
+def test_a_finished_run_draws_its_curves_on_the_axes_its_result_asks_for(qtbot):
+    """The gradient over depth spans orders of magnitude (a log y axis); p(1−p) over d_k is log-log; the final loss
+    over the learning rates has a log x axis."""
+    window = open_lesson_window(qtbot, "masked-decoder")
+    lab = lab_of(window)
+    for name, axes in (("gradient-highway", (False, True)), ("scale-saturation", (True, True))):
+        lab.start(name, seeds=2)
+        qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
+        assert (lab.curve_plot.getAxis("bottom").logMode, lab.curve_plot.getAxis("left").logMode) == axes
+        assert lab.curve_plot.getAxis("left").labelText == lab.result["y"]["label"]
+    lab.start("no-layernorm", seeds=1, steps=2)
+    assert not lab.curve_plot.getAxis("left").logMode  # a new run: loss over steps again
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=60_000)
+    assert lab.curve_plot.getAxis("bottom").logMode and lab.curve_plot.getAxis("bottom").labelText == "learning rate"
+    assert lab.curve_plot.getAxis("left").labelText == "final loss"
+
+
 def test_a_chinese_window_shows_the_verdict_and_the_arms_in_chinese(qtbot, start_window):
     window = start_window("masked-decoder", lang="zh").window
     lab = lab_of(window)
@@ -98,7 +115,7 @@ def test_a_chinese_window_shows_the_verdict_and_the_arms_in_chinese(qtbot, start
     assert shown[3:] == ["除以 √d_k", "不缩放"]
     assert not i18n_check.untranslated(shown, i18n_check.DATA_WORDS)
     numbers = i18n_check.re.compile(r"\d+(?:\.\d+)?(?:e[-+]\d+)?").findall
-    assert numbers(lab.verdict.text()) == numbers(lab.result["verdict"]) and len(numbers(lab.verdict.text())) == 10
+    assert numbers(lab.verdict.text()) == numbers(lab.result["verdict"]) and len(numbers(lab.verdict.text())) == 12
 
 
 def test_the_lab_redraws_a_heads_attention_as_it_trains(qtbot):
@@ -108,7 +125,8 @@ def test_the_lab_redraws_a_heads_attention_as_it_trains(qtbot):
     lab.start("no-layernorm", seeds=1, steps=7)
     qtbot.waitUntil(lambda: lab.result is not None, timeout=60_000)
     last = lab.watched
-    assert (last.arm, last.step) == ("no LayerNorm", 6)  # re-traced at step 0 and 5 of each arm, and at the end
+    last_step = 7 * len(NO_LAYERNORM_LRS) - 1  # 7 steps at each learning rate
+    assert (last.arm, last.step) == ("no LayerNorm", last_step)  # re-traced every 5 steps of each arm, and at the end
     assert (lab.layer_box.value(), lab.layer_box.maximum(), lab.head_box.value()) == (3, 3, 0)  # default: last layer
     trace = last.model.trace(watch_sentence())
     expected = trace["dec.3.self_attn.weights"][0].numpy().T
@@ -120,7 +138,7 @@ def test_the_lab_redraws_a_heads_attention_as_it_trains(qtbot):
     for axis in ("left", "top"):  # every token labelled
         labels = [text for _, text in fixed_tick_levels(lab.attention.plot.getAxis(axis))[0]]
         assert labels == tokens
-    assert lab.attention.bar.levels() == (0.0, 1.0) and "step 7" in lab.attention_caption.text()
+    assert lab.attention.bar.levels() == (0.0, 1.0) and f"step {last_step + 1}" in lab.attention_caption.text()
 
 
 def test_a_paused_run_opens_its_model_in_the_window_asking_about_unsaved_edits(qtbot, start_window):

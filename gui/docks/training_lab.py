@@ -375,13 +375,13 @@ class TrainingLab(QWidget):
         self._show_status()
 
     def _draw_curves(self) -> None:
+        result = self.run.result
+        if result is not None and result["x"]["label"] != "step":  # log axes where the result asks for them
+            self._name_axes()
+            self.curve_plot.setLogMode(x=result["x"]["log"], y=result["y"]["log"])
         symbol = "o" if self.run.points else None
         for key, (xs, ys) in self.run.curves.items():
             self._draw(key, xs, ys, symbol)
-        result = self.run.result
-        if result is not None and result["x"]["label"] != "step":
-            self._name_axes()
-            self.curve_plot.setLogMode(x=result["x"]["label"] == "d_k", y=False)
 
     def _draw_bars(self) -> None:
         self.bars.setOpts(x=list(range(len(self.run.layers))), height=self.run.grad_norms)
@@ -404,14 +404,15 @@ class TrainingLab(QWidget):
             )
 
     def _name_axes(self) -> None:
-        """A training run: loss over steps; one number per seed otherwise, or at the end the run's own x axis."""
+        """A training run: loss over steps; one number per seed otherwise, or at the end the run's own axes."""
         trains = EXPERIMENTS[self.shown].steps is not None
         x = self.result["x"]["label"] if self.result is not None else "step"
         if x != "step":
             self.curve_plot.setLabel("bottom", label(x, self.settings.lang))
         else:
             self.curve_plot.setLabel("bottom", self.tr("step") if trains else self.tr("seed"))
-        self.curve_plot.setLabel("left", label(EXPERIMENTS[self.shown].measures, self.settings.lang))
+        y = self.result["y"]["label"] if self.result is not None else EXPERIMENTS[self.shown].measures
+        self.curve_plot.setLabel("left", label(y, self.settings.lang))
 
     def _name_layers(self) -> None:
         """The gradient bars named by their layers in words ("Block 0", not "dec.0")."""
