@@ -135,8 +135,8 @@ def check_for_sentences(cfg: ModelConfig, tokens: dict[str, list[str]]) -> None:
 # An export (a figure, or a deck drawn one figure at a time) holds at its peak: the program (Python, torch, Qt and
 # its fonts), the trace it draws, the figure being drawn (with what the allocator keeps of the ones before it) and,
 # for a PPTX, every slide's pictures until the file is zipped (a PDF goes to disk page by page). Measured with
-# `python tests/bench_export.py --memory`: the picker's large model peaks at 524 / 649 / 940 / 1,121 MiB on
-# 11 / 64 / 128 / 256 tokens (PDF, 143 slides), about 400 MiB before the first figure.
+# `python tests/bench_export.py --memory`: the picker's large model (143 slides) peaks at 525 / 643 / 943 / 1,120 MiB
+# on 11 / 64 / 128 / 256 tokens as a PDF, 608 / 693 / 909 / 1,114 MiB as a PPTX; about 400 MiB before any figure.
 RUNTIME_BYTES = 400 * 2**20
 FIGURE_BYTES = 640 * 2**20
 PICTURE_BYTES = 2**20  # a PPTX slide's PNG figure and "you are here" map
