@@ -136,9 +136,12 @@ def lab_options(p: argparse.ArgumentParser) -> None:
     from .lab import EXPERIMENTS
 
     p.add_argument("experiment", choices=list(EXPERIMENTS), help="the experiment")
-    p.add_argument("--out", type=path_text, help="write the series and the verdict to this JSON file")
-    p.add_argument("--seeds", type=int, help="runs per arm, seeds 0 … N−1 (default 3 for training, else 5)")
-    p.add_argument("--steps", type=int, help="training steps per run (post-vs-pre-ln, no-layernorm)")
+    p.add_argument("--out", type=path_text, help="write the series, the evidence and the verdict to this JSON file")
+    defaults = ", ".join(f"{name} {spec.seeds}" for name, spec in EXPERIMENTS.items())
+    p.add_argument("--seeds", type=int, help=f"runs per arm, seeds 0 … N−1 (default: {defaults})")
+    p.add_argument(
+        "--steps", type=int, help="training steps per learning rate (post-vs-pre-ln, no-layernorm; default 120)"
+    )
     p.add_argument(
         "--lang",
         choices=["en", "zh"],
