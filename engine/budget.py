@@ -161,6 +161,6 @@ def check_export(trace, what: str, held: int = 0) -> None:
         raise EngineError(
             f"{what} would need {_gib(need)} of memory (limit {_gib(MAX_EXPORT_BYTES)}): the lesson's numbers "
             f"{_gib(trace_bytes(trace))}, drawing {_gib(RUNTIME_BYTES + FIGURE_BYTES)}"
-            + (f", the file's images {_gib(held)}" if held else "")
+            + (f", the file's images {held / 2**20:,.0f} MiB" if held else "")
             + "; use a shorter sentence or a smaller model"
         )
