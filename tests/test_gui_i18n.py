@@ -413,8 +413,8 @@ def test_a_language_switch_changes_the_window_in_place_to_what_a_new_window_show
     generated token, an edit and a what-if switch on the undo stack, in both directions."""
     controller = start_window(lesson, lang="en")
     window, state = controller.window, controller.state
-    for dock in (*window.teaching.docks(), window.lab_dock, window.training_step_dock):
-        dock.show()
+    for dock in window.docks.values():
+        dock.widget.show()
     window.teaching.generation.generate()
     state.set_switch("no_scale", True)
     window.training_step.take_step()

@@ -432,7 +432,7 @@ def test_docks_at_1280x720_leave_the_stage_view_a_usable_size(qtbot, start_windo
     window = controller.window
     window.resize(1280, 720)
     qtbot.waitUntil(lambda: window.size().toTuple() == (1280, 720))
-    by_name = window.teaching.by_name()
+    by_name = {key: dock.widget for key, dock in window.docks.items()}
     for name in docks:
         by_name[name].toggleViewAction().trigger()
     for name in ("dec.0.self_attn.weights", "dec.0.self_attn.q", "probs"):

@@ -313,19 +313,8 @@ class Walker:
         return f"display: {action.text()}"
 
     def dock(self) -> str:
-        window, teaching = self.window, self.window.teaching
-        action = self.rng.choice(
-            [
-                teaching.heads_action,
-                teaching.whatif_action,
-                teaching.generation_panel_action,
-                teaching.kv_action,
-                teaching.cost_action,
-                window.lab_dock.toggleViewAction(),
-                window.training_step_dock.toggleViewAction(),
-                window.map_actions["toggle"],
-            ]
-        )
+        """Show or hide one of the window's docks (every dock of gui/docks/registry.py)."""
+        action = self.rng.choice([dock.toggle for dock in self.window.docks.values()])
         action.trigger()
         return f"dock {action.text()} → {action.isChecked()}"
 

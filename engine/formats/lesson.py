@@ -37,7 +37,9 @@ LANGS = ("en", "zh")
 LESSONS_DIR = ASSETS_DIR / "lessons"
 _FIELDS = ("format", "version", "title", "description", "config", "vocabularies", "text", "target", "stage", "lang")
 _OPTIONAL = ("views", "lab", "show")  # absent in older files
-# The window's views (docks) a lesson may open with it, by name: plain data; gui/docks/teaching_docks.py shows them.
+# The window's views (docks) a lesson may open with it, by name: plain data. The GUI declares its docks in
+# gui/docks/registry.py (tests/test_dock_registry.py checks these are its lesson-openable keys, in its order); a dock
+# registered there later is added here (set_views).
 VIEWS = ("heads", "whatif", "generation", "kv_cache", "cost", "lab")
 # What a lesson opens on, so its point is on screen: the head, the query row (a token index, or "last" for the
 # sentence's last token) and the decimals the matrices and plots show (the seeds' 0.452 and −0.447 need three).
@@ -136,6 +138,12 @@ class Lesson:
 
 
 # ---- JSON ---------------------------------------------------------------------------------------
+
+
+def set_views(names: tuple[str, ...]) -> None:
+    """The names of the views a lesson may open from now on: the GUI's dock registry gives them."""
+    global VIEWS
+    VIEWS = tuple(names)
 
 
 def check_views(views, label: str) -> tuple[str, ...]:

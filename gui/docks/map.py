@@ -8,7 +8,7 @@ shows beside the map. Right-click exports or copies it; File ▸ Export the map�
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QToolButton, QVBoxLayout
 
 from gui.plots.map import PANELS, MapFigure, draw_map
@@ -137,21 +137,16 @@ class MapView(LazyView):
             self.zoom.setChecked(True)
 
 
-def add_map(window) -> QDockWidget:
-    """The map as a dock beside the stage view, shown, with its actions in `window.map_actions` (the menus place
-    them): View ▸ The map hides it, View ▸ Reduce motion stops its glide, File ▸ Export the map… writes it."""
-    view = MapView(window.state)
-    dock = QDockWidget(window)
-    window.texts.set(dock.setWindowTitle, lambda: tr("The map"))
-    dock.setObjectName("dock_map")
-    dock.setWidget(view)
-    dock.setAllowedAreas(Qt.LeftDockWidgetArea | Qt.RightDockWidgetArea | Qt.BottomDockWidgetArea)
-    # On the left, beside the stage list: the docks that open on the right (generation, KV cache, …) keep their
-    # height, and the map keeps its own.
-    window.addDockWidget(Qt.LeftDockWidgetArea, dock)
+def title() -> str:
+    """The dock's title (gui/docks/registry.py)."""
+    return tr("The map")
+
+
+def set_up(window, dock: QDockWidget) -> None:
+    """The map's dock (gui/docks/registry.py adds it, beside the stage list) kept as wide as its names need, and its
+    actions in `window.map_actions` (the menus place them): View ▸ Reduce motion stops its glide, File ▸ Export the
+    map… writes it; "toggle" is its View ▸ The map."""
     dock.width_keeper = DockWidth(window, dock)
-    toggle = dock.toggleViewAction()
-    toggle.setShortcut(QKeySequence("Ctrl+M"))
     calm = QAction(window)
     window.texts.set(calm.setText, lambda: tr("Reduce motion (no animations)"))
     calm.setCheckable(True)
@@ -160,8 +155,7 @@ def add_map(window) -> QDockWidget:
     export = QAction(window)
     window.texts.set(export.setText, lambda: tr("Export the map…"))
     export.triggered.connect(lambda: export_figure_dialog(window, window.state, draw_map, "map."))
-    window.map_actions = {"toggle": toggle, "reduce_motion": calm, "export": export}
-    return dock
+    window.map_actions = {"toggle": dock.toggleViewAction(), "reduce_motion": calm, "export": export}
 
 
 class DockWidth(QObject):

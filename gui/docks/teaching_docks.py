@@ -1,113 +1,77 @@
-"""The docks and toolbar for heads, generation, "what if" and cost: the head grid, the Generate panel, the KV
-cache, the switches' effects and the cost of the model, each a dockable view of the app state.
+"""The window's docks and the toolbar: every dock the registry declares (gui/docks/registry.py: the map, the head
+grid, the Generate panel, the KV cache, the switches' effects, the cost of the model, the training lab, the training
+step), each a view of the app state, and the toolbar's buttons for those that want one.
 
-The main window makes one `TeachingViews(window)`; the docks and the toolbar are added to it here, and its menus
-(gui/window/menus.py) place the actions (view_actions, generation_actions, the switches). Where a dock opens
-(beside the stage view, tabbed, or floating over it): gui/docks/placement.py.
+The main window makes one `TeachingViews(window)`, which adds the docks (`by_key`, the window's `docks`); its menus
+(gui/window/menus.py) place the actions (each dock's toggle, generation_actions, the switches). Where a dock opens
+(beside the stage view, tabbed, floating over it, under it): gui/docks/placement.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QWidget
+from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow
 
-from gui.docks.cost import CostView
-from gui.docks.generation import GenerationPanel
-from gui.docks.heads import HeadGridView
-from gui.docks.kv_cache import KVCacheView
 from gui.docks.placement import DockPlacement
-from gui.docks.whatif import SwitchActions, WhatIfView
+from gui.docks.registry import BESIDE, Dock, add_docks
+from gui.docks.whatif import SwitchActions
 from gui.text.live_texts import LiveTexts
-from gui.views.scrolling import scrolling
 
 
 class TeachingViews(QObject):
     def __init__(self, window: QMainWindow):
         super().__init__(window)
         self.window = window
-        state = window.state
-        self.heads = HeadGridView(state)
-        self.generation = GenerationPanel(state)
-        self.kv_cache = KVCacheView(state)
-        self.whatif = WhatIfView(state)
-        self.cost = CostView(state)
-        self.switches = SwitchActions(state, self)
         self.texts = LiveTexts()  # what a language switch sets again
         self.placement = DockPlacement(window, self.docks)
-
-        self.heads_dock = self._dock("heads", lambda: self.tr("Heads side by side"), self.heads)
-        self.whatif_dock = self._dock("whatif", lambda: self.tr("What if"), self.whatif)
-        self.generation_dock = self._dock("generation", lambda: self.tr("Generate"), self.generation)
-        self.kv_dock = self._dock("kv_cache", lambda: self.tr("KV cache"), self.kv_cache)
-        self.cost_dock = self._dock("cost", lambda: self.tr("Cost of this model"), self.cost)
-        window.tabifyDockWidget(self.heads_dock, self.whatif_dock)
-        window.splitDockWidget(self.generation_dock, self.kv_dock, Qt.Vertical)
-        for dock in self.docks():
-            dock.hide()
-            dock.toggleViewAction().triggered.connect(lambda on, d=dock: on and self.placement.place(d))
-
-        self.heads_action = self.heads_dock.toggleViewAction()
-        self.heads_action.setShortcut(QKeySequence("Ctrl+H"))
-        self.kv_action = self.kv_dock.toggleViewAction()
-        self.whatif_action = self.whatif_dock.toggleViewAction()
-        self.generation_panel_action = self.generation_dock.toggleViewAction()
-        self.cost_action = self.cost_dock.toggleViewAction()
-        # the toolbar's button (the menu names the whole title, which a new title sets again: after it)
-        self.texts.set(self.cost_action.setIconText, lambda: self.tr("Cost"))
+        self.by_key: dict[str, Dock] = add_docks(window, self.placement)
+        self.switches = SwitchActions(window.state, self)
+        # The names the other parts and the tests reach the teaching docks by (window.docks holds every dock, by key):
+        teaching = [self.by_key[key] for key in ("heads", "whatif", "generation", "kv_cache", "cost")]
+        self.heads, self.whatif, self.generation, self.kv_cache, self.cost = (dock.view for dock in teaching)
+        self.heads_dock, self.whatif_dock, self.generation_dock, self.kv_dock, self.cost_dock = (
+            dock.widget for dock in teaching
+        )
+        self.heads_action, self.whatif_action, self.generation_panel_action, self.kv_action, self.cost_action = (
+            dock.toggle for dock in teaching
+        )
         self.generation.generate_action.triggered.connect(self._show_generation)
         self.switches.toggledOn.connect(self.show_effect)
         self._toolbar()
 
-    def _dock(self, key: str, title: Callable[[], str], view: QWidget) -> QDockWidget:
-        dock = QDockWidget(self.window)
-        self.texts.set(dock.setWindowTitle, title)
-        dock.setObjectName(f"dock_{key}")
-        dock.setWidget(scrolling(view))
-        dock.visibilityChanged.connect(lambda visible: visible and view.in_sight())  # (also when its tab is chosen)
-        dock.setAllowedAreas(Qt.LeftDockWidgetArea | Qt.RightDockWidgetArea | Qt.BottomDockWidgetArea)
-        self.window.addDockWidget(Qt.RightDockWidgetArea, dock)
-        return dock
-
     def docks(self) -> list[QDockWidget]:
-        return [self.heads_dock, self.whatif_dock, self.generation_dock, self.kv_dock, self.cost_dock]
-
-    def by_name(self) -> dict[str, QDockWidget]:
-        """The docks by the names a lesson's "views" give (engine.formats.lesson.VIEWS)."""
-        docks = {dock.objectName().removeprefix("dock_"): dock for dock in self.docks()}
-        return {**docks, "lab": self.window.lab_dock}
+        """The docks placed beside the stage view when they open (registry.BESIDE)."""
+        return [dock.widget for dock in self.by_key.values() if dock.spec.placed == BESIDE]
 
     def open_views(self, names: tuple[str, ...], experiment: str | None = None) -> None:
         """Show the docks a lesson opens with (the others stay as they are), the training lab with the
         lesson's experiment chosen (not run: the teacher presses Run)."""
-        docks = self.by_name()
         for name in names:
-            docks[name].show()
-            docks[name].raise_()
-            if docks[name] in self.docks():
-                self.placement.place(docks[name])
+            dock = self.by_key[name]
+            dock.widget.show()
+            dock.widget.raise_()
+            if dock.spec.placed == BESIDE:
+                self.placement.place(dock.widget)
         if experiment is not None:
-            self.window.lab_dock.widget().choose(experiment)
-
-    def view_actions(self) -> list:
-        """The docks' show/hide toggles, for the View menu."""
-        return [self.heads_action, self.generation_panel_action, self.kv_action, self.whatif_action, self.cost_action]
+            self.by_key["lab"].view.choose(experiment)
 
     def generation_actions(self) -> list:
         """Generate next token, Step through the new token: for the Model menu."""
         return [self.generation.generate_action, self.generation.step_action]
 
     def _toolbar(self) -> None:
+        """A button for each dock that wants one (its toggle, or its view's action), in the registry's order, then
+        the what-if switches."""
         bar = self.window.addToolBar("")
         self.texts.set(bar.setWindowTitle, lambda: self.tr("Heads, generation, what if"))
         bar.setObjectName("toolbar_teaching")
         bar.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        bar.addAction(self.heads_action)
-        bar.addAction(self.generation.generate_action)
-        bar.addAction(self.kv_action)
-        bar.addAction(self.cost_action)
+        for dock in self.by_key.values():
+            spec = dock.spec
+            if spec.toolbar:
+                bar.addAction(dock.toggle if spec.button is None else spec.button(dock.view))
+            if spec.button_text is not None:  # (the menu names the whole title, which a new title sets again: after it)
+                self.texts.set(dock.toggle.setIconText, spec.button_text)
         bar.addSeparator()
         label = QLabel(bar)
         self.texts.set(label.setText, lambda: self.tr("What if: "))
@@ -132,12 +96,12 @@ class TeachingViews(QObject):
         self.whatif.show_switch(switch)
 
     def retranslate(self) -> None:
-        """Another language: the docks' titles, the toolbar, the switches, and each view (a hidden one draws in the
-        new language when it is shown)."""
+        """Another language: the toolbar, the switches, and each dock's view (a hidden one draws in the new language
+        when it is shown). (The docks' titles are the window's texts.)"""
         self.texts.retranslate()
         self.switches.retranslate()
-        for view in (self.heads, self.generation, self.kv_cache, self.whatif, self.cost):
-            view.retranslate()
+        for dock in self.by_key.values():
+            dock.view.retranslate()
 
     def carry_over(self, old: TeachingViews) -> None:
         """What the docks of a window being replaced showed (a new language, text size, presentation mode), and

@@ -12,11 +12,10 @@ answering while it trains); this dock draws what it records, and a window built 
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QBoxLayout,
     QComboBox,
-    QDockWidget,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -499,15 +498,3 @@ class TrainingLab(QWidget):
             self.items = {}
             self._draw_curves()
         self._show_status()
-
-
-def add_training_lab(window) -> QDockWidget:
-    """The lab as a dock of the main window, hidden until View ▸ Training lab."""
-    dock = QDockWidget(window)
-    window.texts.set(dock.setWindowTitle, lambda: QCoreApplication.translate("TrainingLab", "Training lab"))
-    dock.setObjectName("dock_training_lab")
-    dock.setWidget(TrainingLab(window.state.lab_run, window.state.display, dock))
-    window.addDockWidget(Qt.BottomDockWidgetArea, dock)
-    window.teaching.placement.keep_below(dock)  # under the stage view, or beside it in a short window
-    dock.hide()
-    return dock

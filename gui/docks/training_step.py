@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QObject, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
@@ -204,15 +204,8 @@ class TrainingStepView(QWidget):
             heatmap.set(matrix, rows, cols, opts, caption=caption, levels=levels)
 
 
-def add_training_step_view(window) -> QDockWidget:
-    """The view as a dock of the main window, hidden until View ▸ Training step or a step is taken."""
-    view = TrainingStepView(window.state)
-    dock = QDockWidget(window)
-    window.texts.set(dock.setWindowTitle, lambda: QCoreApplication.translate("TrainingStepView", "Training step"))
-    dock.setObjectName("dock_training_step")
-    dock.setWidget(view)
-    window.addDockWidget(Qt.BottomDockWidgetArea, dock)
-    window.teaching.placement.keep_below(dock)  # under the stage view, or beside it in a short window
-    dock.hide()
+def show_on_step(window, dock: QDockWidget) -> None:
+    """The training step's dock (gui/docks/registry.py adds it, hidden) shown once Model ▸ Take one training step
+    has taken a step."""
+    view = dock.widget()
     window.training_step.step_action.triggered.connect(lambda: dock.show() if view.step is not None else None)
-    return dock

@@ -24,10 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.docks.map import add_map
 from gui.docks.teaching_docks import TeachingViews
-from gui.docks.training_lab import add_training_lab
-from gui.docks.training_step import TrainingStepActions, add_training_step_view
+from gui.docks.training_step import TrainingStepActions
 from gui.state.app_state import AppState
 from gui.text.live_texts import LiveTexts
 from gui.views.stage_list import StageList
@@ -115,11 +113,11 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.stepper)
         self.setCentralWidget(central)
 
-        self.map_dock = add_map(self)  # the Transformer diagram with "you are here", beside the stage list
-        self.teaching = TeachingViews(self)  # head grid, generation, KV cache, what-if switches, cost
-        self.lab_dock = add_training_lab(self)
-        self.training_step = TrainingStepActions(state, self)
-        self.training_step_dock = add_training_step_view(self)
+        self.training_step = TrainingStepActions(state, self)  # Model ▸ Take one training step (its dock shows it)
+        self.teaching = TeachingViews(self)  # every dock of gui/docks/registry.py, the toolbar, the what-if switches
+        self.docks = self.teaching.by_key  # by key: the map, heads, whatif, generation, kv_cache, cost, lab, …
+        self.map_dock = self.docks["map"].widget  # the Transformer diagram with "you are here", beside the stage list
+        self.lab_dock, self.training_step_dock = self.docks["lab"].widget, self.docks["training_step"].widget
         self.model_picker = ModelPicker(self)
         self.presentation = PresentationMenu(self)  # presentation mode, the text size, colours, decimals
         bar = self.menu_bar = MenuBar(self)
@@ -144,10 +142,7 @@ class MainWindow(QMainWindow):
             self.model_picker,
             self.stage_list,
             self.stage_view,
-            self.map_dock.widget(),
-            self.teaching,
-            self.lab_dock.widget(),
-            self.training_step_dock.widget(),
+            self.teaching,  # (every dock's view)
         ):
             view.retranslate()
         for plot in self.findChildren(pg.GraphicsView):  # pyqtgraph's own right-click entry, made with the plot

@@ -150,11 +150,9 @@ class MenuBar(QObject):
         menu.addSeparator()
         menu.addAction(w.stage_view.controls.difference_action)
         menu.addSeparator()
-        menu.addActions([w.map_actions["toggle"], w.map_actions["reduce_motion"]])
+        menu.addActions([dock.toggle for dock in w.docks.values()])  # (gui/docks/registry.py's order)
         menu.addSeparator()
-        menu.addActions(
-            [*w.teaching.view_actions(), w.lab_dock.toggleViewAction(), w.training_step_dock.toggleViewAction()]
-        )
+        menu.addAction(w.map_actions["reduce_motion"])
         menu.addSeparator()
         menu.addActions(w.presentation.size_actions)
         menu.addSeparator()
@@ -178,7 +176,7 @@ class MenuBar(QObject):
         menu = self._menu("whatif", lambda: self.tr("What &if"))
         menu.addActions(list(teaching.switches.actions.values()))
         menu.addSeparator()
-        menu.addAction(teaching.whatif_action)
+        menu.addAction(self.window.docks["whatif"].toggle)
 
     def _lessons(self) -> None:
         display = self.window.state.display
