@@ -12,6 +12,7 @@ from engine.formats.recovery import RecoveryFolder, orphaned_folders
 from gui.lesson.prompts import Prompts
 from gui.state import preferences
 from gui.state.autosave import Autosaver
+from gui.window.loading import replay_keys
 from gui.window.main_window import MainWindow
 from gui.window.start_page import StartPage
 
@@ -75,7 +76,9 @@ class LessonStart:
         preferences.write("start/show", page.show_at_start.isChecked())
         self.start_page = None
         page.deleteLater()
-        if page.choice == ("file", ""):
+        if page.stepping_key is not None:  # meant for the lesson behind the page
+            replay_keys(self.window, [page.stepping_key])
+        elif page.choice == ("file", ""):
             self.open_file()
         elif page.choice is not None:
             self.open_shipped(page.choice[1])

@@ -3,7 +3,8 @@ window's language, and a way to open a lesson file instead."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -22,17 +23,22 @@ from engine.formats.lesson import LessonInfo
 from gui.views.fonts import scale_font, text_size
 
 NAME_ROLE = Qt.UserRole + 1
+STEPPING_KEYS = {Qt.Key_Right, Qt.Key_PageDown, Qt.Key_Space, Qt.Key_Left, Qt.Key_PageUp, Qt.Key_Home, Qt.Key_End}
 
 
 class StartPage(QDialog):
     """Pick a lesson, the one open highlighted (`current`, a shipped lesson's name; none highlighted while a lesson
-    file or a model is open). After exec(): `choice` is ("lesson", name), ("file", "") or None (closed)."""
+    file or a model is open). After exec(): `choice` is ("lesson", name), ("file", "") or None (closed).
+    A stepping key (→, Page Down, Space, ←, Page Up, Home, End) is meant for the lesson behind, whatever has the
+    focus here: it closes the page with no choice and leaves the key in `stepping_key` for the window's stepper.
+    ↑ and ↓ choose in the list, Enter opens the highlighted lesson."""
 
     def __init__(self, lessons: list[LessonInfo], lang: str, show_at_start: bool, current: str = "", parent=None):
         # (Over 60 lines: the widgets are built in the order they stand on screen, one flat sequence.)
         super().__init__(parent)
         self.lessons, self.lang = {info.name: info for info in lessons}, lang
         self.choice: tuple[str, str] | None = None
+        self.stepping_key: QKeySequence | None = None
         self.setWindowTitle(self.tr("Lessons"))
 
         heading = scale_font(QLabel(self.tr("Choose a lesson"), self), 1.6, bold=True)
@@ -99,6 +105,16 @@ class StartPage(QDialog):
         self.list.setCurrentRow(names.index(current) if current in names else -1)  # none: a file or a model is open
         self._show_selected(self.list.currentItem())
         self.resize(text_size(self, 140, 34, QSize(1000, 600)))  # the list and its lesson's description beside it
+        for child in self.findChildren(QWidget):  # the list, the buttons and the check box all let it pass
+            child.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """A stepping key without modifiers closes the page and is kept for the window (see the class)."""
+        if event.type() == QEvent.KeyPress and is_stepping_key(event):
+            self.stepping_key = QKeySequence(event.key())
+            self.reject()
+            return True
+        return super().eventFilter(watched, event)
 
     def _show_selected(self, item: QListWidgetItem | None) -> None:
         info = self.lessons[item.data(NAME_ROLE)] if item is not None else None
@@ -115,3 +131,7 @@ class StartPage(QDialog):
     def _choose_file(self) -> None:
         self.choice = ("file", "")
         self.accept()
+
+
+def is_stepping_key(event: QKeyEvent) -> bool:
+    return event.key() in STEPPING_KEYS and not event.modifiers() & ~Qt.KeypadModifier
