@@ -21,7 +21,6 @@ from .matrix import MatrixPanel, is_per_head, stage_caption
 from .norm import BeforeAfterPanel, NormStepsPanel
 from .output import TopKPanel
 from .rope import RopePanel
-from .scale import shared_scale_names
 from .stacking import mark_row_of_panels, move
 from .style import PlotOptions, font, foreground
 from .tiles import tile_panels
@@ -121,8 +120,7 @@ class _Drawing:
             return None
         name = name or self.stage
         select = is_per_head(self.trace, name) if select_row is None else select_row
-        group = shared_scale_names(self.trace, self.stage)  # on the scale its table shares (μ with x)
-        kw.setdefault("scale_with", group if name in group else ())
+        kw.setdefault("scale_at", self.stage)  # on the scale its table shares (μ with x, scaled with scores)
         return MatrixPanel(self.layout, self.trace, name, self.opts, self.top, col, select_row=select, **kw)
 
 
@@ -131,9 +129,9 @@ def _sum(d: _Drawing) -> list[Panel]:
     if len(d.inputs) < 2:
         return [d.matrix()]
     keys = ("residual_in", "sublayer_out") if stage_op(d.trace, d.stage) == "add" else (None,) * len(d.inputs)
-    group = shared_scale_names(d.trace, d.stage)  # one colour scale for the parts and the sum
-    return [d.matrix(name, col=k, label=key, scale_with=group) for k, (name, key) in enumerate(zip(d.inputs, keys))] + [
-        d.matrix(col=len(d.inputs), label="sum", scale_with=group)
+    # (one colour scale for the parts and the sum: the stage's, gui/plots/scale.py)
+    return [d.matrix(name, col=k, label=key) for k, (name, key) in enumerate(zip(d.inputs, keys))] + [
+        d.matrix(col=len(d.inputs), label="sum")
     ]
 
 

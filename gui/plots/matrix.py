@@ -11,7 +11,7 @@ from gui.text.operations import IDS, colour_kind, matrix_caption, place_of, stag
 from .captions import caption
 from .heatmap import Heatmap, axis_labels
 from .predicts import row_labels
-from .scale import scale_for
+from .scale import scale_for, shared_scale, shared_scale_names
 from .style import PLAIN_COLOR, PlotOptions
 
 PLAIN = pg.ColorMap([0.0, 1.0], [PLAIN_COLOR, PLAIN_COLOR])  # ids are names, not amounts: no colour
@@ -58,8 +58,9 @@ def stage_matrix(trace, name: str, opts: PlotOptions) -> tuple[np.ndarray, list[
 
 
 class MatrixPanel:
-    """Heatmap of one stage; `select_row` outlines the selected query/token row. `scale_with`: the tensors that
-    share its colour scale (the parts and sum of A + B = C); only the last of them draws the colour bar."""
+    """Heatmap of one stage; `select_row` outlines the selected query/token row. `scale_at`: the stage whose shared
+    colour scale it is drawn on where that scale includes it (gui/plots/scale.py, shared_scale: the parts and sum of
+    A + B = C, scores and scaled…); only the last tensor of that scale draws the colour bar."""
 
     def __init__(
         self,
@@ -72,12 +73,13 @@ class MatrixPanel:
         select_row: bool = False,
         colspan: int = 1,
         label: str | None = None,
-        scale_with: tuple = (),
+        scale_at: str | None = None,
     ):
         self.name, self.select_row, self.label = name, select_row, label  # label: a caption key to use instead
-        self.scale_with = scale_with
+        group = shared_scale_names(trace, scale_at) if scale_at else ()
+        self.scale_at = scale_at if name in group else None
         ids = colour_kind(stage_op(trace, name)) == IDS  # token ids: a labelled table, not a heatmap
-        colorbar = not ids and (not scale_with or name == scale_with[-1])
+        colorbar = not ids and (self.scale_at is None or name == group[-1])
         self.heatmap = Heatmap(
             layout, opts, None, row, col, cmap=PLAIN if ids else None, colspan=colspan, colorbar=colorbar
         )
@@ -93,5 +95,5 @@ class MatrixPanel:
             ids = [str(int(v)) for v in m.ravel()]
             self.heatmap.set(m, rows, cols, opts, text, selected, (0.0, 1.0), cell_text=ids)
             return
-        parts = [stage_matrix(trace, name, opts)[0] for name in self.scale_with] or [m]
-        self.heatmap.set(m, rows, cols, opts, text, selected, scale=scale_for(op, *parts))
+        shared = self.scale_at and shared_scale(trace, self.scale_at, head_of(trace, opts))
+        self.heatmap.set(m, rows, cols, opts, text, selected, scale=shared or scale_for(op, m))

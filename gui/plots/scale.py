@@ -5,6 +5,7 @@ centred on 0 for signed ones, and one scale for every panel of one equation (E +
     scale = scale_for(op, matrix)                 # by the operation's colour kind, and for signed ones the data
     scale = scale_of(matrix)                      # by the data: any value below 0 → diverging, ±max|x|
     scale = scale_of(e, pe, x)                    # one scale for the three panels of X = E + PE
+    scale = shared_scale(trace, stage, head)      # the scale of the tensors one stage's equation shows together
     colors = color_table("default", scale.signed) # 256 QColors of the same pyqtgraph ColorMap the plots use
 """
 
@@ -17,11 +18,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
+from engine import tiled
 from gui.text.operations import (
     IDS,
     NON_NEGATIVE,
     PARTS_AND_SUM,
     PROBABILITY,
+    TILE_AND_REFERENCE,
     X_AND_MEAN,
     X_AND_OUTPUT,
     colour_kind,
@@ -68,10 +71,16 @@ def scale_for(op: str, *arrays) -> Scale:
     return scale_of(*arrays, signed=False if kind in (NON_NEGATIVE, IDS) else None)
 
 
+SCORE_TILES = ("attn.tiled.scores", "attn.tiled.m")  # tile steps whose numbers are scores (a tile, its row maxima)
+
+
 def shared_scale_names(trace, stage: str) -> tuple[str, ...]:
-    """The tensors shown on one colour scale at `stage`: the parts and the sum of A + B = C; x and its mean μ in
-    LayerNorm's steps (μ = 1.4 was as yellow as x's 3.6, each on its own scale); else none. The operation's
-    entry says which (gui/text/operations.py, shares_scale)."""
+    """The tensors shown on one colour scale at `stage`, the one whose colour bar is drawn last: the parts and the
+    sum of A + B = C; x and its mean μ in LayerNorm's steps (μ = 1.4 was as yellow as x's 3.6, each on its own
+    scale); scores and scaled (32 and 4 were both yellow: the shrink by √d_k invisible), scaled and masked; in
+    tiled attention the full masked scores, the tile's scores and its maxima m before and after (m = 1.17 yellow in
+    one table, 1.47 dark blue in the next); else none. The operation's entry says which (gui/text/operations.py,
+    shares_scale)."""
     st = trace.stage(stage)
     if st is None:
         return ()
@@ -82,7 +91,27 @@ def shared_scale_names(trace, stage: str) -> tuple[str, ...]:
         return (st.inputs[0], stage)
     if shares == X_AND_MEAN:
         return st.inputs[:2]
+    if shares == TILE_AND_REFERENCE:
+        scores = [name for name in (*st.inputs, stage) if _op(trace, name) in SCORE_TILES]
+        return (f"{tiled.attention_of(stage)}.masked", *scores)
     return ()
+
+
+def _op(trace, name: str) -> str | None:
+    st = trace.stage(name)
+    return st.op if st is not None else None
+
+
+def shared_scale(trace, stage: str, head: int | None) -> Scale | None:
+    """The one colour scale of the tensors shared_scale_names names at `stage` (None where it names none), for the
+    plots and the tables alike: over the shown head of per-head tensors [h, n, m], by the colour kind of the last
+    of them (x and μ are signed where σ² is not)."""
+    names = shared_scale_names(trace, stage)
+    if not names:
+        return None
+    values = [trace[name] for name in names]
+    values = [v[head] if head is not None and v.dim() == 3 else v for v in values]
+    return scale_for(_op(trace, names[-1]), *(v.detach().numpy() for v in values))
 
 
 @cache

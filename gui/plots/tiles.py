@@ -16,7 +16,7 @@ from .bars import Bars
 from .captions import caption
 from .heatmap import Heatmap, axis_labels
 from .matrix import MatrixPanel, head_of, stage_caption
-from .scale import scale_for
+from .scale import scale_for, shared_scale, shared_scale_names
 from .style import HIDDEN_COLOR, PlotOptions, color
 
 
@@ -53,8 +53,10 @@ class TilePanel:
         )
         if st.op == "attn.tiled.skipped":
             self.heatmap.set(m, queries[r0:r1], cols, opts, text, levels=(0.0, 1.0))
-        else:
-            self.heatmap.set(m, queries[r0:r1], cols, opts, text, scale=scale_for(st.op, m))
+        else:  # S and m on the scale of the full scores drawn beside them; ℓ and o on their own
+            shared = self.name in shared_scale_names(trace, self.name)
+            scale = shared_scale(trace, self.name, head_of(trace, opts)) if shared else scale_for(st.op, m)
+            self.heatmap.set(m, queries[r0:r1], cols, opts, text, scale=scale)
 
 
 class TileMapPanel:
@@ -76,7 +78,8 @@ class TileMapPanel:
         masked = trace[f"{tiled.attention_of(self.name)}.masked"][h].numpy().astype(np.float64)
         queries, keys = _tokens(trace, self.name)
         head = caption("head", opts.lang, head=h)
-        self.heatmap.set(masked, queries, keys, opts, caption("tile_map", opts.lang, head=head))
+        scale = shared_scale(trace, self.name, h)  # the tile's own scale (one number, one colour beside the tile)
+        self.heatmap.set(masked, queries, keys, opts, caption("tile_map", opts.lang, head=head), scale=scale)
         (r0, r1), (c0, c1) = trace.stage(self.name).tile.rows, trace.stage(self.name).tile.cols
         self.frame.setRect(QRectF(c0, r0, c1 - c0, r1 - r0))
 

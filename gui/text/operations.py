@@ -27,15 +27,18 @@ COLOUR_KINDS = (SIGNED, NON_NEGATIVE, PROBABILITY, IDS)
 # How the stage view lays out the inputs: above the output; X·W + b as a multiplication scheme (W above the
 # output, X to its left, b below); the same for one head's columns of W and b; forward values beside gradients.
 STACKED, PRODUCT, HEAD_PRODUCT, BACKWARD = "stacked", "product", "head_product", "backward"
-# Which tensors share the stage's colour scale: its inputs and itself (A + B = C); its input x and itself (μ);
-# its first two inputs, x and its mean μ (LayerNorm's x − μ).
+# Which tensors share the stage's colour scale (panels and tables of one equation, one colour for one number): its
+# inputs and itself (A + B = C); its input x and itself (μ; scores and scaled = scores/√d_k; scaled and masked); its
+# first two inputs, x and its mean μ (LayerNorm's x − μ); a tile of scores, the maxima m before and after, and the
+# attention's full masked scores the tile is drawn in (the reference: tiled attention's S, m, ℓ and o steps).
 PARTS_AND_SUM, X_AND_OUTPUT, X_AND_MEAN = "parts_and_sum", "x_and_output", "x_and_mean"
+TILE_AND_REFERENCE = "tile_and_reference"
 
 
 @dataclass(frozen=True)
 class Operation:
     op: str  # the `op` of engine.graph.Stage ("attn.weights"); "tokens" for the token inputs
-    letter: str  # what its output is called in formulas and matrix captions ("A"; add: "add{k}", k its sublayer)
+    letter: str  # what its output is called in formulas and matrix captions ("A"; add: "x + Attention(x)")
     colour: str  # COLOUR_KINDS: the numbers it holds
     panels: str  # the plots that teach it: a key of gui/plots/figure.py's PANELS
     formula: Callable[[Formula], str]  # its formula line (gui/text/formula_lines.py)
@@ -49,7 +52,8 @@ class Operation:
     heads: str | None = None  # what the head grid shows at it: "split", "tiles", "concat", "parts"; None: nothing
     columns: str = "features"  # what its columns are when not tokens: "features", "head" (one head's d_k
     # features), "heads" (every head's features side by side), "letter" (one column, named by the letter)
-    shares_scale: str | None = None  # PARTS_AND_SUM, X_AND_OUTPUT, X_AND_MEAN: the tensors on its colour scale
+    shares_scale: str | None = None  # PARTS_AND_SUM, X_AND_OUTPUT, X_AND_MEAN, TILE_AND_REFERENCE: the tensors on
+    # its colour scale (gui/plots/scale.py, shared_scale_names)
     named_by: str | None = None  # the config field whose value names it on the map ("activation": ReLU, GELU…)
 
     @property
@@ -71,15 +75,10 @@ def _matmul_rule(f: Formula) -> str:
 
 
 _ATTENTION = dict(cross_note="grid", per_head=True, heads="tiles")
+_TILE = dict(cross_note="rows", per_head=True, shares_scale=TILE_AND_REFERENCE)
 _FORWARD = (
     # the embeddings
-    Operation(
-        "tokens",
-        "ids",
-        IDS,
-        "matrix",
-        lambda f: f"ids = vocab[tokens]{GAP}" + tr("{0} tokens").format(f.trace[f.name].shape[0]) + f" → {f.out}",
-    ),
+    Operation("tokens", "ids", IDS, "matrix", lines.token_ids),
     Operation("embed", "E", SIGNED, "matrix", lambda f: lines.rows_of(f, "ids")),
     Operation("pos", "PE", SIGNED, "positions", lines.positions),
     Operation("type", "T", SIGNED, "matrix", lambda f: lines.rows_of(f, "0")),
@@ -140,8 +139,26 @@ _FORWARD = (
     Operation("attn.q_rot", "Q_rot", SIGNED, "rope", lines.rotation, per_head=True, heads="split", columns="head"),
     Operation("attn.k_rot", "K_rot", SIGNED, "rope", lines.rotation, per_head=True, heads="split", columns="head"),
     Operation("attn.scores", "scores", SIGNED, "matrix", lines.scores, cross_text="cross_attn.scores", **_ATTENTION),
-    Operation("attn.scaled", "scaled", SIGNED, "scale", lines.scaled, cross_text="cross_attn.scaled", **_ATTENTION),
-    Operation("attn.masked", "masked", SIGNED, "mask", lines.masked, cross_text="cross_attn.masked", **_ATTENTION),
+    Operation(
+        "attn.scaled",
+        "scaled",
+        SIGNED,
+        "scale",
+        lines.scaled,
+        cross_text="cross_attn.scaled",
+        shares_scale=X_AND_OUTPUT,
+        **_ATTENTION,
+    ),
+    Operation(
+        "attn.masked",
+        "masked",
+        SIGNED,
+        "mask",
+        lines.masked,
+        cross_text="cross_attn.masked",
+        shares_scale=X_AND_OUTPUT,
+        **_ATTENTION,
+    ),
     Operation(
         "attn.weights",
         "A",
@@ -185,7 +202,7 @@ _FORWARD = (
         heads="parts",
     ),
     # Add & Norm
-    Operation("add", "add{k}", SIGNED, "sum", lines.residual, shares_scale=PARTS_AND_SUM),
+    Operation("add", "x + F(x)", SIGNED, "sum", lines.residual, shares_scale=PARTS_AND_SUM),  # F named: residual_sum
     Operation(
         "norm.mean",
         "μ",
@@ -252,19 +269,10 @@ _FORWARD = (
         columns="letter",
     ),
     # tiled attention (engine/tiled.py)
-    Operation("attn.tiled.scores", "S", SIGNED, "tiles", lines.tile_scores, cross_note="rows", per_head=True),
-    Operation("attn.tiled.m", "m", SIGNED, "tiles", lines.tile_max, cross_note="rows", per_head=True, columns="letter"),
-    Operation(
-        "attn.tiled.l",
-        "ℓ",
-        NON_NEGATIVE,
-        "tiles",
-        lines.tile_sum,
-        cross_note="rows",
-        per_head=True,
-        columns="letter",
-    ),
-    Operation("attn.tiled.o", "o", SIGNED, "tiles", lines.tile_out, cross_note="rows", per_head=True),
+    Operation("attn.tiled.scores", "S", SIGNED, "tiles", lines.tile_scores, **_TILE),
+    Operation("attn.tiled.m", "m", SIGNED, "tiles", lines.tile_max, columns="letter", **_TILE),
+    Operation("attn.tiled.l", "ℓ", NON_NEGATIVE, "tiles", lines.tile_sum, columns="letter", **_TILE),
+    Operation("attn.tiled.o", "o", SIGNED, "tiles", lines.tile_out, **_TILE),
     Operation("attn.tiled.skipped", "mask", NON_NEGATIVE, "tiles", lines.tile_skipped, cross_note="rows"),
     Operation("attn.tiled.z", "Z", SIGNED, "tiles", lines.tile_output, cross_note="rows", per_head=True),
 )
@@ -286,23 +294,36 @@ _BACKWARD = (
     _backward("residual", _rule("∂(x + f(x))/∂x = I + ∂f/∂x  ⇒  ∂L/∂x = g + (∂f/∂x)ᵀ·g")),
     _backward(
         "layernorm",
-        _rule("x_norm = (x − μ)/√(σ² + ε)  ⇒  ∂L/∂x = g/√(σ² + ε),  ∂L/∂σ² = −½·Σ g⊙(x − μ)·(σ² + ε)^(−3/2)"),
+        lambda f: (
+            lines.word_symbol("x_norm")
+            + " = (x − μ)/√(σ² + ε)  ⇒  ∂L/∂x = g/√(σ² + ε),  ∂L/∂σ² = −½·Σ g⊙(x − μ)·(σ² + ε)^(−3/2)"
+        ),
     ),
     _backward("layernorm_mean", _rule("μ = (1/d)·Σ x  ⇒  ∂L/∂x += (1/d)·∂L/∂μ")),
     _backward("layernorm_var", _rule("σ² = (1/d)·Σ (x − μ)²  ⇒  ∂L/∂x += (2/d)·(x − μ)·∂L/∂σ²")),
-    _backward("affine", _rule("y = γ ⊙ x_norm + β  ⇒  ∂L/∂x_norm = γ ⊙ g,  ∂L/∂γ = Σᵢ gᵢ ⊙ x_normᵢ,  ∂L/∂β = Σᵢ gᵢ")),
+    _backward(
+        "affine",
+        lambda f: "y = γ ⊙ {0} + β  ⇒  ∂L/∂{0} = γ ⊙ g,  ∂L/∂γ = Σᵢ gᵢ ⊙ {0}ᵢ,  ∂L/∂β = Σᵢ gᵢ".format(
+            lines.word_symbol("x_norm")
+        ),
+    ),
     _backward("scale", _rule("scaled = scores/√d_k  ⇒  ∂L/∂scores = g/√d_k")),
     _backward("mask", lambda f: "∂L/∂scaled = g   (" + tr("0 where the mask hides a key (−∞)") + ")"),
     _backward("matmul", _matmul_rule),
-    _backward("activation", _rule("H_act = f(H)  ⇒  ∂L/∂H = g ⊙ f′(H)")),
+    _backward("activation", lambda f: lines.word_symbol("H_act") + " = f(H)  ⇒  ∂L/∂H = g ⊙ f′(H)"),
     _backward("rotation", _rule("Q_rot = R·Q  ⇒  ∂L/∂Q = Rᵀ·g")),
-    _backward("reshape", _rule("Concat = [Z₀ | Z₁ | …]  ⇒  ∂L/∂Z_h = g[:, h·d_k : (h+1)·d_k]")),
+    _backward(
+        "reshape", lambda f: lines.word_symbol("Concat") + " = [Z₀ | Z₁ | …]  ⇒  ∂L/∂Z_h = g[:, h·d_k : (h+1)·d_k]"
+    ),
     _backward("sum", _rule("X = E + PE  ⇒  ∂L/∂E = ∂L/∂PE = g")),
     _backward(
         "positional",
         lambda f: "PE = W_pos[0 : n]  ⇒  ∂L/∂W_pos[p] = g[p]   (" + tr("sinusoidal: nothing to learn") + ")",
     ),
-    _backward("embedding_rows", _rule("E = W_E[ids]  ⇒  ∂L/∂W_E[t] = Σ_{i: idsᵢ = t} gᵢ")),
+    _backward(
+        "embedding_rows",
+        lambda f: "E = W_E[{0}]  ⇒  ∂L/∂W_E[t] = Σ_{{i: {0}ᵢ = t}} gᵢ".format(lines.word_symbol("ids")),
+    ),
     _backward("identity", lambda f: "y = x  ⇒  ∂L/∂x = g   (" + tr("switched off") + ")"),
     _backward(
         "tiled",

@@ -14,7 +14,16 @@ import torch
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
 
-from gui.plots.scale import COLOR_STEPS, Scale, color_table, dark_table, scale_for, scale_of, shared_scale_names
+from gui.plots.scale import (
+    COLOR_STEPS,
+    Scale,
+    color_table,
+    dark_table,
+    scale_for,
+    scale_of,
+    shared_scale,
+    shared_scale_names,
+)
 from gui.plots.style import HIDDEN_COLOR, PLAIN_COLOR
 from gui.state.app_state import AppState
 from gui.views.head_colors import header_tint
@@ -173,12 +182,12 @@ class MatrixModel(QAbstractTableModel):
 
     def _scale(self, part: TensorSlice, shown: np.ndarray) -> Scale:
         """The colour scale the plot of the same numbers uses (gui/plots/scale.py): by the operation's kind, one
-        scale for the parts and the sum of A + B = C (and for x and μ); a parameter's numbers are signed."""
+        scale for the tensors of one equation (A + B = C, x and μ, scores and scaled, a tile and its maxima: the
+        stage's shared_scale, over the head shown); a parameter's numbers are signed."""
         view, current = self.state.view, self.state.current_stage
-        group = shared_scale_names(view, current)
         stage = view.stage(part.name)
-        if part.name in group:  # (by its own operation's kind, as its plot: the group's numbers are alike)
-            return scale_for((stage or view.stage(current)).op, *(view[name].numpy() for name in group))
+        if part.name in shared_scale_names(view, current):
+            return shared_scale(view, current, part.head)
         return scale_of(shown) if stage is None else scale_for(stage.op, shown)
 
     def _take(self, numbers: Numbers) -> None:

@@ -1,0 +1,96 @@
+"""The display rules held where figures are built (issue 46): the panels and tables of one equation share one colour
+scale, declared once per operation (gui/text/operations.py, shares_scale; gui/plots/scale.py, shared_scale)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+
+from engine.formats.lesson import open_lesson, shipped_lessons
+from gui.plots import PlotOptions, draw_stage
+from gui.plots.heatmap import Heatmap
+from gui.plots.matrix import MatrixPanel
+from gui.plots.scale import shared_scale_names
+from gui.plots.tiles import TileMapPanel, TilePanel
+from gui.text.operations import operation
+
+
+@pytest.fixture(scope="module")
+def traces():
+    return {info.name: open_lesson(info.name).trace() for info in shipped_lessons()}
+
+
+def heatmaps(figure) -> dict[str, Heatmap]:
+    """The figure's heatmaps by the tensor each draws (the tile map: the attention's full masked scores)."""
+    found = {}
+    for panel in figure.panels:
+        if isinstance(panel, MatrixPanel | TilePanel):
+            found[panel.name] = panel.heatmap
+        elif isinstance(panel, TileMapPanel):
+            found[panel.name.split(".tiled.", 1)[0] + ".masked"] = panel.heatmap
+    return found
+
+
+def test_scores_and_scaled_share_one_scale(qapp, traces):
+    """scores and scaled = scores/√d_k were each on their own scale: 32 and 4 both yellow, the shrink invisible."""
+    trace = traces["why-scale"]
+    stage = next(st for st in trace.stages if st.op == "attn.scaled")
+    view = pg.GraphicsLayoutWidget()
+    figure = draw_stage(view.ci, trace, stage.name, PlotOptions())
+    scaled = heatmaps(figure)[stage.name]
+    scores = trace[stage.inputs[0]][0].numpy()
+    assert np.abs(scores).max() > 1.5 * np.abs(trace[stage.name][0].numpy()).max()  # (the shrink to see)
+    assert scaled.scale.hi == pytest.approx(float(np.abs(scores).max()))
+    view.close()
+
+
+def test_a_tile_and_the_full_scores_beside_it_share_one_scale(qapp, traces):
+    """flash-attention coloured the same 1.35 differently in the tile and in the full scores it is outlined in."""
+    trace = traces["flash-attention"]
+    view = pg.GraphicsLayoutWidget()
+    tiles = [st.name for st in trace.stages if st.op in ("attn.tiled.scores", "attn.tiled.m")]
+    assert tiles
+    for name in tiles:
+        maps = heatmaps(draw_stage(view.ci, trace, name, PlotOptions()))
+        assert maps[name].scale == maps[name.split(".tiled.", 1)[0] + ".masked"].scale, name
+    view.close()
+
+
+def test_every_shared_scale_is_drawn_as_one_over_every_lesson(qapp, traces):
+    """Every stage of every shipped lesson whose operation declares a shared scale draws each of its tensors that
+    it shows as a heatmap on that one scale."""
+    view = pg.GraphicsLayoutWidget()
+    checked = set()
+    for lesson, trace in traces.items():
+        for st in trace.stages:
+            if operation(st.op).shares_scale is None or (st.op, lesson) in checked:
+                continue
+            checked.add((st.op, lesson))
+            names = shared_scale_names(trace, st.name)
+            maps = heatmaps(draw_stage(view.ci, trace, st.name, PlotOptions()))
+            scales = {name: maps[name].scale for name in names if name in maps}
+            assert len(set(scales.values())) <= 1, (lesson, st.name, scales)
+    assert {op for op, _ in checked} >= {"add", "attn.scaled", "attn.masked", "attn.tiled.scores", "attn.tiled.m"}
+    view.close()
+
+
+@pytest.mark.parametrize("op", ["attn.scaled", "attn.tiled.m", "attn.tiled.l"])
+def test_the_tables_of_one_equation_share_one_scale(qtbot, op):
+    """The stage view coloured m = 1.17 yellow in the input table and 1.47 dark blue in the output (each table on
+    its own scale); m before and after, scores and scaled, are one equation: one scale, the figure's."""
+    from tests.gui_window import open_lesson_window
+
+    window = open_lesson_window(qtbot, "flash-attention")
+    state = window.state
+    stage = [st for st in state.trace.stages if st.op == op][-1]  # (the last tile's: m before and after)
+    state.set_cursor(state.stage_names.index(stage.name))
+    view = window.stage_view
+    qtbot.waitUntil(lambda: view.output.model.slice.name == stage.name)
+    models = {p.model.slice.name: p.model for p in view.panels() if not p.isHidden()}
+    names = [name for name in shared_scale_names(state.trace, stage.name) if name in models]
+    assert len(names) >= 2
+    scales = {name: models[name].scale for name in names}
+    assert len(set(scales.values())) == 1, scales
+    top = max(np.abs(np.nan_to_num(state.trace[name][0].numpy(), neginf=0)).max() for name in names)
+    assert scales[names[-1]].hi >= top - 1e-6
