@@ -12,8 +12,10 @@ from gui.plots import PlotOptions, draw_stage
 from gui.plots.heatmap import Heatmap
 from gui.plots.matrix import MatrixPanel
 from gui.plots.scale import shared_scale_names
+from gui.plots.style import color
 from gui.plots.tiles import TileMapPanel, TilePanel
 from gui.text.operations import operation
+from gui.views.head_colors import head_tint
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +96,24 @@ def test_the_tables_of_one_equation_share_one_scale(qtbot, op):
     assert len(set(scales.values())) == 1, scales
     top = max(np.abs(np.nan_to_num(state.trace[name][0].numpy(), neginf=0)).max() for name in names)
     assert scales[names[-1]].hi >= top - 1e-6
+
+
+def _lab(c) -> np.ndarray:
+    """A QColor in CIELAB (D65), to measure how far apart two colours look (ΔE: Euclidean distance)."""
+    rgb = np.array(c.getRgbF()[:3])
+    rgb = np.where(rgb > 0.04045, ((rgb + 0.055) / 1.055) ** 2.4, rgb / 12.92)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ rgb
+    f = np.cbrt(xyz / np.array([0.9505, 1.0, 1.089]).clip(1e-9))
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def _closest(colors) -> float:
+    labs = [_lab(c) for c in colors]
+    return min(np.linalg.norm(a - b) for i, a in enumerate(labs) for b in labs[i + 1 :])
+
+
+def test_twelve_heads_have_twelve_colours_far_apart(qapp):
+    """Twelve heads reused four colours (head 0 = 4 = 8): the palette had eight. On the marks and the tables' tinted
+    headers, every head of a 12-head model has its own colour, far enough apart to tell."""
+    assert _closest([color(h) for h in range(12)]) >= 25
+    assert _closest([head_tint(h) for h in range(12)]) >= 10

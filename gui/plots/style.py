@@ -24,8 +24,23 @@ COLORMAPS = {
     "cb-safe": ("CET-CBD1", "cividis"),
 }
 
-# Qualitative colours for heads and tokens (Okabe–Ito: distinguishable with colour-blindness).
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442", "#000000"]
+# Qualitative colours for heads and tokens, as many as the largest model's heads (12) and no two alike (the eight
+# of Okabe–Ito, distinguishable with colour-blindness, then four of Paul Tol's muted set and a brown): with eight,
+# head 0 = 4 = 8 in a 12-head model. Any two are at least ΔE 25 apart (CIELAB), and their tints ΔE 10.
+PALETTE = [
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#CC79A7",
+    "#D55E00",
+    "#56B4E9",
+    "#F0E442",
+    "#000000",
+    "#882255",
+    "#332288",
+    "#999933",
+    "#8C564B",
+]
 
 HIDDEN_COLOR = QColor(90, 90, 90)  # masked (−∞) cells, drawn hatched
 PLAIN_COLOR = QColor("#f4f4f4")  # cells of names, not amounts (token ids)
