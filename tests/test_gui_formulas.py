@@ -43,14 +43,14 @@ def test_formulas_show_the_actual_shapes():
 def test_variants_and_switches_are_written_as_they_run():
     trace = trace_of(CONFIGS[2])
     assert formula(trace, "dec.0.self_attn.scaled").endswith("(switched off: ÷ √d_k)")
-    assert formula(trace, "dec.0.add1").startswith("add1 = Attention(x)")
+    assert formula(trace, "dec.0.add1").startswith("Attention(x)   [4×8] → [4×8]")  # the sum, never its id
     assert formula(trace, "dec.0.norm2.out").startswith("y = x ")
     assert formula(trace, "dec.0.ffn.act").startswith("H_act = SiLU(G) ⊙ H")
     assert formula(trace, "dec.0.self_attn.scores").startswith("scores = Q_rot·K_rotᵀ")
     assert "−∞ above the diagonal" in formula(trace, "dec.0.self_attn.masked")
     two = trace_of(CONFIGS[1])
     assert formula(two, "dec.0.cross_attn.k").startswith("K = X_enc·W_K")
-    assert formula(two, "dec.0.add2").startswith("add2 = x + CrossAttention(LN(x))")
+    assert formula(two, "dec.0.add2").startswith("x + CrossAttention(LN(x))   ")
     # the sublayer's table is captioned as the formula calls it (it read "Sublayer(x)" under "x + Attention(x)")
     assert symbols(two, "dec.0.add2")[0]["dec.0.cross_attn.out"] == "CrossAttention(LN(x))"
     assert symbols(trace, "dec.0.add1")[0] == {"dec.0.self_attn.out": "Attention(x)"}

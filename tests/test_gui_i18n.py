@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.formats.lesson import open_lesson, shipped_lessons
+from engine.sources import open_source
 from gui.lesson.prompts import Prompts
 from gui.plots.heatmap import CellNumbers
 from gui.plots.view import parked
@@ -484,3 +485,63 @@ def test_a_language_switch_shows_the_busy_cursor_until_the_views_have_drawn(qtbo
     qtbot.waitUntil(lambda: QApplication.overrideCursor() is None)
     assert drawn == [True]  # the heads drew (in Chinese) under the busy cursor
     assert "头" in window.teaching.heads_dock.windowTitle()
+
+
+# The symbols the formulas and explanations share with the Chinese lessons (../seeds write them so in Chinese):
+# functions (softmax, LN, FFN, Attention(x) in x + Attention(x)), the names the lessons give the attention's
+# matrices (scores = Q·Kᵀ, logits), and the subscripts of letters (X_dec, m_old, W_pos, Q_rot).
+SYMBOLS = {
+    *("softmax", "Softmax", "LayerNorm", "LN", "ReLU", "GELU", "SiLU", "SwiGLU", "sigmoid", "tanh", "RoPE"),
+    *("FFN", "Attention", "CrossAttention", "FlashAttention", "Transformer", "PE", "KV", "Adam"),
+    *("sin", "cos", "max", "rowmax", "log", "exp", "diag"),
+    *("scores", "scaled", "masked", "logits", "logit", "Logits", "Logit"),
+    *("dec", "enc", "old", "pos", "rot"),
+}
+
+
+def english_in_chinese(text: str, tokens: set[str]) -> list[str]:
+    """The English words of a Chinese `text`, inside identifiers too (x_norm, d_model, add1), that are neither
+    SYMBOLS nor the sentence's own tokens."""
+    text = re.sub(r"<[^>]+>", " ", text)  # rich text, and <start>
+    text = re.sub(r"_[a-z]{1,2}\b", " ", text)  # indices: a_ij, v_j, d_k, d_ff
+    return [w for w in re.findall(r"[A-Za-z]{2,}", text) if w not in SYMBOLS and w not in tokens]
+
+
+def test_the_symbol_rule_finds_words_and_ids_and_lets_symbols_and_tokens_through():
+    assert english_in_chinese("x + Attention(LN(x)) · W_Q · d_k · 分数 = Q·Kᵀ · 我 爱 AI · <start>", {"AI"}) == []
+    assert english_in_chinese("add1 = x + Sublayer(x) · x_norm · H_act · d_model · token", set()) == [
+        *("add", "Sublayer", "norm", "act", "model", "token")
+    ]
+
+
+def stage_texts_zh(trace, name: str) -> dict[str, str]:
+    """What the window and the exports write about a stage in Chinese: title, where it is, formula, explanation,
+    the caption of its matrix and the letters of its tables."""
+    from gui.export.deck import slide_for
+    from gui.plots import PlotOptions
+    from gui.text.operations import matrix_caption
+
+    slide = slide_for(trace, name, PlotOptions(lang="zh"))
+    return {
+        "title": slide.title,
+        "place": slide.subtitle,
+        "formula": slide.formula,
+        "explanation": slide.notes,
+        "caption": matrix_caption(stage_op(trace, name), "zh") or "",
+        "letters": " ".join(m.symbol for m in slide.matrices),
+    }
+
+
+def test_chinese_stages_use_chinese_words_and_the_lessons_symbols_never_stage_ids(own_folders):  # noqa: F811
+    """Every shipped lesson's stages in Chinese (the issue found add1 = x + Attention(x), Concat, ids =
+    vocab[tokens], x_norm, H_act, d_model, Sublayer and token there)."""
+    i18n.set_language(QApplication.instance(), "zh")
+    found = {}
+    for info in shipped_lessons():
+        trace = open_source(lesson=info.name).trace()
+        tokens = {t for words in trace.tokens.values() for t in words}
+        for name in trace.stage_names:
+            for what, text in stage_texts_zh(trace, name).items():
+                if words := english_in_chinese(text, tokens):
+                    found.setdefault(f"{what}: {text}", (info.name, name, words))
+    assert not found, "\n".join(f"{k}  ← {v}" for k, v in sorted(found.items()))

@@ -6,6 +6,7 @@ import re
 
 import pytest
 import torch
+from PySide6.QtWidgets import QApplication
 
 from engine import Model, ModelConfig
 from engine.graph import RECORDS
@@ -13,6 +14,7 @@ from engine.training.backward import GRAD_PREFIX
 from engine.training.shown_trace import ShownTrace
 from gui.plots.figure import PANELS
 from gui.text.formulas import formula, symbols
+from gui.text.i18n import set_language
 from gui.text.operations import (
     COLOUR_KINDS,
     IDS,
@@ -139,14 +141,17 @@ def _letter(symbol: str) -> str:
     return re.sub(r"_[IJ]$", "", symbol)
 
 
-def _formula_symbols() -> dict[str, set[str]]:
-    """Per text entry: every symbol the formula lines shown with it use, and their letters."""
+def _formula_symbols(lang: str = "en") -> dict[str, set[str]]:
+    """Per text entry: every symbol the formula lines shown with it use, and their letters, as the window writes
+    them in `lang` (x_norm is x̂ in Chinese)."""
+    set_language(QApplication.instance() or QApplication([]), lang)
     found: dict[str, set[str]] = {}
     for trace in TRACES.values():
         for name in trace.stage_names:
             letters, out = symbols(trace, name)
             words = set(re.findall(SYMBOL, formula(trace, name))) | set(letters.values()) | {out}
             found.setdefault(text_key(trace, name), set()).update(words)
+    set_language(QApplication.instance(), "en")
     return found
 
 
@@ -161,14 +166,13 @@ def _equations(text: str) -> list[tuple[str, list[str]]]:
 def test_texts_write_the_formulas_with_the_formulas_letters():
     letters = {entry.letter for entry in OPERATIONS.values() if entry.letter}  # the names of the matrices
     problems = []
-    for key, used in _formula_symbols().items():
-        texts = [op_text(key, lang) for lang in LANGUAGES] + [op_title(key, lang) for lang in LANGUAGES]
-        texts += [op_caption(key, lang) or "" for lang in LANGUAGES]
-        for text in texts:
-            for lhs, factors in _equations(text):
-                if lhs not in used and lhs not in letters:
-                    continue  # not a formula of this model ("z_i = Σ_j a_ij · v_j", "weight = e^score …")
-                problems += [f"{key}: {lhs} = … {s} …" for s in [lhs, *factors] if s not in used]
+    for lang in LANGUAGES:
+        for key, used in _formula_symbols(lang).items():
+            for text in (op_text(key, lang), op_title(key, lang), op_caption(key, lang) or ""):
+                for lhs, factors in _equations(text):
+                    if lhs not in used and lhs not in letters:
+                        continue  # not a formula of this model ("z_i = Σ_j a_ij · v_j", "weight = e^score …")
+                    problems += [f"{key} ({lang}): {lhs} = … {s} …" for s in [lhs, *factors] if s not in used]
     assert not problems, "symbols a text uses but its formula does not:\n" + "\n".join(sorted(set(problems)))
 
 

@@ -72,6 +72,34 @@
         <translation>q 来自解码器：每个目标词元一行</translation>
     </message>
     <message>
+        <source>ids</source>
+        <translation>编号</translation>
+    </message>
+    <message>
+        <source>vocab</source>
+        <translation>词表</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>Concat</source>
+        <translation>拼接</translation>
+    </message>
+    <message>
+        <source>x_norm</source>
+        <translation>x̂</translation>
+    </message>
+    <message>
+        <source>H_act</source>
+        <translation>H′</translation>
+    </message>
+    <message>
+        <source>mask</source>
+        <translation>掩码</translation>
+    </message>
+    <message>
         <source>k, v from the encoder&apos;s output: one row per source token</source>
         <translation>k、v 来自编码器的输出：每个源词元一行</translation>
     </message>
@@ -309,6 +337,10 @@
     <message>
         <source>This model was opened from a checkpoint folder. A lesson file cannot hold its tokenizer yet, so it cannot be saved; open the folder again with Model ▸ Open model ▸ Checkpoint folder… (figures and slides can still be exported).</source>
         <translation>这个模型是从检查点文件夹打开的。课程文件目前还不能保存它的分词器，因此无法保存；请通过“模型 ▸ 打开模型 ▸ 检查点文件夹…”重新打开该文件夹（图表和幻灯片仍可导出）。</translation>
+    </message>
+    <message>
+        <source>{0} holds values that overflowed, so it cannot be pinned: edit the weights before it</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Training step (learning rate {0:g})</source>

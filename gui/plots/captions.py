@@ -96,7 +96,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "milliseconds": ("ms", "毫秒"),
     "kv_growth": (
         "KV cache: {per_token} bytes per token (2 × {layers} layers × d_model {d} × 4 B), growing by one row per token",
-        "KV 缓存：每个词元 {per_token} 字节（2 × {layers} 层 × d_model {d} × 4 字节），每个词元增加一行",
+        "KV 缓存：每个词元 {per_token} 字节（2 × {layers} 层 × 模型维度 {d} × 4 字节），每个词元增加一行",
     ),
     "no_kv_cache": (
         "No KV cache: an encoder reads the whole sentence at once and generates nothing",
@@ -154,7 +154,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "saturation_note": (
         "Curves: one-layer models like this one with d_model = heads · d_k, {samples} seeds each. "
         "This model (d_k = {d_k}): {value} in the attention weights of block {block}.",
-        "曲线：与本模型设置相同、d_model = 头数 · d_k 的单层模型，各取 {samples} 个种子。"
+        "曲线：与本模型设置相同、模型维度 = 头数 · d_k 的单层模型，各取 {samples} 个种子。"
         "本模型（d_k = {d_k}）：第 {block} 层的注意力权重中为 {value}。",
     ),
     "with_scale": ("with ÷√d_k", "除以 √d_k"),
@@ -235,10 +235,10 @@ CAPTIONS: dict[str, tuple[str, str]] = {
         "{letter} of each token, pair 0 · {head}: before ○ and after ● turning",
         "各词元的 {letter}，第 0 对 · {head}：旋转前 ○ 与旋转后 ●",
     ),
-    "gate_bars": ("SwiGLU for {token}: up ⊙ SiLU(gate) = act", "{token} 的 SwiGLU：up ⊙ SiLU(gate) = act"),
-    "up": ("up", "up"),
-    "silu_gate": ("SiLU(gate)", "SiLU(gate)"),
-    "act": ("act = product", "act = 乘积"),
+    "gate_bars": ("SwiGLU for {token}: up ⊙ SiLU(gate) = act", "{token} 的 SwiGLU：升维 ⊙ SiLU(门控) = 激活"),
+    "up": ("up", "升维"),
+    "silu_gate": ("SiLU(gate)", "SiLU(门控)"),
+    "act": ("act = product", "激活 = 乘积"),
     "unit": ("unit", "单元"),
     # --- the map: its boxes, the operations inside them, the What-if marks ---
     "enc": ("Encoder", "编码器"),

@@ -29,6 +29,21 @@ def tr(text: str) -> str:
     return QCoreApplication.translate("Formula", text)
 
 
+def word_symbol(word: str) -> str:
+    """A letter of the formulas that is an English word, in the window's language ("ids": 编号 in Chinese, where
+    "x_norm" is x̂ and "H_act" H′); any other letter (Q, W_Q, scores, μ) as it is."""
+    words = {
+        "ids": tr("ids"),
+        "vocab": tr("vocab"),
+        "tokens": tr("tokens"),
+        "Concat": tr("Concat"),
+        "x_norm": tr("x_norm"),
+        "H_act": tr("H_act"),
+        "mask": tr("mask"),
+    }
+    return words.get(word, word)
+
+
 def dims(*sizes: int) -> str:
     return "[" + "×".join(str(int(s)) for s in sizes) + "]"
 
@@ -86,10 +101,17 @@ def cross_note(kind: str) -> str:
 # ---- the embeddings -----------------------------------------------------------------------------------------
 
 
+def token_ids(f: Formula) -> str:
+    """ids = vocab[tokens], with the number of tokens."""
+    lookup = f"{word_symbol('vocab')}[{word_symbol('tokens')}]"
+    count = tr("{0} tokens").format(f.trace[f.name].shape[0])
+    return f"{f.lhs} = {lookup}{GAP}{count} → {f.out}"
+
+
 def rows_of(f: Formula, row: str) -> str:
     """A table lookup: E = W_E[ids], T = W_T[0]."""
     return (
-        f"{f.lhs} = {f.letters[0]}[{row}]{GAP}"
+        f"{f.lhs} = {f.letters[0]}[{word_symbol(row)}]{GAP}"
         + tr("rows of {0} {1}").format(f.letters[0], f.shapes[0])
         + f" → {f.out}"
     )
@@ -175,18 +197,25 @@ def sublayer_call(trace, name: str) -> str:
     return f"{word}(LN(x))" if trace.config.norm == "pre" else f"{word}(x)"
 
 
+def residual_sum(trace, name: str) -> str:
+    """What the residual sum at stage `name` is called, as the lessons write it: "x + Attention(x)" (its sublayer
+    named by its part of the diagram); the sublayer's output alone where the residual is switched off."""
+    inputs = trace.stage(name).inputs
+    call = sublayer_call(trace, inputs[-1])
+    return call if len(inputs) == 1 else f"x + {call}"
+
+
 def residual(f: Formula) -> str:
-    """add{k} = x + Sublayer(x), the sublayer named by its part of the diagram."""
-    call = sublayer_call(f.trace, f.stage.inputs[-1])
+    """x + Attention(x) with its shapes: the sum is its own name (never a stage id like add1)."""
     if len(f.shapes) == 1:
-        return f"{f.lhs} = {call}{GAP}{f.shapes[0]} → {f.out}" + switched_off(tr("the residual connection"))
-    return f"{f.lhs} = x + {call}{GAP}{f.shapes[0]} + {f.shapes[1]} → {f.out}"
+        return f"{f.lhs}{GAP}{f.shapes[0]} → {f.out}" + switched_off(tr("the residual connection"))
+    return f"{f.lhs}{GAP}{f.shapes[0]} + {f.shapes[1]} → {f.out}"
 
 
 def affine(f: Formula) -> str:
     if len(f.shapes) == 1:
         return f"{f.lhs} = x{GAP}{f.shapes[0]} → {f.out}" + switched_off("LayerNorm")
-    return f"{f.lhs} = γ ⊙ x_norm + β{GAP}{f.shapes[0]} ⊙ {f.shapes[1]} + {f.shapes[2]} → {f.out}"
+    return f"{f.lhs} = γ ⊙ {f.letters[0]} + β{GAP}{f.shapes[0]} ⊙ {f.shapes[1]} + {f.shapes[2]} → {f.out}"
 
 
 def activation(f: Formula) -> str:

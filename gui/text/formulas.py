@@ -6,7 +6,7 @@ letter and formula line are its entry in gui/text/operations.py.
 from __future__ import annotations
 
 from engine.training.backward import LABELS, forward_of, is_backward
-from gui.text.formula_lines import GAP, Formula, cross_note, shape_of, sublayer_call
+from gui.text.formula_lines import GAP, Formula, cross_note, residual_sum, shape_of, sublayer_call, word_symbol
 from gui.text.operations import place_of, stage_op, stage_operation
 
 PARAMS = {"gamma": "γ", "beta": "β"}
@@ -18,14 +18,18 @@ def _param_letter(name: str) -> str:
 
 
 def letter(trace, name: str) -> str:
-    """What a stage, a parameter or a gradient is called in the formulas: "A", "W_Q", "∂L/∂A"."""
+    """What a stage, a parameter or a gradient is called in the formulas: "A", "W_Q", "∂L/∂A", "x + FFN(x)" (a
+    residual sum, never its stage id); a letter that is an English word in the window's language."""
     if is_backward(name):
         return "∂L/∂" + letter(trace, forward_of(name))
     if name in trace.params:
         return _param_letter(name)
     if name == LABELS:
         return "y"
-    return stage_operation(trace, name).letter.format(k=place_of(trace, name).sublayer)
+    entry = stage_operation(trace, name)
+    if entry.op == "add":
+        return residual_sum(trace, name)
+    return word_symbol(entry.letter)
 
 
 def _same_layer_norm(trace, name: str, other: str) -> bool:
