@@ -143,7 +143,7 @@ def _letter(symbol: str) -> str:
 
 def _formula_symbols(lang: str = "en") -> dict[str, set[str]]:
     """Per text entry: every symbol the formula lines shown with it use, and their letters, as the window writes
-    them in `lang` (x_norm is x̂ in Chinese)."""
+    them in `lang` (x_norm is x′ in Chinese)."""
     set_language(QApplication.instance() or QApplication([]), lang)
     found: dict[str, set[str]] = {}
     for trace in TRACES.values():

@@ -89,7 +89,7 @@
     </message>
     <message>
         <source>x_norm</source>
-        <translation>x̂</translation>
+        <translation>x′</translation>
     </message>
     <message>
         <source>H_act</source>

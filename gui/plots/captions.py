@@ -312,7 +312,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "op.norm.mean": ("mean μ", "均值 μ"),
     "op.norm.var": ("variance σ²", "方差 σ²"),
     "op.norm.hat": ("(x − μ)/√(σ²+ε)", "(x − μ)/√(σ²+ε)"),
-    "op.norm.out": ("γ ⊙ x̂ + β", "γ ⊙ x̂ + β"),
+    "op.norm.out": ("γ ⊙ x̂ + β", "γ ⊙ x′ + β"),
     "op.ffn.up": ("x·W1 + b1", "x·W1 + b1"),
     "op.ffn.gate": ("gate x·W_gate", "门控 x·W_gate"),
     "op.ffn.act": ("{activation}", "{activation}"),

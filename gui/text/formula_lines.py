@@ -31,7 +31,7 @@ def tr(text: str) -> str:
 
 def word_symbol(word: str) -> str:
     """A letter of the formulas that is an English word, in the window's language ("ids": 编号 in Chinese, where
-    "x_norm" is x̂ and "H_act" H′); any other letter (Q, W_Q, scores, μ) as it is."""
+    "x_norm" is x′ and "H_act" H′); any other letter (Q, W_Q, scores, μ) as it is."""
     words = {
         "ids": tr("ids"),
         "vocab": tr("vocab"),
