@@ -46,12 +46,22 @@ SERIAL_TESTS = {
     "test_an_edit_repaints_every_cell_whose_number_or_mark_moved",
     "test_a_figure_swapped_out_waits_in_its_scene_out_of_sight",
 }
-# The slowest tests (tens of seconds each on the 2-core machine): marked for information only (`-m "not slow"` leaves
-# them out of a quick run by hand); `make test` runs them.
+# The slowest tests (30 s and more in a parallel run of the suite on the busy 2-core machine; most walk every stage of
+# a lesson in each language and size): marked for information only (`-m "not slow"` leaves them out of a quick
+# run by hand); `make test` runs them.
 SLOW_TESTS = {
-    "test_presentation_figures_overlap_nothing_and_name_every_token",  # every forward stage, 2 sizes × 2 languages
-    "test_no_stage_parameter_or_switch_id_is_shown_outside_tooltips",  # every dock, both languages
-    "test_at_1920x1080_every_stage_is_readable_from_the_back_row",
+    "test_every_stage_figure_fits_the_window",  # tests/test_gui_fit.py
+    "test_every_stage_is_readable_and_whole",  # tests/test_gui_layout.py
+    "test_every_stage_figure_fits_beside_the_map_at_1280x720",  # tests/test_gui_map_window.py
+    "test_a_figure_refreshed_with_a_trace_of_its_build_key_equals_one_drawn_for_it",  # tests/test_figure_reuse.py
+    "test_a_figure_refreshed_with_another_sentence_equals_one_drawn_for_it",
+    "test_every_shipped_lesson_opens_and_steps_to_its_last_stage",  # tests/test_gui_lessons.py
+    "test_flash_attention_lesson_steps_through_every_tile",  # tests/test_gui_flash.py
+    "test_a_table_too_large_for_the_room_rules_out_its_scale_without_changing_the_choice",
+    "test_retraining_from_the_shipped_corpus_reproduces_the_accuracy",  # tests/test_toy_models.py
+    "test_trace_and_stages_open_a_named_model",  # tests/test_cli.py
+    "test_presentation_figures_overlap_nothing_and_name_every_token",  # tests/test_gui_present_mode.py
+    "test_no_stage_parameter_or_switch_id_is_shown_outside_tooltips",  # tests/test_gui_no_ids.py
 }
 
 
