@@ -89,11 +89,12 @@ def test_an_experiment_that_does_not_train_draws_its_curves_when_done(qtbot):
 
 
 def test_a_finished_run_draws_its_curves_on_the_axes_its_result_asks_for(qtbot):
-    """The gradient over depth spans orders of magnitude (a log y axis); p(1−p) over d_k is log-log; the final loss
-    over the learning rates has a log x axis."""
+    """The gradient over depth spans orders of magnitude (a log y axis); p(1−p) over d_k and the wall time over the
+    tokens are log-log; the final loss over the learning rates has a log x axis."""
     window = open_lesson_window(qtbot, "masked-decoder")
     lab = lab_of(window)
-    for name, axes in (("gradient-highway", (False, True)), ("scale-saturation", (True, True))):
+    log_axes = {"gradient-highway": (False, True), "scale-saturation": (True, True), "teacher-forcing": (True, True)}
+    for name, axes in log_axes.items():
         lab.start(name, seeds=2)
         qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
         assert (lab.curve_plot.getAxis("bottom").logMode, lab.curve_plot.getAxis("left").logMode) == axes
