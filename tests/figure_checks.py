@@ -5,7 +5,9 @@
 - a colour bar's value within APART px of the next panel's (side by side, "1.0 0.5" reads as one row of two);
 - two numbers of one axis within SPACE px of each other ("45" and "60" drawn as "4560");
 - a number or bar value cut by its plot's edge, or anything drawn outside the view that shows the figure;
-- a category axis (tokens, bars) that names fewer of its categories than it has (≤ 64).
+- a category axis (tokens, bars) that names fewer of its categories than it has (≤ 64);
+- the display rules of issue 46: an axis whose label carries pyqtgraph's SI multiplier ("p(1−p) (x0.001)"), a
+  1×1 quantity drawn as a heatmap, a panel drawn empty (a plot with nothing in it: axes around no data).
 
 Axis labels are read from AxisItem.generateDrawSpecs, the rectangles and strings the axis paints.
 """
@@ -21,7 +23,7 @@ from PySide6.QtGui import QPainter, QPicture
 from PySide6.QtWidgets import QGraphicsTextItem
 
 from gui.plots.axis import number_line
-from gui.plots.heatmap import CellNumbers
+from gui.plots.heatmap import CellImage, CellNumbers
 from gui.plots.view import parked
 
 TOUCH = 3.0  # px: closer than this, a tick mark and a number read as one sign
@@ -153,13 +155,47 @@ def figure_problems(scene, shown: QRectF | None = None) -> list[str]:
                 if _distance(line, a.rect) < TOUCH:
                     found.append(f"a tick mark touches the number {a.text!r}")
                     break
-    found += numbers_run_together(scene)
+    found += numbers_run_together(scene) + rule_problems(scene)
     values = [t for t in texts if t.where == "right axis label"]  # a colour bar's, or a right-hand number line
     for a in values:
         for b in texts:
             if b.where == "left axis label" and _side_by_side(a.rect, b.rect) < APART:
                 found.append(f"{a.text!r} and {b.text!r} of the next panel read as one row")
     return found
+
+
+def rule_problems(scene) -> list[str]:
+    """The display rules every figure keeps (issue 46): no SI multiplier in an axis label, no 1×1 heatmap, no empty
+    panel."""
+    found = []
+    for item in scene.items():
+        if not visible(item):
+            continue
+        if isinstance(item, pg.AxisItem) and item.label.isVisible() and "(x" in item.labelString():
+            found.append(f"the {item.orientation} axis {item.labelText!r} shows a multiplier: {item.labelString()!r}")
+        elif isinstance(item, CellImage) and item.image is not None:
+            cells = item.mapRectToParent(item.boundingRect())
+            if round(cells.width()) == 1 and round(cells.height()) == 1:
+                found.append("a 1×1 quantity is drawn as a heatmap")
+        elif isinstance(item, pg.PlotItem) and not any(_holds_data(part) for part in item.vb.addedItems):
+            found.append(f"an empty panel {item.titleLabel.text!r}")
+    return found
+
+
+def _holds_data(item) -> bool:
+    """Whether an item of a plot draws something: a curve, image, bar or point with data, or any other visible
+    item (a line, a frame, a text)."""
+    if not item.isVisible():
+        return False
+    if isinstance(item, pg.PlotDataItem):
+        return item.xData is not None and len(item.xData) > 0
+    if isinstance(item, pg.ImageItem):
+        return item.image is not None
+    if isinstance(item, pg.BarGraphItem):
+        return item.opts.get("height") is not None and len(item.opts["height"]) > 0
+    if isinstance(item, pg.ScatterPlotItem):
+        return len(item.data) > 0
+    return True
 
 
 def numbers_run_together(scene) -> list[str]:

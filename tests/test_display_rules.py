@@ -9,13 +9,15 @@ import pytest
 
 from engine.formats.lesson import open_lesson, shipped_lessons
 from gui.plots import PlotOptions, draw_stage
-from gui.plots.heatmap import Heatmap
+from gui.plots.heatmap import Heatmap, format_cell
 from gui.plots.matrix import MatrixPanel
 from gui.plots.scale import shared_scale_names
-from gui.plots.style import color
+from gui.plots.style import color, new_plot
 from gui.plots.tiles import TileMapPanel, TilePanel
+from gui.state.app_state import AppState
 from gui.text.operations import operation
 from gui.views.head_colors import head_tint
+from tests.figure_checks import rule_problems
 
 
 @pytest.fixture(scope="module")
@@ -117,3 +119,57 @@ def test_twelve_heads_have_twelve_colours_far_apart(qapp):
     headers, every head of a 12-head model has its own colour, far enough apart to tell."""
     assert _closest([color(h) for h in range(12)]) >= 25
     assert _closest([head_tint(h) for h in range(12)]) >= 10
+
+
+def test_no_axis_writes_a_multiplier_into_its_label(qapp):
+    """A y axis read "p(1−p) (×0.001)" over ticks 0 … 200 beside a verdict saying 0.217: pyqtgraph's SI prefix.
+    Every plot is made without it (new_plot); the check sees one made by hand with it."""
+    view = pg.GraphicsLayoutWidget()
+    made = new_plot(view.ci, PlotOptions(), 0, 0)
+    by_hand = view.ci.addPlot(row=0, col=1)
+    for plot in (made, by_hand):
+        plot.setLabel("left", "p(1−p)")
+        plot.plot([0.0, 1.0], [0.0, 2e-4])
+    view.resize(600, 300)
+    view.show()
+    qapp.processEvents()
+    problems = [p for p in rule_problems(view.scene()) if "multiplier" in p]
+    assert len(problems) == 1 and "(x1e-06)" in by_hand.getAxis("left").labelString()
+    assert "(x" not in made.getAxis("left").labelString()
+    view.close()
+
+
+def test_the_loss_is_a_number_not_a_heatmap(qapp):
+    """The loss L was a full-panel 1×1 heatmap with a colour bar from L to L: one number, written as one."""
+    state = AppState.from_lesson(open_lesson("masked-decoder"))
+    view = pg.GraphicsLayoutWidget()
+    view.resize(500, 400)
+    figure = draw_stage(view.ci, state.view, "loss", PlotOptions())
+    view.show()
+    qapp.processEvents()
+    heat = figure.panels[0].heatmap
+    assert not heat.image.isVisible() and not heat.bar.isVisible()
+    assert heat.numbers.isVisible() and heat.numbers.texts() == [format_cell(float(state.view["loss"]), 2)]
+    assert not [p for p in rule_problems(view.scene()) if "1×1" in p]
+    figure = draw_stage(view.ci, state.view, "loss.per_position", PlotOptions())  # a column: a heatmap again
+    assert figure.panels[0].heatmap.image.isVisible()
+    view.close()
+
+
+def _lab(qtbot):
+    from tests.gui_window import open_lesson_window
+
+    window = open_lesson_window(qtbot, "masked-decoder")
+    window.lab_dock.show()
+    return window.lab_dock.widget()
+
+
+def test_the_labs_legend_stands_outside_its_curves_and_its_axes_write_no_multiplier(qtbot):
+    """The lab's legend floated over its curves (post-vs-pre-LN's four arms), and scale-saturation's y axis read
+    "p(1−p) (×0.001)"."""
+    lab = _lab(qtbot)
+    lab.start("scale-saturation", seeds=1)
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
+    plot = lab.curve_plot.getPlotItem()
+    assert plot.legend.items and not plot.legend.sceneBoundingRect().intersects(plot.vb.sceneBoundingRect())
+    assert not [p for p in rule_problems(lab.curve_plot.scene()) if "multiplier" in p]

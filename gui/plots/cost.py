@@ -48,7 +48,6 @@ def _axis_labels(plot: pg.PlotItem, opts: PlotOptions, bottom: str, left: str) -
     plot.showGrid(x=True, y=True, alpha=0.25)
     style = {"color": foreground(opts).name(), "font-size": html_size(opts, "tick")}
     for axis, key in (("bottom", bottom), ("left", left)):
-        plot.getAxis(axis).enableAutoSIPrefix(False)  # the units are the label's: no "(x0.001)"
         plot.setLabel(axis, caption(key, opts.lang), **style)
     plot.vb.setMinimumHeight(CURVE_LINES * QFontMetrics(font(opts, "tick")).height())
 

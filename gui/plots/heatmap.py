@@ -358,6 +358,7 @@ class Heatmap:
                 else scale_of(matrix, signed=self.signed)
             )
         self.scale = scale
+        self._single(r * c == 1 and self.fixed_cmap is None)
         levels = (scale.lo, scale.hi)
         cmap = self.fixed_cmap or colormap(opts, scale.signed)
         drawn = self._drawn  # what the last set() drew: an edit changes numbers, and only what they move is set again
@@ -401,6 +402,15 @@ class Heatmap:
             self.plot.getAxis("left").set_categories(labels[0], 0.5)
             self.plot.getAxis("top").set_categories(labels[1], 0.5)
         self.fit()
+
+    def _single(self, single: bool) -> None:
+        """A 1×1 quantity (the loss L) is a number, not a heatmap: a full panel of one colour and a colour bar
+        whose ends are that number tell nothing. Its cell is left unpainted, its number in the text's ink."""
+        if single != self._drawn.get("single"):
+            self.image.setVisible(not single)
+            if self.bar is not None:
+                self.bar.setVisible(not single)
+            self._drawn["single"] = single
 
     def _place(self, r: int, c: int, hidden: bool) -> None:
         """The plot's range and the backdrop for r × c cells; the hatched backdrop only under hidden cells
@@ -453,7 +463,7 @@ class Heatmap:
         self.cells = []
         if r * c > MAX_NUMBERS or c > MAX_NUMBER_COLS:
             return
-        inks = self._inks(matrix.ravel(), *levels)
+        inks = [foreground(opts)] if self._drawn["single"] else self._inks(matrix.ravel(), *levels)
         texts = cell_text or self._texts(matrix, opts.decimals)
         places = self._places(r, c)
         self.cells = [(x, y, text, ink) for (x, y), text, ink in zip(places, texts, inks)]

@@ -120,6 +120,7 @@ def new_plot(layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, c
     tick_font = font(opts, "tick")
     # pyqtgraph sizes an axis by the tick font's own height; √, σ² or γ drawn from a fallback font are taller
     text_height = round(QFontMetrics(tick_font).height() * 1.3)
+    plain_axes(plot)
     for name in ("left", "bottom", "top", "right"):
         axis = plot.getAxis(name)
         # Ticks point outward (pyqtgraph's point into the plot): inside, a tick beside a number reads as a minus
@@ -140,6 +141,14 @@ def new_plot(layout: pg.GraphicsLayout, opts: PlotOptions, row: int, col: int, c
     plot.layout.addItem(plot.titleLabel, 0, 0, 1, 6)
     _stow_options(plot)
     return plot
+
+
+def plain_axes(plot: pg.PlotItem) -> None:
+    """Axes that write their numbers as they are: pyqtgraph scales a labelled axis by an SI prefix and writes the
+    factor into its label ("p(1−p) (×0.001)" over ticks 0 … 200 beside a verdict saying 0.217); the label states
+    the unit instead. Every plot is made so (new_plot); a plot a dock builds itself calls it too."""
+    for name in ("left", "bottom", "top", "right"):
+        plot.getAxis(name).enableAutoSIPrefix(False)
 
 
 class _OptionsAttic(QWidget):
