@@ -5,7 +5,7 @@ import json
 import pytest
 
 from engine import Model, ModelConfig
-from gui.text.formulas import formula, symbols
+from gui.text.formulas import formula, letter, symbols
 from gui.text.operations import stage_op
 from gui.text.stage_texts import TEXTS_FILE, op_text, op_title
 
@@ -54,6 +54,8 @@ def test_variants_and_switches_are_written_as_they_run():
     # the sublayer's table is captioned as the formula calls it (it read "Sublayer(x)" under "x + Attention(x)")
     assert symbols(two, "dec.0.add2")[0]["dec.0.cross_attn.out"] == "CrossAttention(LN(x))"
     assert symbols(trace, "dec.0.add1")[0] == {"dec.0.self_attn.out": "Attention(x)"}
+    assert letter(two, "dec.0.add2") == "x + CrossAttention(LN(x))"
+    assert letter(two, "grad.dec.0.add2") == "∂L/∂(x + CrossAttention(LN(x)))"  # a sum's gradient, whole
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=["encoder", "encoder-decoder", "decoder-variants"])

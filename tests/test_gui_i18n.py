@@ -85,6 +85,8 @@ NOTATION = {
     "probs",
     "Concat",
     "Attention",
+    "CrossAttention",
+    "FFN",
     "Sublayer",
     "inf",
     "train",

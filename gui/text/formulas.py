@@ -21,7 +21,8 @@ def letter(trace, name: str) -> str:
     """What a stage, a parameter or a gradient is called in the formulas: "A", "W_Q", "∂L/∂A", "x + FFN(x)" (a
     residual sum, never its stage id); a letter that is an English word in the window's language."""
     if is_backward(name):
-        return "∂L/∂" + letter(trace, forward_of(name))
+        forward = letter(trace, forward_of(name))
+        return f"∂L/∂({forward})" if " " in forward else "∂L/∂" + forward  # ∂L/∂(x + FFN(x))
     if name in trace.params:
         return _param_letter(name)
     if name == LABELS:
