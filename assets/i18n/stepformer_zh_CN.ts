@@ -340,7 +340,7 @@
     </message>
     <message>
         <source>{0} holds values that overflowed, so it cannot be pinned: edit the weights before it</source>
-        <translation type="unfinished"></translation>
+        <translation>{0} 含有溢出的数值，无法固定：请先修改它之前的权重</translation>
     </message>
     <message>
         <source>Training step (learning rate {0:g})</source>
