@@ -18,39 +18,50 @@ from pathlib import Path
 
 from engine import EngineError
 from engine.command_line import Verb, add_model_options, find_stage, opened_from_args
+from engine.formats.lesson import shown_on
 from engine.generate import check_temperature
+
+DEFAULT_DECIMALS = 2  # of the numbers drawn, where neither --decimals nor the lesson names them
 
 
 def open_trace(args: argparse.Namespace):
-    """(trace, language): the model the options chose on its sentences; the language of --lang, else the
-    lesson's, else English."""
+    """(trace, language, show): the model the options chose on its sentences; the language of --lang, else the
+    lesson's, else English; the head, row and decimals the lesson opens on (engine.formats.lesson.SHOW_KEYS, {}
+    without a lesson)."""
     opened = opened_from_args(args)
-    lang = args.lang or (opened.lesson.lang if opened.lesson is not None else "en")
-    return opened.trace(), lang
+    lesson = opened.lesson
+    lang = args.lang or (lesson.lang if lesson is not None else "en")
+    return opened.trace(), lang, (lesson.show if lesson is not None else {})
 
 
-def plot_options(args: argparse.Namespace, trace, lang: str):
+def plot_options(args: argparse.Namespace, trace, lang: str, show: dict | None = None):
+    """The figure's options: --head, --row and --decimals where given, else what the lesson shows (`show`: its
+    point, as the window opens on it), else head 0, row 0 and 2 decimals."""
     from gui.export.matrix import check_decimals
     from gui.plots import PlotOptions
 
+    head, row, decimals = shown_on(show or {}, trace)
+    head = head if args.head is None else args.head
+    row = row if args.row is None else args.row
+    decimals = (DEFAULT_DECIMALS if decimals is None else decimals) if args.decimals is None else args.decimals
     n_heads = trace.config.n_heads
-    if not 0 <= args.head < n_heads:
-        raise EngineError(f"--head {args.head} is out of range: this model has {n_heads} heads (0 to {n_heads - 1})")
+    if not 0 <= head < n_heads:
+        raise EngineError(f"--head {head} is out of range: this model has {n_heads} heads (0 to {n_heads - 1})")
     n_rows = max(len(tokens) for tokens in trace.tokens.values())
-    if not 0 <= args.row < n_rows:
-        raise EngineError(f"--row {args.row} is out of range: the sentence has {n_rows} tokens (0 to {n_rows - 1})")
+    if not 0 <= row < n_rows:
+        raise EngineError(f"--row {row} is out of range: the sentence has {n_rows} tokens (0 to {n_rows - 1})")
     try:
         temperature = check_temperature(args.temperature)
     except EngineError as exc:
         raise EngineError(f"--{exc}") from None
     return PlotOptions(
-        head=args.head,
-        row=args.row,
+        head=head,
+        row=row,
         temperature=temperature,
         lang=lang,
         colormap=args.colormap,
         slide=True,
-        decimals=check_decimals(args.decimals),
+        decimals=check_decimals(decimals),
     )
 
 
@@ -68,16 +79,16 @@ def cmd_export(args: argparse.Namespace) -> None:
     from gui.export.figure import FORMATS, export_figure
     from gui.export.matrix import MATRIX_FORMATS, export_matrix
 
-    trace, lang = open_trace(args)
+    trace, lang, show = open_trace(args)
+    opts = plot_options(args, trace, lang, show)
     if args.map:
-        return export_map(args, trace, lang)
+        return export_map(args, trace, opts)
     if args.stage is None:
         raise EngineError("export needs --stage NAME (see `python main.py stages`), or --map for the model's map")
     stage = find_stage(trace.stage_names, args.stage)
-    opts = plot_options(args, trace, lang)
     fmt = (args.format or Path(args.out).suffix.lstrip(".")).lower()
     if fmt in MATRIX_FORMATS:
-        path = export_matrix(trace, stage, args.out, args.decimals, args.head, fmt)
+        path = export_matrix(trace, stage, args.out, opts.decimals, opts.head, fmt)
     elif fmt in FORMATS:
         start_qt(lang)
         path = export_figure(trace, stage, opts, args.out, fmt, args.width)
@@ -86,23 +97,22 @@ def cmd_export(args: argparse.Namespace) -> None:
     print(f"wrote {path}")
 
 
-def export_map(args: argparse.Namespace, trace, lang: str) -> None:
+def export_map(args: argparse.Namespace, trace, opts) -> None:
     """The map of the model as a figure: "you are here" at --stage (and the inside of its box), else the whole."""
     from gui.export.figure import export_figure, format_of
     from gui.plots.map import draw_map
 
     stage = None if args.stage is None else find_stage(trace.stage_names, args.stage)
     fmt = format_of(args.out, args.format)
-    opts = plot_options(args, trace, lang)
-    start_qt(lang)
+    start_qt(opts.lang)
     print(f"wrote {export_figure(trace, stage, opts, args.out, fmt, args.width, draw=draw_map)}")
 
 
 def cmd_deck(args: argparse.Namespace) -> None:
     from gui.export import export_deck
 
-    trace, lang = open_trace(args)
-    opts = plot_options(args, trace, lang)
+    trace, lang, show = open_trace(args)
+    opts = plot_options(args, trace, lang, show)
     stages = chosen_stages(trace.stage_names, args.only)
     start_qt(lang)
     count = export_deck(trace, opts, args.out, args.format, stages=stages, inset=args.map_inset)
@@ -122,8 +132,8 @@ def chosen_stages(names: list[str], only: str | None) -> list[str] | None:
 
 def _drawing_options(p: argparse.ArgumentParser) -> None:
     add_model_options(p)
-    p.add_argument("--head", type=int, default=0, help="attention head shown by per-head stages (default 0)")
-    p.add_argument("--row", type=int, default=0, help="token row the row plots use (default 0)")
+    p.add_argument("--head", type=int, help="attention head shown by per-head stages (default: the lesson's, else 0)")
+    p.add_argument("--row", type=int, help="token row the row plots use (default: the lesson's, else 0)")
     p.add_argument("--temperature", type=float, default=1.0, help="softmax temperature of the output bars")
     p.add_argument("--lang", choices=("en", "zh"), help="language of titles and captions (default: lesson's, en)")
     p.add_argument(
@@ -131,7 +141,9 @@ def _drawing_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--out", required=True, help="output file")
     p.add_argument(
-        "--decimals", type=int, default=2, help="decimals of the numbers in figures, tables and tex/csv (default 2)"
+        "--decimals",
+        type=int,
+        help="decimals of the numbers in figures, tables and tex/csv (default: the lesson's, else 2)",
     )
 
 

@@ -186,6 +186,15 @@ def check_show(show, config: ModelConfig, label: str) -> dict:
     return dict(show)
 
 
+def shown_on(show: dict, trace: Trace) -> tuple[int, int, int | None]:
+    """(head, row, decimals) that a lesson's `show` names on a trace of its model, as the window, `export` and
+    `deck` open on them: row "last" is the last token of the sentence the output rows belong to (the decoder's,
+    when there is one), a row past the sentence (another --text) its last token; decimals None where it names none."""
+    last = len(trace.tokens["dec" if "dec" in trace.config.stacks else "enc"]) - 1
+    row = show.get("row", 0)
+    return show.get("head", 0), last if row == "last" else min(row, last), show.get("decimals")
+
+
 def _check_texts(texts, key: str) -> None:
     if not isinstance(texts, dict) or set(texts) != set(LANGS) or not all(isinstance(t, str) for t in texts.values()):
         raise EngineError(f'lesson: {key} must give a text for each language, e.g. {{"en": "…", "zh": "…"}}')
