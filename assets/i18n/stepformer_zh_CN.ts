@@ -1322,8 +1322,8 @@
         <translation>模型 ▸ 训练一步 之后，这里显示每个权重在这一步之前的值、它的梯度 ∂L/∂W 和之后的值。</translation>
     </message>
     <message>
-        <source>Training step: loss {0:.4f} → {1:.4f}; W after = W − {2:g}·∂L/∂W</source>
-        <translation>训练步：损失 {0:.4f} → {1:.4f}；之后的 W = W − {2:g}·∂L/∂W</translation>
+        <source>Training step: loss {0} → {1}; W after = W − {2:g}·∂L/∂W</source>
+        <translation>训练步：损失 {0} → {1}；之后的 W = W − {2:g}·∂L/∂W</translation>
     </message>
     <message>
         <source>W before</source>

@@ -29,6 +29,8 @@ from gui.text.places import weight_title
 from gui.views.scrolling import scrolling_layout
 
 DEFAULT_LR = 0.1
+LOSS_DECIMALS = 4  # places of the loss before and after a step …
+MAX_LOSS_DECIMALS = 12  # … or more, up to these, until the two differ
 
 
 class TrainingStepActions(QObject):
@@ -71,6 +73,17 @@ class TrainingStepActions(QObject):
 
     def take_step(self) -> bool:
         return self.state.take_training_step(self.lr.value())
+
+
+def loss_texts(before: float, after: float) -> tuple[str, str]:
+    """The loss before and after a step, with LOSS_DECIMALS places or as many more as it takes for a change to
+    show (a toy model's loss of 0.0001 moves in the sixth place: "0.0001 → 0.0001" hid that it moved); a loss that
+    did not move keeps LOSS_DECIMALS."""
+    for places in range(LOSS_DECIMALS, MAX_LOSS_DECIMALS + 1):
+        texts = f"{before:.{places}f}", f"{after:.{places}f}"
+        if texts[0] != texts[1]:
+            return texts
+    return f"{before:.{LOSS_DECIMALS}f}", f"{after:.{LOSS_DECIMALS}f}"  # it did not move
 
 
 class TrainingStepView(QWidget):
@@ -153,8 +166,8 @@ class TrainingStepView(QWidget):
             )
             return
         self.loss.setText(
-            self.tr("Training step: loss {0:.4f} → {1:.4f}; W after = W − {2:g}·∂L/∂W").format(
-                step.loss_before, step.loss_after, step.lr
+            self.tr("Training step: loss {0} → {1}; W after = W − {2:g}·∂L/∂W").format(
+                *loss_texts(step.loss_before, step.loss_after), step.lr
             )
         )
         self._follow_stage()
