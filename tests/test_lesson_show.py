@@ -16,7 +16,8 @@ from tests.gui_lessons import own_folders, state_for  # noqa: F401 (a fixture)
 def test_shipped_lessons_name_what_they_open_on():
     assert open_lesson("why-scale").show == {"row": 2, "decimals": 3}  # the lesson is about 大's row
     assert open_lesson("layernorm").show["decimals"] == 3  # −0.447 / 1.342
-    assert open_lesson("masked-decoder").show["row"] == "last"
+    assert open_lesson("masked-decoder").show["row"] == 1  # 我's row: the mask hides three of its five cells
+    assert open_lesson("cost-of-context").show["row"] == "last"
 
 
 @pytest.mark.parametrize(
@@ -47,7 +48,7 @@ def test_a_bad_show_is_refused_with_its_name(tmp_path, show, words):
 
 
 def test_show_survives_saving_and_a_last_row_stays_last(qapp, tmp_path):
-    state = state_for("masked-decoder")
+    state = state_for("cost-of-context")
     assert state.row == len(state.trace.tokens["dec"]) - 1
     save_lesson(state.to_lesson(), tmp_path / "m.stepformer")
     assert open_lesson(tmp_path / "m.stepformer").show["row"] == "last"
@@ -93,7 +94,7 @@ def test_i_love_ai_shows_the_seed_numbers(qtbot, own_folders):  # noqa: F811
 
 
 def test_a_lesson_without_show_keeps_the_chosen_decimals(qapp):
-    lesson = open_lesson("positional-encoding")
+    lesson = open_lesson("the-cat-sat")
     assert isinstance(lesson, Lesson) and lesson.show == {}
     state = state_for("why-scale")
     assert state.display.decimals == 3

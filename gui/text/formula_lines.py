@@ -8,6 +8,7 @@ Per-head stages are written for one head (the head the window shows).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
@@ -16,6 +17,7 @@ from engine import tiled
 from gui.text.numbers import format_number
 
 GAP = "   "
+FACTOR_DIGITS = 2  # significant digits of a rescale factor e^(m_old − m): the shrink is the point, however small
 ACTIVATIONS = {
     "relu": "ReLU(H) = max(0, H)",
     "gelu": "GELU(H) = H·Φ(H)",
@@ -225,11 +227,19 @@ def activation(f: Formula) -> str:
 # ---- tiled attention (engine/tiled.py): one tile's step, with its blocks and the shown head's numbers --------
 
 
-def _numbers(values, decimals: int) -> str:
+def _numbers(values, decimals: int, digits: int = 0) -> str:
     """ "[0.74, 1.00]": a short column of the shown head (one number per query row of the tile), as its table
-    writes them."""
-    shown = [format_number(float(v), decimals) for v in values.flatten()[:6]]
+    writes them; with `digits`, a number below 1 keeps that many significant digits (e^(0.288 − 5.159) is 0.0077,
+    not 0.01)."""
+    shown = [format_number(float(v), _places(float(v), decimals, digits)) for v in values.flatten()[:6]]
     return "[" + ", ".join(shown) + (", …]" if values.numel() > 6 else "]")
+
+
+def _places(value: float, decimals: int, digits: int) -> int:
+    """`decimals`, or more where a small value would lose its first `digits` significant digits to them."""
+    if not digits or value == 0 or abs(value) >= 1:
+        return decimals
+    return max(decimals, digits - 1 - math.floor(math.log10(abs(value))))
 
 
 def _tile_note(f: Formula, with_head: bool = True) -> str:
@@ -263,7 +273,7 @@ def _tile_step(f: Formula, rule: str, values: bool = True) -> str:
     """One running step after one more tile: its rule, its values, and e^(m_old − m) where it rescales."""
     values_line = f"{GAP}{f.lhs} = {_numbers(f.trace[f.name][f.head], f.decimals)}" if values else ""
     factor = tiled.rescale_factor(f.trace, f.name)  # e^(m_old − m): how much the earlier tiles' work shrinks
-    rescale = "" if factor is None else f"{GAP}e^(m_old − m) = {_numbers(factor[f.head], f.decimals)}"
+    rescale = "" if factor is None else f"{GAP}e^(m_old − m) = {_numbers(factor[f.head], f.decimals, FACTOR_DIGITS)}"
     return f"{rule}{GAP}→ {f.out}{values_line}{rescale}" + _tile_note(f)
 
 
