@@ -129,7 +129,9 @@ class LabRun(QObject):
         self.runner.finished_with.connect(self._finished)
         # however this object goes (its owner deleted, the process ending), its thread ends first: a QThread
         # destroyed while running aborts the process
-        self.destroyed.connect(self.runner.end)
+        # (a function, not the runner's bound method: a slot looked up on a runner the garbage collector has begun
+        # to clear is "not found")
+        self.destroyed.connect(lambda *_, runner=self.runner: runner.end())
         _RUNNERS.add(self.runner)
         self.started.emit(name)
         self.runner.start()
