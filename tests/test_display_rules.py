@@ -11,13 +11,15 @@ from engine.formats.lesson import open_lesson, shipped_lessons
 from gui.plots import PlotOptions, draw_stage
 from gui.plots.heatmap import Heatmap, format_cell
 from gui.plots.matrix import MatrixPanel
+from gui.plots.output import LARGE_VOCABULARY, TOP_K, TopKPanel
 from gui.plots.scale import shared_scale_names
 from gui.plots.style import color, new_plot
 from gui.plots.tiles import TileMapPanel, TilePanel
+from gui.plots.view import FittedLayoutWidget
 from gui.state.app_state import AppState
 from gui.text.operations import operation
 from gui.views.head_colors import head_tint
-from tests.figure_checks import rule_problems
+from tests.figure_checks import missing_labels, rule_problems, view_problems
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +158,7 @@ def test_the_loss_is_a_number_not_a_heatmap(qapp):
     view.close()
 
 
-def _lab(qtbot):
+def _lab_dock(qtbot):
     from tests.gui_window import open_lesson_window
 
     window = open_lesson_window(qtbot, "masked-decoder")
@@ -167,9 +169,30 @@ def _lab(qtbot):
 def test_the_labs_legend_stands_outside_its_curves_and_its_axes_write_no_multiplier(qtbot):
     """The lab's legend floated over its curves (post-vs-pre-LN's four arms), and scale-saturation's y axis read
     "p(1−p) (×0.001)"."""
-    lab = _lab(qtbot)
+    lab = _lab_dock(qtbot)
     lab.start("scale-saturation", seeds=1)
     qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
     plot = lab.curve_plot.getPlotItem()
     assert plot.legend.items and not plot.legend.sceneBoundingRect().intersects(plot.vb.sceneBoundingRect())
     assert not [p for p in rule_problems(lab.curve_plot.scene()) if "multiplier" in p]
+
+
+def test_a_large_vocabulary_is_its_top_k_named_and_the_rest_summed(qapp, traces):
+    """The Probabilities figure of a 48-word vocabulary drew every word on a heatmap's axis, labels 4–5 px high: a
+    large vocabulary is drawn as its top-k bars, every one named, and one bar for the rest."""
+    trace = traces["lab-gradient-highway"]
+    vocabulary = trace["logits"].shape[-1]
+    assert vocabulary > LARGE_VOCABULARY
+    view = FittedLayoutWidget()
+    view.resize(900, 500)
+    view.figure = draw_stage(view.ci, trace, "probs", PlotOptions())
+    view.show()
+    qapp.processEvents()
+    assert not [p for p in view.figure.panels if isinstance(p, MatrixPanel)]
+    (bars,) = [p.bars for p in view.figure.panels if isinstance(p, TopKPanel)]
+    heights = bars.items[0].opts["height"]
+    assert len(bars.categories) == TOP_K + 1 and bars.categories[-1] == f"other {vocabulary - TOP_K}"
+    assert heights.sum() == pytest.approx(1.0, abs=1e-5)
+    assert missing_labels(bars.plot, "bottom", bars.categories) == []
+    assert view_problems(view, view.figure, trace) == []
+    view.close()

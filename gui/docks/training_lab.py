@@ -27,9 +27,10 @@ from PySide6.QtWidgets import (
 from engine import EngineError, sources
 from engine.training.lab import EXPERIMENTS, label, watch_sentence
 from gui.plots.axis import Axis
+from gui.plots.bars import add_legend
 from gui.plots.captions import plain
 from gui.plots.heatmap import Heatmap
-from gui.plots.style import color
+from gui.plots.style import color, plain_axes
 from gui.state.display import DisplaySettings
 from gui.state.lab_run import LabRun
 from gui.text.live_texts import LiveTexts
@@ -182,8 +183,10 @@ class TrainingLab(QWidget):
         if self.curve_plot is not None:
             return
         self.curve_plot = pg.PlotWidget(self)
-        self.curve_plot.addLegend(offset=(-10, 10))
+        add_legend(self.curve_plot.getPlotItem(), self.settings.plot_options())  # under the curves, never over them
         self.bar_plot = pg.PlotWidget(self, axisItems={"bottom": Axis("bottom")})  # names turn or shrink, never clash
+        for plot in (self.curve_plot, self.bar_plot):
+            plain_axes(plot.getPlotItem())  # "p(1−p)", not "p(1−p) (×0.001)" over ticks 0 … 200
         self.texts.set(self.bar_plot.setTitle, lambda: self.tr("Gradient norm per layer ‖∂L/∂W‖"))
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=color(0))
         self.bar_plot.addItem(self.bars)

@@ -52,6 +52,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
         "Top {k} next tokens after {token} (T = {temperature})",
         "{token} 之后最可能的 {k} 个词元（T = {temperature}）",
     ),
+    "other_words": ("other {n}", "其余 {n} 个"),  # the bar of the words after the top k
     "feature": ("feature", "特征"),
     "value": ("value", "数值"),
     "visible": ("visible", "可见"),

@@ -19,7 +19,7 @@ from .ffn import ACTIVATION_NAMES, ActivationPanel
 from .gate import GatePanel
 from .matrix import MatrixPanel, is_per_head, stage_caption
 from .norm import BeforeAfterPanel, NormStepsPanel
-from .output import TopKPanel
+from .output import TopKPanel, large_vocabulary
 from .rope import RopePanel
 from .stacking import mark_row_of_panels, move
 from .style import PlotOptions, font, foreground
@@ -54,7 +54,8 @@ def figure_build_key(trace, stage: str) -> tuple:
         return stage, None, trace_structure(trace)
     kind = stage_operation(trace, stage).panels
     switches = tuple(s for s in trace.config.switches if s in LAYOUT_SWITCHES.get(kind, ()))
-    return stage, (st.op, kind, st.inputs, st.rows, st.cols, st.tile, switches), trace_structure(trace)
+    bars_only = kind == "top_k" and large_vocabulary(trace)  # (a free vocabulary grows past the heatmap's)
+    return stage, (st.op, kind, st.inputs, st.rows, st.cols, st.tile, switches, bars_only), trace_structure(trace)
 
 
 class Panel(Protocol):
@@ -181,7 +182,11 @@ PANELS: dict[str, Callable[[_Drawing], list[Panel]]] = {
     "rope": lambda d: [d.matrix(), RopePanel(*d.args, d.top, 1)],
     "activation": lambda d: [d.matrix(), ActivationPanel(*d.args, d.top, 1)],
     "gate": _gate,
-    "top_k": lambda d: [d.matrix(select_row=True), TopKPanel(*d.args, d.top, 1)],
+    "top_k": lambda d: (
+        [TopKPanel(*d.args, d.top, 0, colspan=2)]  # (a large vocabulary: named bars only, the rest summed)
+        if large_vocabulary(d.trace)
+        else [d.matrix(select_row=True), TopKPanel(*d.args, d.top, 1)]
+    ),
     "tiles": lambda d: tile_panels(*d.args, d.top),
 }
 
