@@ -227,3 +227,18 @@ def test_a_training_step_on_the_toy_model_shows_its_loss_move(qtbot):
     before, after = re.search(r"loss (\S+) → (\S+);", view.loss.text()).groups()
     assert before != after and float(before) > float(after) > 0
     assert f"{view.step.loss_before:.7f}" == before  # places enough to show the change
+
+
+def test_a_lesson_opened_in_the_window_ticks_its_decimals(qtbot, own_folders):  # noqa: F811
+    """File ▸ Lesson ▸ flash-attention from the-cat-sat (2 decimals): its tables and formula took 3 decimals while
+    View ▸ Decimals in matrices still ticked 2."""
+    controller = launch(state_for("the-cat-sat"), "en", "the-cat-sat", start_page=False)
+    qtbot.addWidget(controller.window)
+    decimals = controller.window.presentation.decimals
+    assert [a.data() for a in decimals.actions() if a.isChecked()] == [2]
+    assert controller.open_shipped("flash-attention")
+    settle(qtbot, controller.window)
+    assert controller.state.display.decimals == 3
+    assert [a.data() for a in decimals.actions() if a.isChecked()] == [3]
+    assert "0.0077" in drawn_numbers(controller.window) and "0.288" in drawn_numbers(controller.window)
+    close(controller)

@@ -84,6 +84,7 @@ class PresentationMenu(QObject):
         self.follow.setInterval(FOLLOW_DELAY_MS)
         self.follow.timeout.connect(self._follow_screen)
         settings.changed.connect(self.sync)  # a window that stays (no rebuild) ticks the new choices
+        window.state.lessonChanged.connect(self.sync)  # … and the decimals a lesson opens with (follow_lesson)
         self.sync()
         window.resized.connect(self._window_resized)
 
