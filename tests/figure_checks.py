@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QGraphicsTextItem
 
 from gui.plots.axis import number_line
 from gui.plots.heatmap import CellImage, CellNumbers
-from gui.plots.view import parked
+from gui.plots.view import holds_data, parked
 
 TOUCH = 3.0  # px: closer than this, a tick mark and a number read as one sign
 SLACK = 1.5  # px of overlap forgiven (anti-aliased edges of neighbouring rectangles)
@@ -177,25 +177,9 @@ def rule_problems(scene) -> list[str]:
             cells = item.mapRectToParent(item.boundingRect())
             if round(cells.width()) == 1 and round(cells.height()) == 1:
                 found.append("a 1×1 quantity is drawn as a heatmap")
-        elif isinstance(item, pg.PlotItem) and not any(_holds_data(part) for part in item.vb.addedItems):
+        elif isinstance(item, pg.PlotItem) and not holds_data(item):
             found.append(f"an empty panel {item.titleLabel.text!r}")
     return found
-
-
-def _holds_data(item) -> bool:
-    """Whether an item of a plot draws something: a curve, image, bar or point with data, or any other visible
-    item (a line, a frame, a text)."""
-    if not item.isVisible():
-        return False
-    if isinstance(item, pg.PlotDataItem):
-        return item.xData is not None and len(item.xData) > 0
-    if isinstance(item, pg.ImageItem):
-        return item.image is not None
-    if isinstance(item, pg.BarGraphItem):
-        return item.opts.get("height") is not None and len(item.opts["height"]) > 0
-    if isinstance(item, pg.ScatterPlotItem):
-        return len(item.data) > 0
-    return True
 
 
 def numbers_run_together(scene) -> list[str]:

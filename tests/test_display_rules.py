@@ -196,3 +196,35 @@ def test_a_large_vocabulary_is_its_top_k_named_and_the_rest_summed(qapp, traces)
     assert missing_labels(bars.plot, "bottom", bars.categories) == []
     assert view_problems(view, view.figure, trace) == []
     view.close()
+
+
+def test_the_lab_draws_no_empty_panel(qtbot):
+    """Before a run the lab drew empty curves, an empty "Gradient norm per layer" and an attention map on −1.5 … 1.5
+    axes; a run without gradients kept its empty bars. Each plot is shown once it holds something."""
+    lab = _lab_dock(qtbot)
+    qtbot.waitUntil(lambda: lab.curve_plot is not None and lab.attention_panel.isVisible())
+    qtbot.wait(300)  # (the plots are shown with the dock's layout, after it)
+    views = (lab.curve_plot, lab.bar_plot, lab.attention_view)
+
+    def empty_shown() -> list[str]:
+        return [p for view in views if view.isVisible() for p in rule_problems(view.scene()) if "empty" in p]
+
+    assert empty_shown() == [] and not lab.curve_plot.isVisible()
+    lab.start("scale-saturation", seeds=1)
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
+    assert empty_shown() == [] and lab.curve_plot.isVisible()
+
+
+def test_the_loss_is_coloured_among_the_losses_it_averages(qtbot):
+    """The table of L, one cell, was the top of a scale of its own (yellow whatever its value); L = (1/m)·Σ ℓᵢ is
+    one equation: L takes its colour among the ℓᵢ."""
+    from tests.gui_window import open_lesson_window
+
+    window = open_lesson_window(qtbot, "masked-decoder")
+    state = window.state
+    state.set_cursor(state.stage_names.index("loss"))
+    view = window.stage_view
+    qtbot.waitUntil(lambda: view.output.model.slice.name == "loss")
+    models = {p.model.slice.name: p.model for p in view.panels() if not p.isHidden()}
+    losses, mean = models["loss.per_position"], models["loss"]
+    assert mean.scale == losses.scale and mean.scale.hi == pytest.approx(float(state.view["loss.per_position"].max()))

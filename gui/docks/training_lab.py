@@ -31,6 +31,7 @@ from gui.plots.bars import add_legend
 from gui.plots.captions import plain
 from gui.plots.heatmap import Heatmap
 from gui.plots.style import color, plain_axes
+from gui.plots.view import show_when_drawn
 from gui.state.display import DisplaySettings
 from gui.state.lab_run import LabRun
 from gui.text.live_texts import LiveTexts
@@ -200,6 +201,7 @@ class TrainingLab(QWidget):
         self.attention_panel.layout().insertWidget(2, self.attention_view, 1)  # under the caption
         self._arrange()
         self._draw_recorded()
+        show_when_drawn(self.curve_plot, self.bar_plot, self.attention_view)  # before a run: no empty axes
 
     def _experiments(self) -> dict[str, tuple[str, str]]:
         """Each experiment of engine/training/lab.py: its title and the tutorials' claim it tests, in the window's
@@ -404,6 +406,8 @@ class TrainingLab(QWidget):
                     label(last.arm, lang), last.seed, last.step + 1, last.steps
                 )
             )
+        if self.curve_plot is not None:  # each plot shown once it holds something
+            show_when_drawn(self.curve_plot, self.bar_plot, self.attention_view)
 
     def _name_axes(self) -> None:
         """A training run: loss over steps; one number per seed otherwise, or at the end the run's own axes."""

@@ -11,7 +11,7 @@ import pyqtgraph as pg
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QMargins, QObject, QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QPainter, QRegion
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QWidget
+from PySide6.QtWidgets import QGraphicsLineItem, QGraphicsRectItem, QGraphicsScene, QGraphicsView, QWidget
 
 from gui.plots.axis import lay_out_tick_text, start_plans_afresh
 from gui.plots.pyqtgraph_compat import readied_in
@@ -358,3 +358,35 @@ def _delete_unless_shown(item: pg.GraphicsObject) -> None:
     """Delete a figure's Qt items now, unless they are shown in a scene (which deletes them when it goes)."""
     if shiboken6.isValid(item) and (item.scene() is None or parked(item)):
         shiboken6.delete(item)
+
+
+def holds_data(plot: pg.PlotItem) -> bool:
+    """Whether a plot draws something besides its axes: a curve, image, bar or point with data, or another visible
+    item that is not empty (a line, a frame, a text). An empty panel is never drawn (show_when_drawn)."""
+    return any(_draws(item) for item in plot.vb.addedItems)
+
+
+def _draws(item) -> bool:
+    if not item.isVisible():
+        return False
+    if isinstance(item, pg.PlotDataItem):
+        return item.xData is not None and len(item.xData) > 0
+    if isinstance(item, pg.ImageItem):
+        return item.image is not None
+    if isinstance(item, pg.BarGraphItem):
+        return item.opts.get("height") is not None and len(item.opts["height"]) > 0
+    if isinstance(item, pg.ScatterPlotItem):
+        return len(item.data) > 0
+    if isinstance(item, QGraphicsRectItem):
+        return not item.rect().isEmpty()
+    if isinstance(item, QGraphicsLineItem):
+        return item.line().length() > 0
+    return True
+
+
+def show_when_drawn(*views: QGraphicsView) -> None:
+    """Each plot widget shown only while one of its plots holds data: no empty axes (−1.5 … 1.5) before a run, no
+    empty "Gradient norm per layer" for a run without gradients."""
+    for view in views:
+        plots = [item for item in view.scene().items() if isinstance(item, pg.PlotItem)]
+        view.setVisible(any(holds_data(plot) for plot in plots))

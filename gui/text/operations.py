@@ -28,9 +28,10 @@ COLOUR_KINDS = (SIGNED, NON_NEGATIVE, PROBABILITY, IDS)
 # output, X to its left, b below); the same for one head's columns of W and b; forward values beside gradients.
 STACKED, PRODUCT, HEAD_PRODUCT, BACKWARD = "stacked", "product", "head_product", "backward"
 # Which tensors share the stage's colour scale (panels and tables of one equation, one colour for one number): its
-# inputs and itself (A + B = C); its input x and itself (μ; scores and scaled = scores/√d_k; scaled and masked); its
-# first two inputs, x and its mean μ (LayerNorm's x − μ); a tile of scores, the maxima m before and after, and the
-# attention's full masked scores the tile is drawn in (the reference: tiled attention's S, m, ℓ and o steps).
+# inputs and itself (A + B = C); its input x and itself (μ; scores and scaled = scores/√d_k; scaled and masked; the
+# loss L and the ℓᵢ it averages); its first two inputs, x and its mean μ (LayerNorm's x − μ); a tile of scores, the
+# maxima m before and after, and the attention's full masked scores the tile is drawn in (the reference: tiled
+# attention's S, m, ℓ and o steps).
 PARTS_AND_SUM, X_AND_OUTPUT, X_AND_MEAN = "parts_and_sum", "x_and_output", "x_and_mean"
 TILE_AND_REFERENCE = "tile_and_reference"
 
@@ -267,6 +268,7 @@ _FORWARD = (
         "matrix",
         lambda f: f"{f.lhs} = (1/m)·Σᵢ ℓᵢ{GAP}{dims(f.trace['probs'].shape[0])} → " + tr("one number"),
         columns="letter",
+        shares_scale=X_AND_OUTPUT,  # the mean among the numbers it averages, not the top of a scale of its own
     ),
     # tiled attention (engine/tiled.py)
     Operation("attn.tiled.scores", "S", SIGNED, "tiles", lines.tile_scores, **_TILE),
