@@ -158,6 +158,21 @@ def test_every_number_a_lesson_quotes_is_drawn_at_its_stage(qtbot, own_folders, 
     assert not missing, f"{name} quotes {missing}, which none of {stages} draws"
 
 
+# "head 1", "头 1": a head as the window numbers it (head 0 of 2), unless it is the tutorial's own numbering
+HEAD_NAMED = re.compile(r"(?<!tutorial's )(?<!its )\b[Hh]ead (\d+)|(?<!教程中的)头 (\d+)")
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_a_description_names_heads_as_the_window_numbers_them(name):
+    """two-heads said "head 1 … head 2" of a model whose window says head 0 and head 1."""
+    lesson = open_lesson(name)
+    for lang in ("en", "zh"):
+        named = {int(a or b) for a, b in HEAD_NAMED.findall(lesson.description[lang])}
+        assert all(head < lesson.config.n_heads for head in named), (lang, named, lesson.config.n_heads)
+    if name == "two-heads":
+        assert named == {0, 1}
+
+
 def test_flash_attentions_rescale_factor_reads_as_the_lesson_says():
     """e^(0.288 − 5.159) ≈ 0.0077 printed as 0.01 beside m_old 0.29: the factor keeps two significant digits, and
     the lesson opens on that tile with three decimals."""
