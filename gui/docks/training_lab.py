@@ -37,9 +37,10 @@ from gui.state.lab_run import LabRun
 from gui.text.live_texts import LiveTexts
 from gui.views.scrolling import scrolling_layout
 
-SIDE_BY_SIDE_WIDTH = 700  # px: a narrower lab shows its buttons under the experiment, the attention under the curves
+SIDE_BY_SIDE_WIDTH = 700  # px at the desk's type: a narrower lab shows its buttons under the experiment, the attention
+# under the curves
 CHOICE_LEAST_WIDTH = 120  # px: the experiment's title shortened to this in a narrow lab
-BARS_HEIGHT = 140  # px, the gradient bars' least height (twice that under turned names)
+BARS_HEIGHT = 140  # px at the desk's type, the gradient bars' least height (twice that under turned names)
 WATCH_EVERY = 5  # training steps between two re-traces of the watched head's attention (and the last step)
 
 
@@ -171,13 +172,15 @@ class TrainingLab(QWidget):
 
     def _arrange(self) -> None:
         """Side by side in a wide lab; in a narrow one, one under the other."""
-        side_by_side = self.width() >= SIDE_BY_SIDE_WIDTH
+        side_by_side = self.width() >= SIDE_BY_SIDE_WIDTH * self.settings.type_scale  # (presentation's larger type)
         direction = QBoxLayout.Direction.LeftToRight if side_by_side else QBoxLayout.Direction.TopToBottom
         for layout in (self.controls, self.middle):
             if layout.direction() != direction:
                 layout.setDirection(direction)
         if self.bar_plot is not None:  # narrow, the layers' names turn on their side: room for them and the bars
-            self.bar_plot.setMinimumHeight(BARS_HEIGHT if side_by_side else 2 * BARS_HEIGHT)
+            # in the window's type: the layers' names, turned, take a height that grows with it (presentation mode)
+            least = round(BARS_HEIGHT * self.settings.type_scale)
+            self.bar_plot.setMinimumHeight(least if side_by_side else 2 * least)
 
     def _build_plots(self) -> None:
         """The plots, once: a lab never shown builds no pyqtgraph items."""
@@ -191,8 +194,7 @@ class TrainingLab(QWidget):
         self.texts.set(self.bar_plot.setTitle, lambda: self.tr("Gradient norm per layer ‖∂L/∂W‖"))
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=color(0))
         self.bar_plot.addItem(self.bars)
-        self.curve_plot.setMinimumHeight(200)
-        self.bar_plot.setMinimumHeight(BARS_HEIGHT)
+        self.curve_plot.setMinimumHeight(round(200 * self.settings.type_scale))
         self.plots.addWidget(self.curve_plot, 3)
         self.plots.addWidget(self.bar_plot, 2)
         self.attention_view = pg.GraphicsLayoutWidget(self.attention_panel)
