@@ -7,7 +7,8 @@
 - a number or bar value cut by its plot's edge, or anything drawn outside the view that shows the figure;
 - a category axis (tokens, bars) that names fewer of its categories than it has (≤ 64);
 - the display rules of issue 46: an axis whose label carries pyqtgraph's SI multiplier ("p(1−p) (x0.001)"), a
-  1×1 quantity drawn as a heatmap, a panel drawn empty (a plot with nothing in it: axes around no data).
+  1×1 quantity drawn as a heatmap, a panel drawn empty (a plot with nothing in it: axes around no data), a legend
+  over its plot's data.
 
 Axis labels are read from AxisItem.generateDrawSpecs, the rectangles and strings the axis paints.
 """
@@ -166,7 +167,7 @@ def figure_problems(scene, shown: QRectF | None = None) -> list[str]:
 
 def rule_problems(scene) -> list[str]:
     """The display rules every figure keeps (issue 46): no SI multiplier in an axis label, no 1×1 heatmap, no empty
-    panel."""
+    panel, no legend over the data."""
     found = []
     for item in scene.items():
         if not visible(item):
@@ -179,6 +180,9 @@ def rule_problems(scene) -> list[str]:
                 found.append("a 1×1 quantity is drawn as a heatmap")
         elif isinstance(item, pg.PlotItem) and not holds_data(item):
             found.append(f"an empty panel {item.titleLabel.text!r}")
+        elif isinstance(item, pg.PlotItem) and item.legend is not None and visible(item.legend):
+            if _overlap(item.legend.sceneBoundingRect(), item.vb.sceneBoundingRect()):
+                found.append(f"the legend of {item.titleLabel.text!r} stands over its data")
     return found
 
 

@@ -81,7 +81,7 @@ def color(i: int) -> QColor:
 
 
 def foreground(opts: PlotOptions) -> QColor:
-    return QColor("black") if opts.slide else QColor(pg.getConfigOption("foreground"))
+    return QColor("black") if opts.slide else pg.mkColor(pg.getConfigOption("foreground"))
 
 
 def font(opts: PlotOptions, size: str = "text") -> QFont:

@@ -363,7 +363,7 @@ def _delete_unless_shown(item: pg.GraphicsObject) -> None:
 def holds_data(plot: pg.PlotItem) -> bool:
     """Whether a plot draws something besides its axes: a curve, image, bar or point with data, or another visible
     item that is not empty (a line, a frame, a text). An empty panel is never drawn (show_when_drawn)."""
-    return any(_draws(item) for item in plot.vb.addedItems)
+    return any(_draws(item) for item in plot.vb.childGroup.childItems())  # (addedItems lacks those ignoring bounds)
 
 
 def _draws(item) -> bool:
