@@ -7,9 +7,11 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 
+from engine import Model, ModelConfig
 from engine.formats.lesson import open_lesson, shipped_lessons
 from gui.plots import PlotOptions, draw_stage
 from gui.plots.bars import add_legend
+from gui.plots.heads import draw_heads
 from gui.plots.heatmap import Heatmap, format_cell
 from gui.plots.matrix import MatrixPanel
 from gui.plots.output import LARGE_VOCABULARY, TOP_K, TopKPanel
@@ -246,4 +248,17 @@ def test_a_legend_stands_under_its_plot_and_the_check_sees_one_over_the_data(qap
     legends = [p for p in rule_problems(view.scene()) if "legend" in p]
     assert len(legends) == 1
     assert not under.legend.sceneBoundingRect().intersects(under.vb.sceneBoundingRect())
+    view.close()
+
+
+def test_the_head_numbers_on_the_concat_bands_read_on_every_colour(qapp):
+    """The head bands over the concat wrote "head h" in white on every colour: on yellow and sky blue unreadable."""
+    trace = Model.create(ModelConfig(d_model=24, n_heads=12)).trace("I love AI")
+    view = pg.GraphicsLayoutWidget()
+    concat = next(st.name for st in trace.stages if st.op == "attn.concat")
+    figure = draw_heads(view.ci, trace, concat, PlotOptions())
+    (bands,) = [p.concat for p in figure.panels if hasattr(p, "concat")]
+    for h, label in enumerate(bands.labels):
+        band, ink = _lab(color(h)), _lab(label.textItem.defaultTextColor())
+        assert abs(band[0] - ink[0]) >= 40, (h, color(h).name(), label.textItem.defaultTextColor().name())
     view.close()

@@ -22,7 +22,7 @@ from .figure import StageFigure
 from .heatmap import Heatmap, axis_labels, color_bar
 from .matrix import row_of, stage_caption
 from .predicts import row_labels
-from .scale import Scale, scale_of
+from .scale import Scale, is_dark, scale_of
 from .style import PlotOptions, color, colormap, font, html_size
 from .view import clear_layout
 
@@ -127,6 +127,12 @@ class HeadTilesPanel:
         self.bar.setLevels((scale.lo, scale.hi))
 
 
+def head_ink(head: int) -> QColor:
+    """White or black, whichever reads on the head's colour (white on head 6's yellow could not be read)."""
+    c = color(head)
+    return QColor("white") if is_dark([[c.red(), c.green(), c.blue()]])[0] else QColor("black")
+
+
 class BandedPanel:
     """A d_model-wide matrix [n, d] with a coloured band over each head's columns."""
 
@@ -150,7 +156,7 @@ class BandedPanel:
             start, stop = head_columns(trace.config, h)
             band.setBrush(QBrush(color(h)))
             band.setRect(QRectF(start, -strip, stop - start, strip * 0.9))
-            label.setText(caption("head", opts.lang, head=h), color="white")
+            label.setText(caption("head", opts.lang, head=h), color=head_ink(h))
             label.setPos((start + stop) / 2, -strip * 0.55)
             _set_frame(frame, QRectF(start, 0, stop - start, n), color(h))
         self.heatmap.plot.setRange(xRange=(0, d), yRange=(-strip, n), padding=0)
