@@ -175,6 +175,7 @@ def test_the_labs_legend_stands_outside_its_curves_and_its_axes_write_no_multipl
     lab = _lab_dock(qtbot)
     lab.start("scale-saturation", seeds=1)
     qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
+    qtbot.wait(200)  # (the curves' plot, shown with its first curve, laid out)
     plot = lab.curve_plot.getPlotItem()
     assert plot.legend.items and not plot.legend.sceneBoundingRect().intersects(plot.vb.sceneBoundingRect())
     assert rule_problems(lab.curve_plot.scene()) == []
