@@ -5,6 +5,7 @@ process plays the instances started before and after the kills. And the autosave
 is told that edits are not being recorded, and when they are again, with every edit restored."""
 
 import errno
+import io
 import os
 import signal
 import subprocess
@@ -192,9 +193,13 @@ class FullDisk:
         self.write(fd, data[: len(data) // 2])
         return self._refuse()
 
-    def _snapshot_write(self, tmp: Path, data: bytes) -> None:
+    def _snapshot_write(self, tmp: Path, fill) -> None:
+        """files._write_all(tmp, fill): on a full disk, half of what `fill` writes reaches the file."""
         if not self.full:
-            return self.write_all(tmp, data)
+            return self.write_all(tmp, fill)
+        written = io.BytesIO()
+        fill(written)
+        data = written.getvalue()
         tmp.write_bytes(data[: len(data) // 2])
         self._refuse()
 
