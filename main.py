@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         from gui.app import run_app
 
         return run_app(argv)
-    from engine.command_line import check_model_options
+    from engine.command_line import INTERRUPTED, check_model_options
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -56,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         args.run(args)
+    except KeyboardInterrupt:  # every file is written whole or not at all (engine/formats/files.py)
+        print(f"stepformer: {argv[0]} stopped (Ctrl+C): no file was left half-written", file=sys.stderr)
+        return INTERRUPTED
     except EngineError as exc:
         print(f"stepformer: {exc}", file=sys.stderr)
         return 1

@@ -162,3 +162,22 @@ def test_ctrl_c_during_lab_ends_in_one_line_with_130_and_writes_nothing(tmp_path
     assert stop.value.code == 130
     assert capsys.readouterr().err == f"stepformer: lab post-vs-pre-ln stopped (Ctrl+C): {out} was not written\n"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ctrl_c_during_a_deck_ends_in_one_line_with_130_and_leaves_no_file(tmp_path, monkeypatch, capsys):
+    """Every long verb, not only train and lab: a deck stopped half-way leaves neither the file nor a part of it."""
+    from gui.export import deck
+
+    draw_page, pages = deck.draw_page, []
+
+    def stopped_at_the_third_page(*args, **kwargs):
+        pages.append(1)
+        if len(pages) == 3:
+            raise KeyboardInterrupt
+        return draw_page(*args, **kwargs)
+
+    monkeypatch.setattr(deck, "draw_page", stopped_at_the_third_page)
+    out = tmp_path / "deck.pdf"
+    assert main(["deck", "--lesson", "two-heads", "--out", str(out)]) == 130
+    assert capsys.readouterr().err == "stepformer: deck stopped (Ctrl+C): no file was left half-written\n"
+    assert len(pages) == 3 and list(tmp_path.iterdir()) == []
