@@ -99,8 +99,14 @@ def test_a_finished_run_draws_its_curves_on_the_axes_its_result_asks_for(qtbot):
         qtbot.waitUntil(lambda: lab.result is not None, timeout=30_000)
         assert (lab.curve_plot.getAxis("bottom").logMode, lab.curve_plot.getAxis("left").logMode) == axes
         assert lab.curve_plot.getAxis("left").labelText == lab.result["y"]["label"]
+        for side, log in zip(("bottom", "left"), axes):  # labelled at its values or decades, not minor ticks
+            levels = fixed_tick_levels(lab.curve_plot.getAxis(side))
+            assert (levels is not None) == log, (name, side)
+    labels = [text for _, text in fixed_tick_levels(lab.curve_plot.getAxis("bottom"))[0]]
+    assert labels == ["4", "8", "16", "32", "64"]  # teacher-forcing's n
     lab.start("no-layernorm", seeds=1, steps=2)
     assert not lab.curve_plot.getAxis("left").logMode  # a new run: loss over steps again
+    assert fixed_tick_levels(lab.curve_plot.getAxis("bottom")) is None
     qtbot.waitUntil(lambda: lab.result is not None, timeout=60_000)
     assert lab.curve_plot.getAxis("bottom").logMode and lab.curve_plot.getAxis("bottom").labelText == "learning rate"
     assert lab.curve_plot.getAxis("left").labelText == "final loss"

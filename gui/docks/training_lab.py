@@ -30,6 +30,7 @@ from gui.plots.axis import Axis
 from gui.plots.bars import add_legend
 from gui.plots.captions import plain
 from gui.plots.heatmap import Heatmap
+from gui.plots.log_ticks import decade_ticks, value_ticks
 from gui.plots.style import color, plain_axes
 from gui.plots.view import show_when_drawn
 from gui.state.display import DisplaySettings
@@ -357,6 +358,8 @@ class TrainingLab(QWidget):
         self.items, self.arms = {}, []
         self.bars.setOpts(x=[], height=[])
         self.curve_plot.setLogMode(x=False, y=False)
+        for side in ("bottom", "left"):
+            self.curve_plot.getAxis(side).setTicks(None)  # pyqtgraph's own ticks on linear axes
         self.verdict.setText("")
         self.status.setText("")
         trains = EXPERIMENTS[name].steps is not None
@@ -388,6 +391,17 @@ class TrainingLab(QWidget):
         symbol = "o" if self.run.points else None
         for key, (xs, ys) in self.run.curves.items():
             self._draw(key, xs, ys, symbol)
+        if result is not None and result["x"]["label"] != "step":
+            self._label_log_axes(result)
+
+    def _label_log_axes(self, result: dict) -> None:
+        """A log axis labelled at its measured values (x) or its decades (y), never at minor ticks that collide."""
+        curves = self.run.curves.values()
+        for side, log, ticks in (
+            ("bottom", result["x"]["log"], value_ticks([x for xs, _ in curves for x in xs])),
+            ("left", result["y"]["log"], decade_ticks([y for _, ys in curves for y in ys])),
+        ):
+            self.curve_plot.getAxis(side).setTicks([ticks, []] if log else None)
 
     def _draw_bars(self) -> None:
         self.bars.setOpts(x=list(range(len(self.run.layers))), height=self.run.grad_norms)
