@@ -360,6 +360,7 @@ class TrainingLab(QWidget):
         self.curve_plot.setLogMode(x=False, y=False)
         for side in ("bottom", "left"):
             self.curve_plot.getAxis(side).setTicks(None)  # pyqtgraph's own ticks on linear axes
+        self.curve_plot.enableAutoRange()  # (a finished log run set its x range)
         self.verdict.setText("")
         self.status.setText("")
         trains = EXPERIMENTS[name].steps is not None
@@ -397,11 +398,17 @@ class TrainingLab(QWidget):
     def _label_log_axes(self, result: dict) -> None:
         """A log axis labelled at its measured values (x) or its decades (y), never at minor ticks that collide."""
         curves = self.run.curves.values()
+        ticks_at_x = value_ticks([x for xs, _ in curves for x in xs])
         for side, log, ticks in (
-            ("bottom", result["x"]["log"], value_ticks([x for xs, _ in curves for x in xs])),
+            ("bottom", result["x"]["log"], ticks_at_x),
             ("left", result["y"]["log"], decade_ticks([y for _, ys in curves for y in ys])),
         ):
             self.curve_plot.getAxis(side).setTicks([ticks, []] if log else None)
+        if result["x"]["log"] and ticks_at_x:
+            # room beyond the first and last value: pyqtgraph leaves out a label that would cross the axis's end
+            low, high = ticks_at_x[0][0], ticks_at_x[-1][0]
+            room = 0.12 * (high - low) or 0.5
+            self.curve_plot.setXRange(low - room, high + room, padding=0)
 
     def _draw_bars(self) -> None:
         self.bars.setOpts(x=list(range(len(self.run.layers))), height=self.run.grad_norms)
