@@ -14,6 +14,7 @@ from gui.export.figure import export_figure
 from gui.export.matrix import export_matrix
 from gui.plots import PlotOptions
 from gui.state.app_state import AppState
+from gui.text.numbers import loss_texts
 from gui.text.operations import text_key
 from gui.text.stage_texts import op_title
 from gui.views.stage_list import tree_title
@@ -114,7 +115,8 @@ def test_one_training_step_is_one_command_and_undone_exactly(qtbot):
         assert torch.equal(state.trace.params[name], w - 0.5 * grads[f"grad.{name}"]), name
     loss_after = float(backward(state.trace)["loss"])
     assert loss_after < float(grads["loss"])
-    assert messages[-1] == f"Training step: loss {float(grads['loss']):.4f} → {loss_after:.4f}"
+    loss_then, loss_now = loss_texts(float(grads["loss"]), loss_after)
+    assert messages[-1] == f"Training step: loss {loss_then} → {loss_now}"
     view = window.stage_view
     view.controls.difference_action.setChecked(True)  # the weight table shows the step: −lr·∂L/∂W
     weights = panel_for(window, "dec.0.ffn.W1")

@@ -347,8 +347,8 @@
         <translation>训练一步（学习率 {0:g}）</translation>
     </message>
     <message>
-        <source>Training step: loss {0:.4f} → {1:.4f}</source>
-        <translation>训练一步：损失 {0:.4f} → {1:.4f}</translation>
+        <source>Training step: loss {0} → {1}</source>
+        <translation>训练一步：损失 {0} → {1}</translation>
     </message>
     <message>
         <source>Reset weights</source>

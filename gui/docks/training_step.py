@@ -25,12 +25,11 @@ from gui.state.app_state import AppState
 from gui.state.commands import TrainingStepCommand
 from gui.state.preferences import read, write
 from gui.text.live_texts import LiveTexts
+from gui.text.numbers import loss_texts
 from gui.text.places import weight_title
 from gui.views.scrolling import scrolling_layout
 
 DEFAULT_LR = 0.1
-LOSS_DECIMALS = 4  # places of the loss before and after a step …
-MAX_LOSS_DECIMALS = 12  # … or more, up to these, until the two differ
 
 
 class TrainingStepActions(QObject):
@@ -73,17 +72,6 @@ class TrainingStepActions(QObject):
 
     def take_step(self) -> bool:
         return self.state.take_training_step(self.lr.value())
-
-
-def loss_texts(before: float, after: float) -> tuple[str, str]:
-    """The loss before and after a step, with LOSS_DECIMALS places or as many more as it takes for a change to
-    show (a toy model's loss of 0.0001 moves in the sixth place: "0.0001 → 0.0001" hid that it moved); a loss that
-    did not move keeps LOSS_DECIMALS."""
-    for places in range(LOSS_DECIMALS, MAX_LOSS_DECIMALS + 1):
-        texts = f"{before:.{places}f}", f"{after:.{places}f}"
-        if texts[0] != texts[1]:
-            return texts
-    return f"{before:.{LOSS_DECIMALS}f}", f"{after:.{LOSS_DECIMALS}f}"  # it did not move
 
 
 class TrainingStepView(QWidget):

@@ -23,6 +23,7 @@ from engine.config import SWITCHES
 from engine.tokenizer import START
 from engine.training.backward import TrainingStep, apply_step, training_step, undo_step
 from gui.text.formulas import letter
+from gui.text.numbers import loss_texts
 from gui.text.places import place
 from gui.text.switches import switch_name
 
@@ -143,8 +144,8 @@ def take_training_step(state: AppState, lr: float) -> bool:
 
     state.undo_stack.push(TrainingStepCommand(state, step, text))
     state.message.emit(
-        QCoreApplication.translate("AppState", "Training step: loss {0:.4f} → {1:.4f}").format(
-            step.loss_before, step.loss_after
+        QCoreApplication.translate("AppState", "Training step: loss {0} → {1}").format(
+            *loss_texts(step.loss_before, step.loss_after)
         )
     )
     return True

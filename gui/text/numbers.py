@@ -36,3 +36,18 @@ def format_number(value: float, decimals: int = 2, integer: bool = False, style:
     if text.startswith("-") and float(text) == 0:  # −0.001 rounds to zero: "0.00", never "−0.00"
         text = text[1:]
     return text.replace("-", "−")
+
+
+LOSS_DECIMALS = 4  # places of the loss before and after a training step …
+MAX_LOSS_DECIMALS = 12  # … or more, up to these, until the two differ
+
+
+def loss_texts(before: float, after: float) -> tuple[str, str]:
+    """The loss before and after a step, with LOSS_DECIMALS places or as many more as it takes for a change to
+    show (a toy model's loss of 0.0001 moves in the sixth place: "0.0001 → 0.0001" hid that it moved); a loss that
+    did not move keeps LOSS_DECIMALS."""
+    for places in range(LOSS_DECIMALS, MAX_LOSS_DECIMALS + 1):
+        texts = f"{before:.{places}f}", f"{after:.{places}f}"
+        if texts[0] != texts[1]:
+            return texts
+    return f"{before:.{LOSS_DECIMALS}f}", f"{after:.{LOSS_DECIMALS}f}"  # it did not move
