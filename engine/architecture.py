@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .config import ModelConfig
-from .graph import Place, Stage
+from .graph import Place, Stage, tokens_of
 
 SUBLAYERS = ("self_attn", "cross_attn", "ffn")
 NORMS = ("norm", "final_norm", "embed_norm")
@@ -93,7 +93,7 @@ def with_tokens(config: ModelConfig, stages: list[Stage]) -> list[Stage]:
     for st in stages:
         stack = st.place.stack
         if stack in config.stacks and not any(s.place.stack == stack for s in out):
-            out.append(Stage(f"{stack}.tokens", "tokens", (), None, rows=stack, place=Place(stack, part="embedding")))
+            out.append(Stage(tokens_of(stack), "tokens", (), None, rows=stack, place=Place(stack, part="embedding")))
         out.append(st)
     return out
 

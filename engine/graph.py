@@ -204,6 +204,11 @@ def record(op: str) -> OpRecord:
     return RECORDS[op]
 
 
+def tokens_of(stack: str) -> str:
+    """The name of a stack's token ids, an input of the trace that reads as a stage: "dec.tokens"."""
+    return f"{stack}.tokens"
+
+
 def _added_positions(cfg: ModelConfig) -> str:
     """The positional encoding added to the embeddings: none for RoPE (it rotates q and k) or with no_pe."""
     return "none" if cfg.positional == "rope" or "no_pe" in cfg.switches else cfg.positional
@@ -263,11 +268,11 @@ class _Builder:
     def embedding(self, s: str) -> str:
         cfg = self.cfg
         self.at(s, "embedding")
-        self.add(f"{s}.embed", "embed", (f"{s}.embed.W_E", f"{s}.tokens"), ops.embed, rows=s)
-        pos_inputs = (f"{s}.tokens",) + ((f"{s}.pos.W_pos",) if _added_positions(cfg) == "learned" else ())
+        self.add(f"{s}.embed", "embed", (f"{s}.embed.W_E", tokens_of(s)), ops.embed, rows=s)
+        pos_inputs = (tokens_of(s),) + ((f"{s}.pos.W_pos",) if _added_positions(cfg) == "learned" else ())
         self.add(f"{s}.pos", "pos", pos_inputs, partial(_positions, cfg), rows=s)
         if cfg.type_vocab:  # BERT: + token-type embeddings
-            self.add(f"{s}.type", "type", (f"{s}.type.W_T", f"{s}.tokens"), _token_types, rows=s)
+            self.add(f"{s}.type", "type", (f"{s}.type.W_T", tokens_of(s)), _token_types, rows=s)
             x0 = self.add(f"{s}.x0", "x0", (f"{s}.embed", f"{s}.pos", f"{s}.type"), _sum, rows=s)
         else:
             x0 = self.add(f"{s}.x0", "x0", (f"{s}.embed", f"{s}.pos"), ops.add, rows=s)

@@ -8,7 +8,7 @@ import torch
 
 from .errors import EngineError
 from .formats.reading import check_value
-from .graph import Stage, build_stages
+from .graph import Stage, build_stages, tokens_of
 from .tiled import add_tile_stages
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ class Trace:
             lengths = {s: int(ids[s].shape[0]) for s in self.config.stacks}
             self.stages = add_tile_stages(self.stages, self.config.tiled, lengths)
         self._by_name = {st.name: st for st in self.stages}
-        self.values: dict[str, torch.Tensor] = {f"{s}.tokens": ids[s] for s in self.config.stacks}
+        self.values: dict[str, torch.Tensor] = {tokens_of(s): ids[s] for s in self.config.stacks}
         self.overrides: dict[str, torch.Tensor] = {}
         self.compute_count = 0  # stages computed so far (tests count recomputation with it)
         self.stage_names = self._ordered_names()
@@ -39,17 +39,41 @@ class Trace:
         return self.model.params
 
     def _ordered_names(self) -> list[str]:
+        """The stage names in stepping order, each stack's token ids just before its first stage."""
         names: list[str] = []
+        tokens = {s: tokens_of(s) for s in self.config.stacks}
         for st in self.stages:
-            stack = st.name.split(".")[0]
-            if stack in self.config.stacks and f"{stack}.tokens" not in names:
-                names.append(f"{stack}.tokens")
+            if st.place.stack in tokens and tokens[st.place.stack] not in names:
+                names.append(tokens[st.place.stack])
             names.append(st.name)
         return names
+
+    @property
+    def token_stages(self) -> dict[str, str]:
+        """Name of each stack's token-id input → its stack ("dec.tokens" → "dec")."""
+        return {tokens_of(s): s for s in self.config.stacks}
+
+    @property
+    def ids(self) -> dict[str, torch.Tensor]:
+        """Each stack's token ids [n]."""
+        return {s: self.values[name] for name, s in self.token_stages.items()}
 
     def stage(self, name: str) -> Stage | None:
         """The graph node of a computed stage (None for token inputs)."""
         return self._by_name.get(name)
+
+    def find(self, op: str, **place) -> Stage | None:
+        """The first stage of kind op whose Place has the given fields, e.g. find("attn.weights", stack="dec",
+        block=0, part="self_attn"); None if there is none. Ask this instead of building a stage name."""
+        return next(
+            (st for st in self.stages if st.op == op and all(getattr(st.place, k) == v for k, v in place.items())),
+            None,
+        )
+
+    def beside(self, name: str, op: str) -> Stage | None:
+        """The stage of kind op in the same Place as stage name (the scores beside a tile of that attention)."""
+        here = self.stage(name)
+        return None if here is None else self.find(op, **vars(here.place))
 
     def __getitem__(self, name: str) -> torch.Tensor:
         if name in self.values:
@@ -106,7 +130,7 @@ class Trace:
         A stage edited this way keeps the edited tensor as an override.
         """
         value = check_value(value)
-        if name.endswith(".tokens"):
+        if name in self.token_stages:
             raise EngineError("token ids are not edited here: change the sentence instead")
         if name in self.params:
             tensor = self.params[name]
