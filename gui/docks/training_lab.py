@@ -509,7 +509,7 @@ class TrainingLab(QWidget):
         progress = self.watched
         trace = progress.model.trace(watch_sentence())
         layer, head = self.layer_box.value(), self.head_box.value()
-        weights = trace[f"dec.{layer}.self_attn.weights"][head].numpy()
+        weights = trace[trace.find("attn.weights", stack="dec", block=layer, part="self_attn").name][head].numpy()
         tokens = trace.tokens["dec"]
         self.attention.set(weights, tokens, tokens, self.settings.plot_options(), levels=(0.0, 1.0))
         self.attention_caption.setText(
