@@ -209,6 +209,11 @@ def tokens_of(stack: str) -> str:
     return f"{stack}.tokens"
 
 
+def part_of(name: str) -> str:
+    """The name of the box a stage's name starts with: "dec.0.self_attn" for "dec.0.self_attn.z"."""
+    return name.rsplit(".", 1)[0]
+
+
 def _added_positions(cfg: ModelConfig) -> str:
     """The positional encoding added to the embeddings: none for RoPE (it rotates q and k) or with no_pe."""
     return "none" if cfg.positional == "rope" or "no_pe" in cfg.switches else cfg.positional

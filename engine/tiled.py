@@ -29,7 +29,7 @@ import torch
 
 from . import cost, ops, provenance
 from .errors import EngineError
-from .graph import OpRecord, Stage, add_records
+from .graph import OpRecord, Stage, add_records, part_of
 
 MAX_TILES = 4096  # tiles per attention: a stepped walk-through, not a kernel
 # The tiles are stepped beside p.z, which the rest of the model reads (their gradient is 0); the map draws all the
@@ -181,20 +181,17 @@ def tile_stages(
     return out
 
 
-def largest_tile(trace, attention: str) -> tuple[int, int]:
-    """The shape of the largest tile stage of an attention, per head: the most it holds instead of n × n."""
-    shapes = [tuple(trace[n].shape[-2:]) for n in trace.stage_names if n.startswith(f"{attention}.tiled.r")]
+def largest_tile(trace, name: str) -> tuple[int, int]:
+    """The shape of the largest tile stage of the attention stage name belongs to, per head: the most it holds
+    instead of n × n."""
+    place = trace.stage(name).place
+    shapes = [tuple(trace[st.name].shape[-2:]) for st in trace.stages if st.tile is not None and st.place == place]
     return max(shapes, key=lambda s: s[0] * s[1])
-
-
-def attention_of(name: str) -> str:
-    """The attention a tile stage explains: "dec.0.self_attn" for "dec.0.self_attn.tiled.r1c0.m"."""
-    return name.split(".tiled.", 1)[0]
 
 
 def difference(trace, name: str) -> float:
     """Largest |tiled − standard| between a p.tiled.z stage and the normal path's p.z."""
-    return float((trace[name] - trace[f"{attention_of(name)}.z"]).abs().max())
+    return float((trace[name] - trace[trace.beside(name, "attn.z").name]).abs().max())
 
 
 def rescale_factor(trace, name: str) -> torch.Tensor | None:
@@ -218,15 +215,15 @@ def add_tile_stages(stages: list[Stage], blocks: tuple[int, int], lengths: dict[
     The tiles read the same q and k (rotated ones under RoPE), v, scale and mask as the attention they
     explain, so the what-if switches no_scale and no_mask act on them too.
     """
-    by_name = {st.name: st for st in stages}
+    at = {(st.place, st.op): st for st in stages}  # the attention's stages by their place and kind
     out: list[Stage] = []
     for st in stages:
         out.append(st)
         if st.record.cache != "values":  # the tiles follow the attention's weighted sum (z, the stage that reads V)
             continue
-        p = st.name.rsplit(".", 1)[0]
-        scores, scaled, masked = by_name[f"{p}.scores"], by_name[f"{p}.scaled"], by_name[f"{p}.masked"]
-        weights = by_name[f"{p}.weights"]
+        p = part_of(st.name)
+        kinds = ("attn.scores", "attn.scaled", "attn.masked", "attn.weights")
+        scores, scaled, masked, weights = (at[st.place, op] for op in kinds)
         if (scaled.inputs, masked.inputs, weights.inputs, st.inputs[0]) != (
             (scores.name,),
             (scaled.name,),

@@ -73,7 +73,7 @@ class Trace:
     def beside(self, name: str, op: str) -> Stage | None:
         """The stage of kind op in the same Place as stage name (the scores beside a tile of that attention)."""
         here = self.stage(name)
-        return None if here is None else self.find(op, **vars(here.place))
+        return next((st for st in self.stages if here and st.op == op and st.place == here.place), None)
 
     def __getitem__(self, name: str) -> torch.Tensor:
         if name in self.values:

@@ -18,7 +18,6 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
-from engine import tiled
 from gui.text.operations import (
     IDS,
     NON_NEGATIVE,
@@ -93,7 +92,7 @@ def shared_scale_names(trace, stage: str) -> tuple[str, ...]:
         return st.inputs[:2]
     if shares == TILE_AND_REFERENCE:
         scores = [name for name in (*st.inputs, stage) if _op(trace, name) in SCORE_TILES]
-        return (f"{tiled.attention_of(stage)}.masked", *scores)
+        return (trace.beside(stage, "attn.masked").name, *scores)
     return ()
 
 
