@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from .errors import EngineError
-from .graph import build_stages
+from .graph import build_stages, part_of, tokens_of
 
 if TYPE_CHECKING:
     from .config import ModelConfig
@@ -38,14 +38,14 @@ class KVCache:
             )
         self.model = model
         self.stages = build_stages(cfg)
-        dynamic = {"dec.tokens"}
+        dynamic = {tokens_of("dec")}
         for st in self.stages:
             if any(i in dynamic for i in st.inputs):
                 dynamic.add(st.name)
         self.dynamic = dynamic
         self.cached = {name: None for name in _key_side(self.stages) if name in dynamic}
         self.length = 0  # positions read so far = K, V rows per self-attention
-        self.fixed: dict[str, torch.Tensor] = {} if src_ids is None else {"enc.tokens": src_ids}
+        self.fixed: dict[str, torch.Tensor] = {} if src_ids is None else {tokens_of("enc"): src_ids}
         for st in self.stages:  # the encoder and the cross-attention K, V: once
             if st.name not in dynamic:
                 self.fixed[st.name] = st.fn(*[self._value(i, {}) for i in st.inputs])
@@ -63,7 +63,7 @@ class KVCache:
         start = self.length
         if start + ids.shape[0] > self.model.config.max_len:
             raise EngineError(f"the sentence would pass max_len = {self.model.config.max_len} tokens")
-        new = {"dec.tokens": ids}
+        new = {tokens_of("dec"): ids}
         for st in self.stages:
             if st.name not in self.dynamic:
                 continue
@@ -87,7 +87,7 @@ def _attentions(stages) -> dict[str, tuple[str, str]]:
     keys_values: dict[Place, dict[str, str]] = {}
     for st in stages:
         if st.record.cache and st.place.stack == "dec" and st.place.part == "self_attn":
-            keys_values.setdefault(st.place, {"attention": st.name.rsplit(".", 1)[0]})[st.record.cache] = st.inputs[1]
+            keys_values.setdefault(st.place, {"attention": part_of(st.name)})[st.record.cache] = st.inputs[1]
     return {kv["attention"]: (kv["keys"], kv["values"]) for kv in keys_values.values()}
 
 
