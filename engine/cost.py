@@ -91,18 +91,20 @@ def per_head(trace: Trace, costs: dict[str, dict[str, int]]) -> dict[str, dict[s
     }
 
 
-def layer_of(name: str) -> str:
-    """ "enc.0" for "enc.0.attn.q"; the embeddings, final norm and output head are their own groups."""
-    parts = name.split(".")
-    if len(parts) == 1:
+def layer_of(trace: Trace, name: str) -> str:
+    """The group a stage's costs add up in, from its place: "enc.0" for a stage of encoder block 0, "enc" for the
+    encoder's token ids, embeddings and final norm, "output" for the output head."""
+    stage = trace.stage(name)
+    stack, block = (stage.place.stack, stage.place.block) if stage else (trace.token_stages[name], None)
+    if stack is None:
         return "output"
-    return ".".join(parts[:2]) if parts[1].isdigit() else parts[0]
+    return stack if block is None else f"{stack}.{block}"
 
 
-def per_layer(costs: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+def per_layer(trace: Trace, costs: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for name, c in costs.items():
-        group = out.setdefault(layer_of(name), {"macs": 0, "bytes": 0})
+        group = out.setdefault(layer_of(trace, name), {"macs": 0, "bytes": 0})
         group["macs"] += c["macs"]
         group["bytes"] += c["bytes"]
     return out
@@ -225,7 +227,7 @@ def report(trace: Trace, measure: bool = False) -> dict:
     out = {
         "stages": costs,
         "per_head": per_head(trace, costs),
-        "per_layer": per_layer(costs),
+        "per_layer": per_layer(trace, costs),
         "totals": totals(costs),
         "memory": memory(trace),
         "kv_cache": kv_cache(trace),

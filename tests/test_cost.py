@@ -65,7 +65,7 @@ def test_per_head_and_per_layer_add_up():
     heads = cost.per_head(trace, costs)
     assert heads["enc.0.attn.scores"]["macs"] * 2 == costs["enc.0.attn.scores"]["macs"]
     assert "enc.0.attn.concat" not in heads
-    layers = cost.per_layer(costs)
+    layers = cost.per_layer(trace, costs)
     assert {"enc", "enc.0", "enc.1", "dec", "dec.0", "dec.1", "output"} == set(layers)
     assert sum(g["macs"] for g in layers.values()) == cost.totals(costs)["macs"]
 

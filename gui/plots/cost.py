@@ -115,14 +115,14 @@ class SideBars:
             set_caption(self.plot, text, opts, lines=self.room[1])
 
 
-def stage_rows(costs: dict[str, dict[str, int]], stage: str) -> list[tuple[str, int, str]]:
+def stage_rows(trace, costs: dict[str, dict[str, int]], stage: str) -> list[tuple[str, int, str]]:
     """(name, multiply-adds, kind) in trace order: a row per layer, except the current stage's layer, whose stages
     with a matrix product (and the current stage) each get a row. kind: "layer", "stage" or "this"."""
-    layers = cost.per_layer(costs)
-    group = cost.layer_of(stage)
+    layers = cost.per_layer(trace, costs)
+    group = cost.layer_of(trace, stage)
     rows, seen = [], set()
     for name, c in costs.items():
-        layer = cost.layer_of(name)
+        layer = cost.layer_of(trace, name)
         if layer == group and (c["macs"] > 0 or name == stage):
             rows.append((name, c["macs"], "this" if name == stage else "stage"))
         elif layer != group and layer not in seen:
@@ -135,7 +135,7 @@ def stage_rows(costs: dict[str, dict[str, int]], stage: str) -> list[tuple[str, 
 def group_label(trace, group: str, lang: str) -> str:
     """A layer of engine.cost (its `layer_of`) in words: "Decoder block 0", "Decoder: embedding", "Linear +
     Softmax"."""
-    place = place_of(trace, next(name for name in trace.stage_names if cost.layer_of(name) == group))
+    place = place_of(trace, next(name for name in trace.stage_names if cost.layer_of(trace, name) == group))
     if place.stack is None:
         return plain("output", lang)
     if place.block is None:
@@ -166,7 +166,7 @@ class StageMacsPanel:
         heads = cost.per_head(trace, costs)
         stages_of: dict[str, list[str]] = {}
         for name in costs:
-            stages_of.setdefault(cost.layer_of(name), []).append(name)
+            stages_of.setdefault(cost.layer_of(trace, name), []).append(name)
         rows, labels, lines = 0, set(), 1
         for group, stages in stages_of.items():
             layer = group_label(trace, group, lang)
@@ -176,7 +176,7 @@ class StageMacsPanel:
             # the rows at a stage with a matrix product; at one without, that stage's row besides
             doing = [name for name in stages if costs[name]["macs"] > 0]
             idle = [name for name in stages if costs[name]["macs"] == 0 and name != (doing or stages)[0]]
-            content = self._content(trace, stage_rows(costs, (doing or stages)[0]), opts)
+            content = self._content(trace, stage_rows(trace, costs, (doing or stages)[0]), opts)
             rows = max(rows, len(content[0]) + bool(doing and idle))
             labels.update(f"{name}: {value}" for name, value in zip(content[0], content[3]))
             labels.update(f"{_row_label(trace, name, 'this', lang)}: {_count(0)}" for name in idle)
@@ -184,8 +184,8 @@ class StageMacsPanel:
 
     def update(self, trace, stage: str, opts: PlotOptions) -> None:
         costs = cost.stage_costs(trace)
-        self.rows = stage_rows(costs, stage)
-        layer = group_label(trace, cost.layer_of(stage), opts.lang)
+        self.rows = stage_rows(trace, costs, stage)
+        layer = group_label(trace, cost.layer_of(trace, stage), opts.lang)
         text = self._caption(trace, costs, cost.per_head(trace, costs), stage, layer, opts)
         self.bars.set(*self._content(trace, self.rows, opts), text, opts)
 
