@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from engine import EngineError
 from engine.generate import MAX_TEMPERATURE, MIN_TEMPERATURE, choose, next_token_distribution
+from engine.graph import tokens_of
 from engine.tokenizer import END
 from gui.plots.kv_cache import Choice, ChoicePanel, choice_title
 from gui.plots.view import FigureCache, FittedLayoutWidget
@@ -210,15 +211,15 @@ class GenerationPanel(QWidget):
     def step_new_token(self) -> None:
         """Go to the decoder's token ids with the newest position selected, to step it through the model."""
         state = self.state
-        if "dec.tokens" in state.stage_names:
-            state.go_to("dec.tokens")
+        if tokens_of("dec") in state.stage_names:
+            state.go_to(tokens_of("dec"))
             state.set_row(len(state.trace.tokens["dec"]) - 1)
 
     # ---- showing ----------------------------------------------------------------------------------
     def show_choice(self, *_) -> None:
         """The distribution the newest token was chosen from; before any generation, what would be chosen."""
         self.generate_action.setEnabled("probs" in self.state.trace.values)
-        self.step_action.setEnabled("dec.tokens" in self.state.stage_names)
+        self.step_action.setEnabled(tokens_of("dec") in self.state.stage_names)
         if not on_screen(self):  # a hidden panel (or one tabbed behind another) computes and draws nothing until shown
             self.stale = True
             return

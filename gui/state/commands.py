@@ -212,10 +212,6 @@ def _retrace(trace: Trace, model, tokens: dict[str, list[str]], ids: dict[str, t
     return Trace(model, {s: list(t) for s, t in tokens.items()}, dict(ids))
 
 
-def _ids(trace: Trace) -> dict[str, torch.Tensor]:
-    return {s: trace[f"{s}.tokens"] for s in trace.config.stacks}
-
-
 def set_switch(state: AppState, switch: str, on: bool) -> bool:
     """Push a SwitchCommand: the same weights, tokens and pinned stages under the config with `switch` on/off."""
     cfg = state.config
@@ -227,7 +223,7 @@ def set_switch(state: AppState, switch: str, on: bool) -> bool:
     wanted = set(cfg.switches) | {switch} if on else set(cfg.switches) - {switch}
     try:
         model = state.model.with_config(cfg.replace(switches=tuple(wanted)))
-        trace = _retrace(state.trace, model, state.trace.tokens, _ids(state.trace))
+        trace = _retrace(state.trace, model, state.trace.tokens, state.trace.ids)
         for name, value in state.trace.overrides.items():
             trace.set_override(name, value)
     except EngineError as exc:
@@ -272,7 +268,7 @@ def append_token(state: AppState, token_id: int, choice=None) -> bool:
     token = vocab.tokens[token_id]
     tokens = {s: list(t) for s, t in trace.tokens.items()}
     tokens["dec"].append(token)
-    ids = _ids(trace)
+    ids = trace.ids
     ids["dec"] = torch.cat([ids["dec"], torch.tensor([token_id], dtype=ids["dec"].dtype)])
     new = _retrace(trace, state.model, tokens, ids)
     sentence = sentence_text(state.model, tokens["dec"], ids["dec"])
