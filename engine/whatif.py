@@ -133,7 +133,7 @@ def reorder(trace: Trace, order: list[int] | None = None) -> Reordering:
     order = reversed_order(tokens) if order is None else list(order)
     if sorted(order) != list(range(len(tokens))):
         raise EngineError(f"the order must list each of the {len(tokens)} positions once, got {order}")
-    ids = {s: trace[f"{s}.tokens"] for s in cfg.stacks}
+    ids = trace.ids
     words = {s: list(t) for s, t in trace.tokens.items()}
     base = Trace(trace.model, {s: list(t) for s, t in words.items()}, dict(ids))  # without pinned stages
     ids[stack] = ids[stack][torch.tensor(order)]

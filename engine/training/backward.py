@@ -103,7 +103,7 @@ def _run(
     """Every stage and the loss, as the trace computes them (its overrides, then `overrides`) from `params`,
     in `dtype` (None: as they come). With `probes`, every stage's value gets a zero leaf added (x + 0 = x exactly),
     whose gradient is ∂loss/∂(that stage): distinct even where a switch makes a stage equal its input."""
-    values = {f"{s}.tokens": trace.values[f"{s}.tokens"] for s in trace.config.stacks}
+    values = {name: trace.values[name] for name in trace.token_stages}
     values[LABELS] = labels(trace)
     pinned = trace.overrides | (overrides or {})
     for st in trace.stages + list(LOSS_STAGES):

@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch.func import vmap
 
 from ..errors import EngineError
-from ..graph import Stage, build_stages
+from ..graph import Stage, build_stages, tokens_of
 from ..model import Model
 from ..tokenizer import END, START
 
@@ -88,7 +88,7 @@ def next_token_labels(model: Model, dec_ids: Tensor) -> Tensor:
 
 def forward(stages: list[Stage], stacks: tuple[str, ...], params: dict[str, Tensor], *ids: Tensor) -> Tensor:
     """One sentence's logits [m, vocab]: every stage's function in order, as Trace computes them."""
-    values = {f"{s}.tokens": t for s, t in zip(stacks, ids)}
+    values = {tokens_of(s): t for s, t in zip(stacks, ids)}
     for st in stages:
         values[st.name] = st.fn(*[values[i] if i in values else params[i] for i in st.inputs])
     return values["logits"]

@@ -55,7 +55,7 @@ def _retrace_record(now: SavedTrace, then: SavedTrace) -> dict | None:
         "op": "retrace",
         "config": trace.config.to_dict(),
         "tokens": {s: list(t) for s, t in trace.tokens.items()},
-        "ids": {s: trace[f"{s}.tokens"].tolist() for s in trace.config.stacks},
+        "ids": {s: ids.tolist() for s, ids in trace.ids.items()},
         "text": now.text,
         "target": now.target,
         "keep_pins": bool(pins_now),

@@ -363,7 +363,7 @@ def colour_kind(op: str) -> str:
 
 def token_stack(trace, name: str) -> str | None:
     """The stack whose token ids `name` is ("enc.tokens" → "enc"); None for everything else."""
-    return next((s for s in trace.config.stacks if name == f"{s}.tokens"), None)
+    return trace.token_stages.get(name)
 
 
 def place_of(trace, name: str) -> Place:
