@@ -78,11 +78,11 @@ class KVCache:
     def keys_values(self) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
         """Per self-attention (e.g. "dec.0.self_attn"): the cached K (rotated with RoPE) and V [h, rows, d_k]."""
         return {
-            p: (self.cached[k], self.cached[v]) for p, (k, v) in _attentions(self.stages).items() if k in self.cached
+            p: (self.cached[k], self.cached[v]) for p, (k, v) in cached_stages(self.stages).items() if k in self.cached
         }
 
 
-def _attentions(stages) -> dict[str, tuple[str, str]]:
+def cached_stages(stages) -> dict[str, tuple[str, str]]:
     """Per decoder self-attention: the stages its scores read as keys and its output reads as values (K, V)."""
     keys_values: dict[Place, dict[str, str]] = {}
     for st in stages:
@@ -93,7 +93,7 @@ def _attentions(stages) -> dict[str, tuple[str, str]]:
 
 def trace_keys_values(trace) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     """What a KV cache would hold after reading a trace's decoder tokens, per self-attention: K and V."""
-    return {p: (trace[k], trace[v]) for p, (k, v) in _attentions(trace.stages).items()}
+    return {p: (trace[k], trace[v]) for p, (k, v) in cached_stages(trace.stages).items()}
 
 
 def _attention_macs(d: int, n_q: int, n_kv_new: int, n_k: int) -> int:

@@ -8,6 +8,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
+from engine.kv_cache import cached_stages
 from gui.plots.kv_cache import CachePanel, MacsPanel, self_attentions
 from gui.plots.view import FigureCache, FittedLayoutWidget
 from gui.state import display
@@ -62,7 +63,8 @@ class KVCacheView(LazyView):
     def _list_attentions(self, trace, names: list[str]) -> None:
         """The self-attentions to choose from, "Block 0 · Masked self-attention" (the id in its tooltip), the one
         chosen kept; listed again only when they or their words change (not at each generated token)."""
-        items = [(" · ".join(group_path(trace, f"{name}.k")[1:]), name) for name in names]
+        keys = {name: k for name, (k, _) in cached_stages(trace.stages).items()}  # a stage of each attention
+        items = [(" · ".join(group_path(trace, keys[name])[1:]), name) for name in names]
         if items == [(self.attention.itemText(k), self.attention.itemData(k)) for k in range(self.attention.count())]:
             return
         current = self.attention.currentData()
