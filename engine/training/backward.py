@@ -90,7 +90,7 @@ def backward_stages(trace: Trace) -> list[BackwardStage]:
 def labels(trace: Trace) -> Tensor:
     """The next-token labels of the trace's decoder tokens (<start> w1 … wm → w1 … wm <end>)."""
     _refuse_without_head(trace)
-    return next_token_labels(trace.model, trace.values["dec.tokens"])
+    return next_token_labels(trace.model, trace.ids["dec"])
 
 
 def _run(

@@ -48,7 +48,7 @@ def translation_metrics(model: Model, pairs: list[Pair]) -> dict:
 def _next_token_nll(model: Model, sentence: str) -> tuple[float, int]:
     """Summed −log p of each word and of <end>, each predicted from the words before it."""
     trace = model.trace(f"{START} {sentence}")
-    ids = trace["dec.tokens"]
+    ids = trace.ids["dec"]
     labels = torch.cat([ids[1:], torch.tensor([model.vocabs["dec"].id_of(END)])])
     logp = torch.log_softmax(trace["logits"].double(), dim=-1)
     return -float(logp[torch.arange(len(labels)), labels].sum()), len(labels)

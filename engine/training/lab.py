@@ -569,7 +569,7 @@ def teacher_forcing(seeds: int, steps: None) -> Generator:
         base, switched = teacher_forcing_design(seed)
         setups = arm_setups(base, switched)
         text = _text(seed, TOKENS[-1] - 1)  # and <start>
-        ids = _model(base).trace(text).values["dec.tokens"]
+        ids = _model(base).trace(text).ids["dec"]
         timed = {arm: [] for arm in arms}
         for n in TOKENS:
             (one, p_one), (serial, p_serial) = (_passes(setups[arm], ids[:n]) for arm in arms)
