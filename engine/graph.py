@@ -209,6 +209,12 @@ def tokens_of(stack: str) -> str:
     return f"{stack}.tokens"
 
 
+def find(stages: list[Stage], op: str, **place) -> Stage | None:
+    """The first stage of kind op whose Place has the given fields, e.g. find(stages, "attn.weights", stack="dec",
+    block=0, part="self_attn"); None if there is none. Ask this instead of building a stage name."""
+    return next((st for st in stages if st.op == op and all(getattr(st.place, k) == v for k, v in place.items())), None)
+
+
 def part_of(name: str) -> str:
     """The name of the box a stage's name starts with: "dec.0.self_attn" for "dec.0.self_attn.z"."""
     return name.rsplit(".", 1)[0]

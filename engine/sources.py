@@ -20,6 +20,7 @@ from .errors import EngineError
 from .formats.checkpoints import available_checkpoints, open_checkpoint
 from .formats.lesson import Lesson, open_lesson
 from .formats.weights import check_tensor, load_weights
+from .graph import build_stages, find
 from .model import Model
 from .trace import Trace
 from .training import trained
@@ -105,10 +106,15 @@ def _percent(x: float) -> str:
     return f"{100 * x:.1f} %"
 
 
+def _attention_weights(cfg: ModelConfig, layer: int, part: str) -> str:
+    """The name of a decoder layer's self_attn or cross_attn weights stage."""
+    return find(build_stages(cfg), "attn.weights", stack="dec", block=layer, part=part).name
+
+
 def _translator(model: Model, title: dict[str, str], description: dict[str, str]) -> Opened:
     """"I love AI" and the model's own translation, at the last layer's cross-attention weights."""
     target = " ".join(greedy_decode(model, TRANSLATOR_EXAMPLE))
-    stage = f"dec.{model.config.n_layers - 1}.cross_attn.weights"
+    stage = _attention_weights(model.config, model.config.n_layers - 1, "cross_attn")
     return Opened(model, TRANSLATOR_EXAMPLE, target, stage, title, description, translates=True)
 
 
@@ -156,7 +162,7 @@ def lab_model(progress, sentence: str, layer: int) -> Opened:
         "on a held-out sentence of its corpus.",
         f"训练实验室正在训练的模型（{what}），取第 {n} 步（共 {progress.steps} 步）之后的权重，"
         "用它语料中的一个留出句子。")
-    return Opened(model, sentence, "", f"dec.{layer}.self_attn.weights", title, description)
+    return Opened(model, sentence, "", _attention_weights(model.config, layer, "self_attn"), title, description)
 
 
 def random_model(size: str, architecture: str, text: str, target: str = "") -> Opened:

@@ -8,7 +8,7 @@ import torch
 
 from .errors import EngineError
 from .formats.reading import check_value
-from .graph import Stage, build_stages, tokens_of
+from .graph import Stage, build_stages, find, tokens_of
 from .tiled import add_tile_stages
 
 if TYPE_CHECKING:
@@ -63,12 +63,9 @@ class Trace:
         return self._by_name.get(name)
 
     def find(self, op: str, **place) -> Stage | None:
-        """The first stage of kind op whose Place has the given fields, e.g. find("attn.weights", stack="dec",
-        block=0, part="self_attn"); None if there is none. Ask this instead of building a stage name."""
-        return next(
-            (st for st in self.stages if st.op == op and all(getattr(st.place, k) == v for k, v in place.items())),
-            None,
-        )
+        """The first stage of kind op whose Place has the given fields (engine.graph.find), e.g.
+        find("attn.weights", stack="dec", block=0, part="self_attn"); None if there is none."""
+        return find(self.stages, op, **place)
 
     def beside(self, name: str, op: str) -> Stage | None:
         """The stage of kind op in the same Place as stage name (the scores beside a tile of that attention)."""
