@@ -210,9 +210,30 @@ def tokens_of(stack: str) -> str:
 
 
 def find(stages: list[Stage], op: str, **place) -> Stage | None:
-    """The first stage of kind op whose Place has the given fields, e.g. find(stages, "attn.weights", stack="dec",
-    block=0, part="self_attn"); None if there is none. Ask this instead of building a stage name."""
+    """The first stage of kind op whose Place has the given fields (stack=, block=, sublayer=, part=); None if
+    there is none. Ask this instead of building a stage name."""
     return next((st for st in stages if st.op == op and all(getattr(st.place, k) == v for k, v in place.items())), None)
+
+
+@dataclass(frozen=True)
+class Attention:
+    """The stages of one attention by their role, so no other module names their kinds or builds their names."""
+
+    scores: Stage
+    scaled: Stage
+    masked: Stage
+    weights: Stage
+    z: Stage
+
+
+def attention(stages: list[Stage], **place) -> Attention | None:
+    """The first attention whose Place has the given fields, e.g. attention(stages, stack="dec", block=0,
+    part="self_attn"), or all of a stage's place (the attention a tile stage explains); None if there is none."""
+    weights = find(stages, "attn.weights", **place)
+    if weights is None:
+        return None
+    at = {st.op: st for st in stages if st.place == weights.place}
+    return Attention(at["attn.scores"], at["attn.scaled"], at["attn.masked"], weights, at["attn.z"])
 
 
 def part_of(name: str) -> str:

@@ -20,7 +20,7 @@ from .errors import EngineError
 from .formats.checkpoints import available_checkpoints, open_checkpoint
 from .formats.lesson import Lesson, open_lesson
 from .formats.weights import check_tensor, load_weights
-from .graph import build_stages, find
+from .graph import attention, build_stages
 from .model import Model
 from .trace import Trace
 from .training import trained
@@ -108,7 +108,7 @@ def _percent(x: float) -> str:
 
 def _attention_weights(cfg: ModelConfig, layer: int, part: str) -> str:
     """The name of a decoder layer's self_attn or cross_attn weights stage."""
-    return find(build_stages(cfg), "attn.weights", stack="dec", block=layer, part=part).name
+    return attention(build_stages(cfg), stack="dec", block=layer, part=part).weights.name
 
 
 def _translator(model: Model, title: dict[str, str], description: dict[str, str]) -> Opened:

@@ -29,7 +29,7 @@ import torch
 
 from . import cost, ops, provenance
 from .errors import EngineError
-from .graph import OpRecord, Stage, add_records, part_of
+from .graph import OpRecord, Stage, add_records, attention, part_of
 
 MAX_TILES = 4096  # tiles per attention: a stepped walk-through, not a kernel
 # The tiles are stepped beside p.z, which the rest of the model reads (their gradient is 0); the map draws all the
@@ -191,7 +191,7 @@ def largest_tile(trace, name: str) -> tuple[int, int]:
 
 def difference(trace, name: str) -> float:
     """Largest |tiled − standard| between a p.tiled.z stage and the normal path's p.z."""
-    return float((trace[name] - trace[trace.beside(name, "attn.z").name]).abs().max())
+    return float((trace[name] - trace[trace.attention_of(name).z.name]).abs().max())
 
 
 def rescale_factor(trace, name: str) -> torch.Tensor | None:
@@ -215,15 +215,14 @@ def add_tile_stages(stages: list[Stage], blocks: tuple[int, int], lengths: dict[
     The tiles read the same q and k (rotated ones under RoPE), v, scale and mask as the attention they
     explain, so the what-if switches no_scale and no_mask act on them too.
     """
-    at = {(st.place, st.op): st for st in stages}  # the attention's stages by their place and kind
     out: list[Stage] = []
     for st in stages:
         out.append(st)
         if st.record.cache != "values":  # the tiles follow the attention's weighted sum (z, the stage that reads V)
             continue
         p = part_of(st.name)
-        kinds = ("attn.scores", "attn.scaled", "attn.masked", "attn.weights")
-        scores, scaled, masked, weights = (at[st.place, op] for op in kinds)
+        found = attention(stages, **vars(st.place))
+        scores, scaled, masked, weights = found.scores, found.scaled, found.masked, found.weights
         if (scaled.inputs, masked.inputs, weights.inputs, st.inputs[0]) != (
             (scores.name,),
             (scaled.name,),

@@ -8,7 +8,7 @@ import torch
 
 from .errors import EngineError
 from .formats.reading import check_value
-from .graph import Stage, build_stages, find, tokens_of
+from .graph import Attention, Stage, attention, build_stages, tokens_of
 from .tiled import add_tile_stages
 
 if TYPE_CHECKING:
@@ -62,15 +62,10 @@ class Trace:
         """The graph node of a computed stage (None for token inputs)."""
         return self._by_name.get(name)
 
-    def find(self, op: str, **place) -> Stage | None:
-        """The first stage of kind op whose Place has the given fields (engine.graph.find), e.g.
-        find("attn.weights", stack="dec", block=0, part="self_attn"); None if there is none."""
-        return find(self.stages, op, **place)
-
-    def beside(self, name: str, op: str) -> Stage | None:
-        """The stage of kind op in the same Place as stage name (the scores beside a tile of that attention)."""
+    def attention_of(self, name: str) -> Attention | None:
+        """The attention stage name sits in (a tile stage's, or one of its own); None outside attentions."""
         here = self.stage(name)
-        return next((st for st in self.stages if here and st.op == op and st.place == here.place), None)
+        return None if here is None else attention(self.stages, **vars(here.place))
 
     def __getitem__(self, name: str) -> torch.Tensor:
         if name in self.values:

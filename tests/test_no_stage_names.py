@@ -1,10 +1,11 @@
-"""Code asks the trace where a stage is (Trace.find / Trace.beside / Trace.ids, built on Stage.op and Stage.place)
-instead of building or splitting stage names."""
+"""Code asks where a stage is (graph.attention, graph.find, Trace.attention_of, Trace.ids, built on Stage.op and
+Stage.place) instead of building or splitting stage names."""
 
 import ast
 from pathlib import Path
 
 from engine import Model, ModelConfig
+from engine.graph import attention, find
 from engine.training.backward import LABELS, LOSS_STAGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -15,19 +16,25 @@ def encoder_decoder_trace(**changes):
     return Model.create(cfg).trace("the cat sat", "猫 坐")
 
 
-def test_find_answers_by_op_and_place():
+def test_an_attention_is_found_by_its_place():
     trace = encoder_decoder_trace()
-    assert trace.find("attn.weights", stack="dec", block=1, part="self_attn").name == "dec.1.self_attn.weights"
-    assert trace.find("attn.weights", stack="dec", block=0, part="cross_attn").name == "dec.0.cross_attn.weights"
-    assert trace.find("attn.weights", stack="enc", block=5) is None
-    assert trace.find("no.such.op") is None
+    assert attention(trace.stages, stack="dec", block=1, part="self_attn").weights.name == "dec.1.self_attn.weights"
+    found = attention(trace.stages, stack="dec", block=0, part="cross_attn")
+    assert [found.scores.name, found.masked.name, found.z.name] == [
+        "dec.0.cross_attn.scores",
+        "dec.0.cross_attn.masked",
+        "dec.0.cross_attn.z",
+    ]
+    assert attention(trace.stages, stack="enc", block=5) is None
+    assert find(trace.stages, "ffn.up", stack="enc", block=1).name == "enc.1.ffn.up"
 
 
-def test_beside_is_the_same_place():
-    trace = encoder_decoder_trace()
-    assert trace.beside("dec.0.cross_attn.weights", "attn.scores").name == "dec.0.cross_attn.scores"
-    assert trace.beside("dec.0.cross_attn.weights", "ffn.up") is None
-    assert trace.beside("dec.tokens", "attn.scores") is None
+def test_a_stage_knows_its_attention_tiles_included():
+    trace = encoder_decoder_trace(tiled=(2, 2))
+    tile = next(st.name for st in trace.stages if st.tile is not None and st.place.part == "cross_attn")
+    assert trace.attention_of(tile).scores.name == "dec.0.cross_attn.scores"
+    assert trace.attention_of("dec.0.cross_attn.weights").z.name == "dec.0.cross_attn.z"
+    assert trace.attention_of("dec.0.ffn.up") is None and trace.attention_of("dec.tokens") is None
 
 
 def test_ids_and_token_stages_follow_the_stacks():
@@ -129,11 +136,12 @@ def stage_name_breaches(path: Path, dotted: set[str], tails: set[str]) -> list[t
 
 
 def test_product_code_asks_the_stage_instead_of_building_or_cutting_its_name():
-    """Code under engine/ and gui/ neither assembles, spells nor cuts a stage name; it asks the trace
-    (Trace.find, Trace.beside, Trace.ids, Trace.token_stages), the stage (Stage.op, Stage.place, Stage.record) or
-    the graph builder's two helpers (graph.tokens_of, graph.part_of). Precisely, with a stage name being any
-    name a trace, its loss or its labels use (collected from models with tiles, RoPE, SwiGLU, pre-LN, BERT's
-    embedding norm):
+    """Code under engine/ and gui/ neither assembles, spells nor cuts a stage name; it asks the stages
+    (graph.attention, graph.find, Trace.attention_of, Trace.ids, Trace.token_stages), the stage (Stage.op,
+    Stage.place, Stage.record) or the graph builder's two helpers (graph.tokens_of, graph.part_of).
+
+    Precisely, with a stage name being any name a trace, its loss or its labels use (collected from models with
+    tiles, RoPE, SwiGLU, pre-LN, BERT's embedding norm; less the names that are also op kinds):
 
     - assembles: an f-string that starts with "enc." / "dec." before a placeholder (f"dec.{i}…"), or whose text
       right after a placeholder is, whole, the dotted tail of a stage name (f"{p}.scores", f"{s}.tokens");

@@ -9,7 +9,7 @@ import torch
 
 from ..errors import EngineError
 from ..generate import generate
-from ..graph import build_stages, find
+from ..graph import attention, build_stages
 from ..model import Model
 from ..tokenizer import END, START
 from .corpus import Pair
@@ -32,8 +32,8 @@ def translation_metrics(model: Model, pairs: list[Pair]) -> dict:
     """Exact-match accuracy of greedy translations, and the alignment rate: how often a Chinese word's
     strongest cross-attention (last decoder layer, averaged over heads, at the step that predicts the
     word) lands on the English word it translates."""
-    last = find(build_stages(model.config), "attn.weights", stack="dec", block=model.config.n_layers - 1,
-                part="cross_attn").name
+    last = attention(build_stages(model.config), stack="dec", block=model.config.n_layers - 1,
+                     part="cross_attn").weights.name
     exact = hits = aligned = 0
     for pair in pairs:
         exact += greedy_decode(model, " ".join(pair.en)) == list(pair.zh)

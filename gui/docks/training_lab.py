@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine import EngineError, sources
+from engine.graph import attention
 from engine.training.lab import EXPERIMENTS, label, watch_sentence
 from gui.plots.axis import Axis
 from gui.plots.bars import add_legend
@@ -509,7 +510,8 @@ class TrainingLab(QWidget):
         progress = self.watched
         trace = progress.model.trace(watch_sentence())
         layer, head = self.layer_box.value(), self.head_box.value()
-        weights = trace[trace.find("attn.weights", stack="dec", block=layer, part="self_attn").name][head].numpy()
+        found = attention(trace.stages, stack="dec", block=layer, part="self_attn")
+        weights = trace[found.weights.name][head].numpy()
         tokens = trace.tokens["dec"]
         self.attention.set(weights, tokens, tokens, self.settings.plot_options(), levels=(0.0, 1.0))
         self.attention_caption.setText(

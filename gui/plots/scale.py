@@ -92,7 +92,7 @@ def shared_scale_names(trace, stage: str) -> tuple[str, ...]:
         return st.inputs[:2]
     if shares == TILE_AND_REFERENCE:
         scores = [name for name in (*st.inputs, stage) if _op(trace, name) in SCORE_TILES]
-        return (trace.beside(stage, "attn.masked").name, *scores)
+        return (trace.attention_of(stage).masked.name, *scores)
     return ()
 
 

@@ -22,7 +22,7 @@ from .style import HIDDEN_COLOR, PlotOptions, color
 
 def _tokens(trace, name: str) -> tuple[list[str], list[str]]:
     """Query and key tokens of the attention a tile stage explains."""
-    scores = trace.beside(name, "attn.scores")
+    scores = trace.attention_of(name).scores
     n_q, n_k = trace[scores.name].shape[1:]
     return axis_labels(trace, scores.rows, n_q), axis_labels(trace, scores.cols, n_k)
 
@@ -75,7 +75,7 @@ class TileMapPanel:
 
     def update(self, trace, opts: PlotOptions) -> None:
         h = head_of(trace, opts)
-        masked = trace[trace.beside(self.name, "attn.masked").name][h].numpy().astype(np.float64)
+        masked = trace[trace.attention_of(self.name).masked.name][h].numpy().astype(np.float64)
         queries, keys = _tokens(trace, self.name)
         head = caption("head", opts.lang, head=h)
         scale = shared_scale(trace, self.name, h)  # the tile's own scale (one number, one colour beside the tile)
@@ -94,7 +94,7 @@ class HeldPanel:
 
     def update(self, trace, opts: PlotOptions) -> None:
         r, c = tiled.largest_tile(trace, self.name)
-        n, m = trace[trace.beside(self.name, "attn.scores").name].shape[1:]
+        n, m = trace[trace.attention_of(self.name).scores.name].shape[1:]
         labels = [caption("largest_tile", opts.lang, r=r, c=c), caption("full_scores", opts.lang, n=n, m=m)]
         diff = f"{tiled.difference(trace, self.name):.1e}"
         self.bars.set(
