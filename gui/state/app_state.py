@@ -406,8 +406,9 @@ class AppState(QObject):
         self.lessonChanged.emit()
         self.cursorChanged.emit(self.cursor)
 
-    def _apply(self, change, edited: str | None) -> None:
-        """Run an engine change, remember the values before it, and tell the views what moved."""
+    def apply_change(self, change, edited: str | None) -> None:
+        """Run an engine change (`change(trace)` returns the names it recomputed), remember the values before it,
+        and tell the views what moved: how the undo commands (gui/state/commands.py) change the lesson."""
         before = {name: tensor for name, tensor in self.trace.values.items()}
         before.update(self.trace.params)
         try:

@@ -5,7 +5,7 @@ A switch or a generated token builds a new trace and swaps it in; the command ke
 undo brings back the very trace that was there before (and redo the one after). Edits made in between are on the
 undo stack above the change, so they are undone first and both traces see the weights they were made with.
 
-The commands change the lesson only through the app state's _apply and show_trace (which tell the views).
+The commands change the lesson only through the app state's apply_change and show_trace (which tell the views).
 """
 
 from __future__ import annotations
@@ -69,13 +69,13 @@ class EditCellCommand(LessonCommand):
         self.old_override = trace.overrides.get(name)
 
     def redo(self):
-        self.state._apply(lambda t: t.set_cell(self.name, self.index, self.value), self.name)
+        self.state.apply_change(lambda t: t.set_cell(self.name, self.index, self.value), self.name)
 
     def undo(self):
         if self.is_param:
-            self.state._apply(lambda t: t.set_cell(self.name, self.index, self.old_value), self.name)
+            self.state.apply_change(lambda t: t.set_cell(self.name, self.index, self.old_value), self.name)
         else:
-            self.state._apply(lambda t: t.set_override(self.name, self.old_override), self.name)
+            self.state.apply_change(lambda t: t.set_override(self.name, self.old_override), self.name)
 
 
 class ReplaceParamsCommand(LessonCommand):
@@ -94,7 +94,7 @@ class ReplaceParamsCommand(LessonCommand):
         trace.params.update({k: v.clone() for k, v in params.items()})
         trace.overrides.clear()
         trace.overrides.update(overrides)
-        self.state._apply(lambda t: (t.recompute_all(), [st.name for st in t.stages] + list(params))[1], None)
+        self.state.apply_change(lambda t: (t.recompute_all(), [st.name for st in t.stages] + list(params))[1], None)
 
     def redo(self):
         self._swap(self.new, {})
@@ -112,7 +112,9 @@ class TrainingStepCommand(LessonCommand):
         self.state, self.step = state, step
 
     def _set(self, change) -> None:
-        self.state._apply(lambda t: (change(t, self.step), [st.name for st in t.stages] + list(t.params))[1], None)
+        self.state.apply_change(
+            lambda t: (change(t, self.step), [st.name for st in t.stages] + list(t.params))[1], None
+        )
 
     def redo(self):
         self._set(apply_step)
