@@ -547,3 +547,23 @@ def test_chinese_stages_use_chinese_words_and_the_lessons_symbols_never_stage_id
                 if words := english_in_chinese(text, tokens):
                     found.setdefault(f"{what}: {text}", (info.name, name, words))
     assert not found, "\n".join(f"{k}  ← {v}" for k, v in sorted(found.items()))
+
+
+def test_chinese_figures_name_the_model_and_the_token_ids_in_chinese(own_folders):  # noqa: F811
+    """The line under every figure's title (said "d_model 4 · post-LN" in Chinese) and the column of a stack's
+    token ids (headed "id"), for every shipped lesson."""
+    from gui.plots import PlotOptions
+    from gui.plots.figure import model_line
+    from gui.plots.matrix import stage_matrix
+
+    found = {}
+    for info in shipped_lessons():
+        trace = open_source(lesson=info.name).trace()
+        tokens = {t for words in trace.tokens.values() for t in words}
+        line = model_line(trace.config, "zh")
+        for name in trace.token_stages:
+            _, _, columns = stage_matrix(trace, name, PlotOptions(lang="zh"))
+            line += " " + " ".join(columns)
+        if words := english_in_chinese(line, tokens):
+            found[info.name] = (line, words)
+    assert not found, found

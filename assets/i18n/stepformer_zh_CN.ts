@@ -1338,4 +1338,11 @@
         <translation>训练步</translation>
     </message>
 </context>
+<context>
+    <name>TensorSlice</name>
+    <message>
+        <source>id</source>
+        <translation>编号</translation>
+    </message>
+</context>
 </TS>

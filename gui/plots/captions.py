@@ -16,6 +16,10 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "one_head": ("1 head", "1 个头"),
     "row": ("row of {token}", "{token} 这一行"),
     "token_ids": ("token ids", "词元编号"),
+    "id": ("id", "编号"),  # the one column of a stack's token ids
+    "width": ("d_model {d}", "模型维度 {d}"),
+    "post": ("post-LN", "后置 LN"),  # the model's norm placement, under a figure's title
+    "pre": ("pre-LN", "前置 LN"),
     "pe_curves": ("sin/cos per dimension over positions", "各维度随位置变化的 sin/cos 曲线"),
     "position": ("position", "位置"),
     "period": ("period", "周期"),

@@ -89,7 +89,8 @@ def model_line(cfg, lang: str) -> str:
     """ "encoder · d_model 4 · 2 heads · post-LN · ReLU", and the parts switched off, in `lang`."""
     heads = caption("one_head" if cfg.n_heads == 1 else "n_heads", lang, n=cfg.n_heads)
     activation = "SwiGLU" if cfg.activation == "swiglu" else ACTIVATION_NAMES[cfg.activation]
-    line = f"{caption(cfg.architecture, lang)} · d_model {cfg.d_model} · {heads} · {cfg.norm}-LN · {activation}"
+    width, norm = caption("width", lang, d=cfg.d_model), caption(cfg.norm, lang)
+    line = f"{caption(cfg.architecture, lang)} · {width} · {heads} · {norm} · {activation}"
     if cfg.switches:
         line += " · " + caption("what_if", lang, switches=switch_names(cfg.switches, lang))
     return line

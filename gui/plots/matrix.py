@@ -46,7 +46,7 @@ def stage_matrix(trace, name: str, opts: PlotOptions) -> tuple[np.ndarray, list[
     value = trace[name]
     if st is None:  # token ids [n]: one column
         stack = place_of(trace, name).stack
-        return value.numpy()[:, None].astype(np.float64), list(trace.tokens[stack]), ["id"]
+        return value.numpy()[:, None].astype(np.float64), list(trace.tokens[stack]), [caption("id", opts.lang)]
     if value.dim() == 3:
         value = value[head_of(trace, opts)]
     m = value.detach().numpy().astype(np.float64)

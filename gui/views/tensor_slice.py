@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 
 import torch
+from PySide6.QtCore import QCoreApplication
 
 from engine.training.backward import LABELS, forward_of
 from gui.plots.predicts import row_labels
@@ -87,7 +88,7 @@ def axis_labels(trace, part: TensorSlice) -> tuple[list[str], list[str]]:
     features = [str(part.col_start + c) for c in range(n_cols)]
     stage = trace.stage(name)
     if token_stack(trace, name) is not None:
-        return ["id"], list(tokens[token_stack(trace, name)])
+        return [QCoreApplication.translate("TensorSlice", "id")], list(tokens[token_stack(trace, name)])
     if name == LABELS:  # the id each row should predict, its row named "我 → 爱" (that id's word)
         words = trace.model.vocabs["dec"].tokens
         ids = trace[name][:, 0].tolist()
