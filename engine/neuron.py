@@ -97,3 +97,8 @@ def neuron(trace: Trace, attention: Attention, head: int, query: int, key: int) 
         hidden=bool(torch.isneginf(masked)),
         weight=float(trace[attention.weights.name][head, query, key]),
     )
+
+
+def strongest_key(trace: Trace, attention: Attention, head: int, query: int) -> int:
+    """The key column query row `query` of head `head` gives the largest weight to (the first, where several tie)."""
+    return int(torch.argmax(trace[attention.weights.name][head, query]))

@@ -9,7 +9,7 @@ import torch
 
 from engine import EngineError, Model, ModelConfig
 from engine.graph import attention, find
-from engine.neuron import attention_at, neuron
+from engine.neuron import attention_at, neuron, strongest_key
 
 TOL = dict(rtol=1e-5, atol=1e-5)
 
@@ -110,3 +110,13 @@ def test_the_attention_shown_is_the_current_one_else_the_latest_before_else_the_
     assert attention_at(trace, "enc.1.ffn.up").scores.name == "enc.1.attn.scores"
     assert attention_at(trace, "dec.0.cross_attn.z").scores.name == "dec.0.cross_attn.scores"
     assert attention_at(trace, names[-1]).scores.name == "dec.1.cross_attn.scores"
+
+
+def test_the_strongest_key_is_the_largest_weight_of_the_row():
+    trace = Model.create(ModelConfig(architecture="decoder", d_model=8, n_heads=2)).trace("a b c d e")
+    att = attention(trace.stages)
+    weights = trace[att.weights.name]
+    for head in range(2):
+        for query in range(weights.shape[1]):
+            j = strongest_key(trace, att, head, query)
+            assert j <= query and weights[head, query, j] == weights[head, query].max()
