@@ -17,7 +17,8 @@ weights [n_q, n_k] and "visible" the keys its mask lets a query see (a causal de
 The pattern (a key the GUI translates; None when nothing dominates):
 
 - "previous", "first", "self" or "last": that share is the largest of the four and at least DOMINANT (0.5), i.e.
-  on average the head gives that one key at least half of its attention;
+  on average the head gives that one key at least half of its attention (a tie goes to the earlier in PATTERNS:
+  previous, first, self, last);
 - "broad": no share dominates and the mean entropy is at least BROAD (0.9) × the mean of ln(visible keys), the
   entropy the rows would have if each spread evenly over the keys it may see;
 - None: anything else (a head that mixes a few keys, or follows the content of the words).
