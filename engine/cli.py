@@ -121,6 +121,12 @@ def print_cost(rep: dict) -> None:
         f"\nKV cache: {kv['per_token_bytes']:,} bytes per token"
         + (f" ({kv['formula']})" if "formula" in kv else f" ({kv['note']})")
     )
+    if kv.get("kv_heads", 0) < kv.get("n_heads", 0):
+        print(
+            f"  {kv['kv_heads']} K/V heads for {kv['n_heads']} query heads: "
+            f"{kv['with_n_heads_per_token_bytes']:,} bytes per token with one K/V head per query head, "
+            f"{kv['saving']:.0%} saved"
+        )
     if "measured" in rep:
         print(f"\nattention time, {rep['measured']['label']}:")
         for row in rep["measured"]["attention"]:

@@ -15,6 +15,10 @@ ARCHITECTURES = ("encoder", "decoder", "encoder-decoder")
 NORMS = ("post", "pre")
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "swiglu")  # gelu_tanh: GPT-2's tanh approximation
 POSITIONALS = ("sinusoidal", "learned", "none", "rope")
+NORM_TYPES = ("layernorm", "rmsnorm")  # RMSNorm: y = γ ⊙ x / √(mean(x²) + eps), no β and no mean subtracted
+ROPE_PAIRS = ("interleaved", "half")  # RoFormer's pairs (2i, 2i+1); Hugging Face's rotate_half (i, i + r/2)
+# Which linear layers have a bias: every one; none (Llama, Mistral, Qwen3); only q, k, v (Qwen2); q, k, v, o.
+BIASES = ("all", "none", "qkv", "attn")
 # "What if" switches: each turns one part of the model off while every stage keeps its name.
 SWITCHES = ("no_pe", "no_scale", "no_mask", "no_residual", "no_layernorm")
 
@@ -44,6 +48,17 @@ class ModelConfig:
     type_vocab: int = 0  # rows of token-type (segment) embeddings added to x0, as in BERT; 0: none
     embed_norm: bool = False  # a LayerNorm after the embeddings (BERT): blocks read S.embed_norm.out
     tiled: tuple[int, int] | None = None  # (BLOCK_Q, BLOCK_K): also step attention in tiles (engine/tiled.py)
+    # Today's decoders (Llama, Qwen, Mistral); each default is the 2017 block's behaviour.
+    norm_type: str = "layernorm"  # NORM_TYPES
+    n_kv_heads: int | None = None  # heads of K and V (grouped-query attention); None: n_heads
+    head_dim: int | None = None  # d_k of every head; None: d_model // n_heads
+    qk_norm: bool = False  # RMSNorm over each head's q and k after the projection, before RoPE (Qwen3)
+    rope_theta: float = 10000.0  # RoPE's base: pair i turns by p / rope_theta^(2i/r)
+    rope_pairs: str = "interleaved"  # ROPE_PAIRS
+    rotary_dim: int | None = None  # RoPE turns only the first rotary_dim dimensions of each head; None: all
+    biases: str = "all"  # BIASES
+    tied_embeddings: bool = False  # the output head reads dec.embed.W_E transposed (no unembed.W_U)
+    sliding_window: int | None = None  # a query sees only the last sliding_window keys up to itself (Mistral)
 
     def __post_init__(self):
         if isinstance(self.switches, list):  # JSON gives a list
@@ -55,14 +70,30 @@ class ModelConfig:
 
     @property
     def d_k(self) -> int:
-        return self.d_model // self.n_heads
+        return self.d_model // self.n_heads if self.head_dim is None else self.head_dim
+
+    @property
+    def kv_heads(self) -> int:
+        """The heads of K and V: n_kv_heads, or n_heads (every query head its own K and V)."""
+        return self.n_heads if self.n_kv_heads is None else self.n_kv_heads
+
+    def kv_head_of(self, head: int) -> int:
+        """The K/V head query head `head` reads: query heads are shared out in equal consecutive groups."""
+        return head // (self.n_heads // self.kv_heads)
+
+    @property
+    def rotated(self) -> int:
+        """How many dimensions of each head RoPE turns (rotary_dim, or all d_k)."""
+        return self.d_k if self.rotary_dim is None else self.rotary_dim
+
+    def has_bias(self, layer: str) -> bool:
+        """Whether linear layer `layer` ("q", "k", "v", "o", "ffn", "head") has a bias under `biases`."""
+        return {"all": True, "none": False, "qkv": layer in "qkv", "attn": layer in "qkvo"}[self.biases]
 
     @property
     def stacks(self) -> tuple[str, ...]:
         """The stacks this model has, in the order they run."""
-        return {"encoder": ("enc",), "decoder": ("dec",), "encoder-decoder": ("enc", "dec")}[
-            self.architecture
-        ]
+        return {"encoder": ("enc",), "decoder": ("dec",), "encoder-decoder": ("enc", "dec")}[self.architecture]
 
     @property
     def has_output_head(self) -> bool:
@@ -80,9 +111,12 @@ class ModelConfig:
         """These settings for another architecture, dropping what it has no use for (a vocabulary of a stack
         it lacks; no_mask without a decoder)."""
         has_enc, has_dec = architecture != "decoder", architecture != "encoder"
-        return self.replace(architecture=architecture, enc_vocab=self.enc_vocab if has_enc else None,
-                            dec_vocab=self.dec_vocab if has_dec else None,
-                            switches=[s for s in self.switches if has_dec or s != "no_mask"])
+        return self.replace(
+            architecture=architecture,
+            enc_vocab=self.enc_vocab if has_enc else None,
+            dec_vocab=self.dec_vocab if has_dec else None,
+            switches=[s for s in self.switches if has_dec or s != "no_mask"],
+        )
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -94,6 +128,9 @@ class ModelConfig:
             del data["tiled"]
         else:
             data["tiled"] = list(data["tiled"])
+        for name, default in MODERN_DEFAULTS.items():  # a 2017-style model's file stays as it was
+            if data[name] == default:
+                del data[name]
         return data
 
     def to_json(self) -> str:
@@ -102,13 +139,11 @@ class ModelConfig:
     @classmethod
     def from_dict(cls, data) -> ModelConfig:
         if not isinstance(data, dict):
-            raise EngineError("config: expected a JSON object of settings, e.g. {\"d_model\": 4}")
+            raise EngineError('config: expected a JSON object of settings, e.g. {"d_model": 4}')
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise EngineError(
-                f"config: unknown field {unknown[0]!r}; valid fields are {', '.join(sorted(known))}"
-            )
+            raise EngineError(f"config: unknown field {unknown[0]!r}; valid fields are {', '.join(sorted(known))}")
         values = dict(data)
         for key in ("enc_vocab", "dec_vocab"):
             vocab = values.get(key)
@@ -121,6 +156,12 @@ class ModelConfig:
     @classmethod
     def from_json_file(cls, path: str | Path) -> ModelConfig:
         return cls.from_dict(read_json(path, "config", MAX_CONFIG_BYTES))
+
+
+# The fields of today's decoders, with the defaults that keep the 2017 block: to_dict leaves them out when default.
+MODERN_FIELDS = ("norm_type", "n_kv_heads", "head_dim", "qk_norm", "rope_theta", "rope_pairs", "rotary_dim")
+MODERN_FIELDS += ("biases", "tied_embeddings", "sliding_window")
+MODERN_DEFAULTS = {f.name: f.default for f in fields(ModelConfig) if f.name in MODERN_FIELDS}
 
 
 def _check_int(name: str, value, low: int, high: int) -> None:
@@ -137,7 +178,7 @@ def _check_choice(name: str, value, choices: tuple[str, ...]) -> None:
 
 def _check_switches(switches) -> None:
     if not isinstance(switches, tuple) or not all(isinstance(s, str) for s in switches):
-        raise EngineError(f"config: switches must be a list of names from {', '.join(SWITCHES)}, e.g. [\"no_pe\"]")
+        raise EngineError(f'config: switches must be a list of names from {", ".join(SWITCHES)}, e.g. ["no_pe"]')
     for s in switches:
         if s not in SWITCHES:
             raise EngineError(f"config: switch {s!r} is not an option; choose from {', '.join(SWITCHES)}")
@@ -166,7 +207,7 @@ def validate(cfg: ModelConfig) -> None:
     _check_int("seed", cfg.seed, 0, 2**31 - 1)
     if cfg.decimals is not None:
         _check_int("decimals", cfg.decimals, 0, 8)
-    if cfg.d_model % cfg.n_heads:
+    if cfg.head_dim is None and cfg.d_model % cfg.n_heads:
         divisors = [h for h in range(1, cfg.d_model + 1) if cfg.d_model % h == 0]
         raise EngineError(
             f"config: d_model = {cfg.d_model} is not divisible by n_heads = {cfg.n_heads}; "
@@ -177,11 +218,7 @@ def validate(cfg: ModelConfig) -> None:
             f"config: sinusoidal positions pair sin and cos, so d_model = {cfg.d_model} must be even; "
             "use an even d_model or positional = learned"
         )
-    if cfg.positional == "rope" and cfg.d_k % 2:
-        raise EngineError(
-            f"config: RoPE rotates pairs of each head's dimensions, so d_k = d_model / n_heads = {cfg.d_k} "
-            "must be even; change d_model or n_heads"
-        )
+    _check_modern(cfg)
     _check_switches(cfg.switches)
     _check_used_by_architecture(cfg)
     _check_int("type_vocab", cfg.type_vocab, 0, 16)
@@ -202,14 +239,67 @@ def validate(cfg: ModelConfig) -> None:
     check_parameters(cfg, {s: len(cfg.vocab_for(s) or ()) + len(SPECIALS) for s in cfg.stacks})
 
 
+def _check_bool(name: str, value) -> None:
+    if not isinstance(value, bool):
+        raise EngineError(f"config: {name} must be true or false, got {value!r}")
+
+
+def _check_modern(cfg: ModelConfig) -> None:
+    """The fields of today's decoders: RMSNorm, grouped-query attention, head_dim, QK-norm, RoPE's layout, biases,
+    tied embeddings and the sliding window."""
+    _check_choice("norm_type", cfg.norm_type, NORM_TYPES)
+    _check_choice("rope_pairs", cfg.rope_pairs, ROPE_PAIRS)
+    _check_choice("biases", cfg.biases, BIASES)
+    _check_bool("qk_norm", cfg.qk_norm)
+    _check_bool("tied_embeddings", cfg.tied_embeddings)
+    if cfg.head_dim is not None:
+        _check_int("head_dim", cfg.head_dim, 1, MAX_D_MODEL)
+    if cfg.n_kv_heads is not None:
+        _check_int("n_kv_heads", cfg.n_kv_heads, 1, cfg.n_heads)
+        if cfg.n_heads % cfg.n_kv_heads:
+            shares = [k for k in range(1, cfg.n_heads + 1) if cfg.n_heads % k == 0]
+            raise EngineError(
+                f"config: n_kv_heads = {cfg.n_kv_heads} does not divide n_heads = {cfg.n_heads}; each K/V head "
+                f"serves an equal group of query heads, so choose n_kv_heads from {', '.join(map(str, shares))}"
+            )
+    theta = cfg.rope_theta
+    if isinstance(theta, bool) or not isinstance(theta, (int, float)) or not 1 < theta < 1e12:
+        raise EngineError(f"config: rope_theta = {theta!r} must be a number above 1 such as 10000")
+    if cfg.rotary_dim is not None:
+        _check_int("rotary_dim", cfg.rotary_dim, 2, cfg.d_k)
+    if cfg.positional == "rope" and cfg.rotated % 2:
+        raise EngineError(
+            f"config: RoPE rotates pairs of each head's dimensions, so the {cfg.rotated} dimensions it turns "
+            "(d_k, or rotary_dim) must be even; change d_model, n_heads, head_dim or rotary_dim"
+        )
+    if cfg.sliding_window is not None:
+        _check_int("sliding_window", cfg.sliding_window, 1, MAX_LEN)
+    if cfg.tied_embeddings and not cfg.has_output_head:
+        raise EngineError(
+            "config: tied_embeddings ties the output head to the decoder's embeddings, but an encoder "
+            "has no output head; remove it or choose a decoder"
+        )
+    if cfg.sliding_window is not None and "dec" not in cfg.stacks:
+        raise EngineError(
+            "config: sliding_window narrows the decoder's causal mask, but an encoder has no mask; "
+            "remove it or choose a decoder"
+        )
+
+
 def _check_used_by_architecture(cfg: ModelConfig) -> None:
     """A field this architecture has no use for would be ignored silently: refuse it instead."""
     if cfg.architecture == "encoder" and cfg.dec_vocab is not None:
-        raise EngineError("config: dec_vocab is the decoder's vocabulary, but an encoder has no decoder; remove it "
-                          "or choose architecture decoder or encoder-decoder")
+        raise EngineError(
+            "config: dec_vocab is the decoder's vocabulary, but an encoder has no decoder; remove it "
+            "or choose architecture decoder or encoder-decoder"
+        )
     if cfg.architecture == "decoder" and cfg.enc_vocab is not None:
-        raise EngineError("config: enc_vocab is the encoder's vocabulary, but a decoder-only model has no encoder; "
-                          "remove it or give the vocabulary as dec_vocab")
+        raise EngineError(
+            "config: enc_vocab is the encoder's vocabulary, but a decoder-only model has no encoder; "
+            "remove it or give the vocabulary as dec_vocab"
+        )
     if "no_mask" in cfg.switches and "dec" not in cfg.stacks:
-        raise EngineError("config: the switch no_mask turns off the decoder's causal mask, but an encoder has no "
-                          "mask; remove it from switches")
+        raise EngineError(
+            "config: the switch no_mask turns off the decoder's causal mask, but an encoder has no "
+            "mask; remove it from switches"
+        )

@@ -82,10 +82,10 @@ def stage_costs(trace: Trace) -> dict[str, dict[str, int]]:
 
 
 def per_head(trace: Trace, costs: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
-    """The per-head stages ([h, …] tensors) with macs and bytes divided by the number of heads."""
-    h = trace.config.n_heads
+    """The per-head stages ([h, …] tensors; K and V of grouped-query attention [n_kv_heads, …]) with macs and
+    bytes divided by the number of heads they hold."""
     return {
-        name: {k: v // h for k, v in c.items()}
+        name: {k: v // trace[name].shape[0] for k, v in c.items()}
         for name, c in costs.items()
         if trace.stage(name) is not None and trace.stage(name).record.per_head
     }
@@ -119,14 +119,17 @@ def totals(costs: dict[str, dict[str, int]]) -> dict[str, int]:
 
 def formula_macs(cfg: ModelConfig, n: int, vocab_out: int = 0) -> dict[str, int]:
     """Multiply-adds of the whole model when every sentence has n tokens, by the formulas:
-    per attention 4·n·d² (Q, K, V, W_O) + 2·n²·d (Q·Kᵀ and weights·V, h heads of d_k = d/h);
+    per attention 4·n·d² (Q, K, V, W_O) + 2·n²·d (Q·Kᵀ and weights·V, h heads of d_k = d/h) — with grouped-query
+    attention or head_dim, Q and W_O are d × h·d_k and K, V d × h_kv·d_k, and the n² terms 2·n²·h·d_k;
     per FFN 2·n·d·d_ff (3·n·d·d_ff with SwiGLU's gate); the output head n·d·vocab."""
     d, ff = cfg.d_model, cfg.d_ff * (3 if cfg.activation == "swiglu" else 2)
+    q_width, kv_width = cfg.n_heads * cfg.d_k, cfg.kv_heads * cfg.d_k
     attentions = sum(len(block_sublayers(cfg, s)) for s in cfg.stacks) * cfg.n_layers
     ffns = len(cfg.stacks) * cfg.n_layers
-    quadratic = attentions * 2 * n * n * d
+    quadratic = attentions * 2 * n * n * q_width
     head = n * d * vocab_out if cfg.has_output_head else 0
-    total = attentions * 4 * n * d * d + quadratic + ffns * n * d * ff + head
+    projections = attentions * 2 * n * d * (q_width + kv_width)
+    total = projections + quadratic + ffns * n * d * ff + head
     return {"attention": quadratic, "total": total}
 
 
@@ -150,28 +153,37 @@ def share_curve(cfg: ModelConfig, vocab_out: int, ns=CURVE_N) -> list[dict]:
 
 
 def vocab_out(trace: Trace) -> int:
-    return int(trace.params["unembed.W_U"].shape[1]) if "unembed.W_U" in trace.params else 0
+    """The output head's width (its vocabulary); 0 without a decoder."""
+    return int(trace["logits"].shape[1]) if "logits" in trace else 0
 
 
 # ---- memory -----------------------------------------------------------------------------------------------
 
 
 def kv_cache(trace: Trace) -> dict:
-    """Bytes the KV cache keeps per generated token: K and V rows of every decoder self-attention.
+    """Bytes the KV cache keeps per generated token: K and V rows of every decoder self-attention, n_kv_heads of
+    d_k each (grouped-query attention keeps fewer heads than the queries have: `with_n_heads` is what one K/V
+    head per query head would keep, and `saving` the share it saves).
 
     (Cross-attention's K and V are the encoder's output, computed once: they do not grow per token.)
     """
     cfg = trace.config
     if "dec" not in cfg.stacks:
         return {"per_token_bytes": 0, "layers": 0, "note": "no decoder: nothing is generated, so no KV cache"}
-    per_token = 2 * cfg.n_layers * cfg.d_model * torch.finfo(torch.float32).bits // 8
+    float_bytes = torch.finfo(torch.float32).bits // 8
+    per_token = 2 * cfg.n_layers * cfg.kv_heads * cfg.d_k * float_bytes
+    every_head = 2 * cfg.n_layers * cfg.n_heads * cfg.d_k * float_bytes
     n = len(trace.tokens["dec"])
     return {
         "per_token_bytes": per_token,
         "layers": cfg.n_layers,
+        "kv_heads": cfg.kv_heads,
+        "n_heads": cfg.n_heads,
         "tokens": n,
         "bytes_for_sentence": per_token * n,
-        "formula": "2 (K and V) × n_layers × d_model × 4 bytes",
+        "with_n_heads_per_token_bytes": every_head,
+        "saving": 1 - per_token / every_head,
+        "formula": "2 (K and V) × n_layers × n_kv_heads × d_k × 4 bytes",
     }
 
 

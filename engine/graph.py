@@ -74,6 +74,7 @@ class OpRecord:
     positional: bool = False  # its function takes `start`, the position of its first row (a KV cache's new rows)
     cache: str | None = None  # "keys" or "values": a KV cache keeps its second input (and adds rows to it)
     distribution: bool = False  # each row is a probability distribution (a softmax)
+    shares_heads: bool = False  # its input's K/V heads shared out to the query heads: a KV cache keeps its input
     # An operation added with register(): the builder puts one of its stages right after every stage of kind
     # `follows`, named `stage` in the same place, computed by function(config) from that stage's output; the
     # stages that read the followed stage read the new one instead. `when` says which configs have it.
@@ -95,6 +96,8 @@ _RECORDS = (
     OpRecord("attn.q", provenance.projection, "linear", cost.linear_macs, **_ATTENTION),
     OpRecord("attn.k", provenance.projection, "linear", cost.linear_macs, **_ATTENTION),
     OpRecord("attn.v", provenance.projection, "linear", cost.linear_macs, **_ATTENTION),
+    OpRecord("attn.q_norm", provenance.head_rms_norm, "head_rmsnorm", **_ATTENTION),
+    OpRecord("attn.k_norm", provenance.head_rms_norm, "head_rmsnorm", **_ATTENTION),
     OpRecord(
         "attn.q_rot",
         provenance.rotated_pair,
@@ -113,6 +116,8 @@ _RECORDS = (
         positional=True,
         **_ATTENTION,
     ),
+    OpRecord("attn.k_shared", provenance.shared_head, "share_heads", shares_heads=True, **_ATTENTION),
+    OpRecord("attn.v_shared", provenance.shared_head, "share_heads", shares_heads=True, **_ATTENTION),
     OpRecord(
         "attn.scores",
         provenance.dot_product,
@@ -142,13 +147,16 @@ _RECORDS = (
     OpRecord("norm.var", provenance.variance, "layernorm_var"),
     OpRecord("norm.hat", provenance.normalised, "layernorm"),
     OpRecord("norm.out", provenance.affine, "affine", switch="no_layernorm"),
+    OpRecord("norm.ms", provenance.row_of_x, "rms_mean_square"),
+    OpRecord("norm.rms_hat", provenance.rms_normalised, "rmsnorm"),
+    OpRecord("norm.rms_out", provenance.affine, "gain", switch="no_layernorm"),
     # the feed-forward network
     OpRecord("ffn.up", provenance.linear, "linear", cost.linear_macs),
     OpRecord("ffn.gate", provenance.linear, "linear", cost.linear_macs),
     OpRecord("ffn.act", provenance.elementwise, "activation"),
     OpRecord("ffn.down", provenance.linear, "linear", cost.linear_macs),
     # the output head, and the loss the backward pass adds after it (engine/training/backward.py)
-    OpRecord("logits", provenance.linear, "linear", cost.linear_macs),
+    OpRecord("logits", provenance.output_head, "linear", cost.linear_macs),
     OpRecord("probs", provenance.whole_row, "softmax_jacobian", distribution=True),
     OpRecord("loss.per_position", None, "cross_entropy"),
     OpRecord("loss", None, "mean"),
@@ -258,7 +266,9 @@ def _positions(cfg: ModelConfig, ids: torch.Tensor, *maybe_W_pos: torch.Tensor, 
 
 def _rotate(cfg: ModelConfig, x: torch.Tensor, start: int = 0) -> torch.Tensor:
     """RoPE on q or k [h, n, d_k]; with no_pe the rotation is off and the stage equals its input."""
-    return x if "no_pe" in cfg.switches else ops.rope(x, start)
+    if "no_pe" in cfg.switches:
+        return x
+    return ops.rope(x, start, cfg.rope_theta, cfg.rope_pairs, cfg.rotary_dim)
 
 
 def _token_types(W_T: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -270,7 +280,7 @@ def _sum(*parts: torch.Tensor) -> torch.Tensor:
     return sum(parts[1:], parts[0])
 
 
-def _project_heads(n_heads: int, x, W, b):
+def _project_heads(n_heads: int, x, W, b=None):
     return ops.split_heads(ops.linear(x, W, b), n_heads)  # [n, d] → [h, n, d_k]
 
 
@@ -294,6 +304,10 @@ class _Builder:
             last = self.read_instead[name] = follower
         return last
 
+    def linear_inputs(self, x: str, W: str, b: str, layer: str) -> tuple[str, ...]:
+        """A linear layer's inputs: x, W and its bias b where the config's `biases` give layer `layer` one."""
+        return (x, W, b) if self.cfg.has_bias(layer) else (x, W)
+
     def at(self, stack: str | None, part: str, block: int | None = None, sublayer: int | None = None) -> None:
         self.place = Place(stack, block, sublayer, part)
 
@@ -316,42 +330,63 @@ class _Builder:
     def attention(self, p: str, x_q: str, x_kv: str, q_stack: str, kv_stack: str, causal: bool) -> str:
         """Multi-head attention named p (e.g. "dec.0.cross_attn"); returns the output stage."""
         cfg, h = self.cfg, self.cfg.n_heads
-        proj = partial(_project_heads, h)
-        q = self.add(f"{p}.q", "attn.q", (x_q, f"{p}.W_Q", f"{p}.b_Q"), proj, rows=q_stack)
-        k = self.add(f"{p}.k", "attn.k", (x_kv, f"{p}.W_K", f"{p}.b_K"), proj, rows=kv_stack)
-        self.add(f"{p}.v", "attn.v", (x_kv, f"{p}.W_V", f"{p}.b_V"), proj, rows=kv_stack)
+        lin = self.linear_inputs
+        q = self.add(
+            f"{p}.q", "attn.q", lin(x_q, f"{p}.W_Q", f"{p}.b_Q", "q"), partial(_project_heads, h), rows=q_stack
+        )
+        kv = partial(_project_heads, cfg.kv_heads)
+        k = self.add(f"{p}.k", "attn.k", lin(x_kv, f"{p}.W_K", f"{p}.b_K", "k"), kv, rows=kv_stack)
+        v = self.add(f"{p}.v", "attn.v", lin(x_kv, f"{p}.W_V", f"{p}.b_V", "v"), kv, rows=kv_stack)
+        if cfg.qk_norm:  # Qwen3: RMSNorm over each head's q and k
+            head_norm = partial(ops.rms_norm, eps=cfg.ln_eps)
+            q = self.add(f"{p}.q_norm", "attn.q_norm", (q, f"{p}.q_norm.gamma"), head_norm, rows=q_stack)
+            k = self.add(f"{p}.k_norm", "attn.k_norm", (k, f"{p}.k_norm.gamma"), head_norm, rows=kv_stack)
         if cfg.positional == "rope" and q_stack == kv_stack:  # RoPE in self-attention only
             q = self.add(f"{p}.q_rot", "attn.q_rot", (q,), partial(_rotate, cfg), rows=q_stack)
             k = self.add(f"{p}.k_rot", "attn.k_rot", (k,), partial(_rotate, cfg), rows=kv_stack)
+        if cfg.kv_heads < h:  # grouped-query attention: each K/V head shared by a group of query heads
+            share = partial(ops.repeat_heads, n_heads=h)
+            k = self.add(f"{p}.k_shared", "attn.k_shared", (k,), share, rows=kv_stack)
+            v = self.add(f"{p}.v_shared", "attn.v_shared", (v,), share, rows=kv_stack)
         grid = dict(rows=q_stack, cols=kv_stack)
         self.add(f"{p}.scores", "attn.scores", (q, k), ops.scores, **grid)
         scale = ops.identity if "no_scale" in cfg.switches else partial(ops.scale, d_k=cfg.d_k)
         self.add(f"{p}.scaled", "attn.scaled", (f"{p}.scores",), scale, **grid)
         causal = causal and "no_mask" not in cfg.switches
-        self.add(f"{p}.masked", "attn.masked", (f"{p}.scaled",), partial(ops.mask, causal=causal), **grid)
+        hide = partial(ops.mask, causal=causal, window=cfg.sliding_window)
+        self.add(f"{p}.masked", "attn.masked", (f"{p}.scaled",), hide, **grid)
         self.add(f"{p}.weights", "attn.weights", (f"{p}.masked",), ops.softmax, **grid)
-        self.add(f"{p}.z", "attn.z", (f"{p}.weights", f"{p}.v"), ops.weighted_sum, rows=q_stack)
+        self.add(f"{p}.z", "attn.z", (f"{p}.weights", v), ops.weighted_sum, rows=q_stack)
         self.add(f"{p}.concat", "attn.concat", (f"{p}.z",), ops.concat_heads, rows=q_stack)
-        return self.add(f"{p}.out", "attn.out", (f"{p}.concat", f"{p}.W_O", f"{p}.b_O"), ops.linear, rows=q_stack)
+        out = lin(f"{p}.concat", f"{p}.W_O", f"{p}.b_O", "o")
+        return self.add(f"{p}.out", "attn.out", out, ops.linear, rows=q_stack)
 
     def layer_norm(self, p: str, x: str, s: str) -> str:
+        """LayerNorm (mean, variance, x_norm, γ ⊙ x_norm + β) or RMSNorm (mean square, x_norm, γ ⊙ x_norm)."""
+        eps, off = self.cfg.ln_eps, "no_layernorm" in self.cfg.switches
+        if self.cfg.norm_type == "rmsnorm":
+            self.add(f"{p}.ms", "norm.ms", (x,), ops.mean_square, rows=s)
+            self.add(f"{p}.hat", "norm.rms_hat", (x, f"{p}.ms"), partial(ops.rms_normalise, eps=eps), rows=s)
+            if off:  # the statistics are still shown; the output is the input
+                return self.add(f"{p}.out", "norm.rms_out", (x,), ops.identity, rows=s)
+            return self.add(f"{p}.out", "norm.rms_out", (f"{p}.hat", f"{p}.gamma"), ops.gain, rows=s)
         self.add(f"{p}.mean", "norm.mean", (x,), ops.mean, rows=s)
         self.add(f"{p}.var", "norm.var", (x, f"{p}.mean"), ops.variance, rows=s)
-        eps = self.cfg.ln_eps
         self.add(f"{p}.hat", "norm.hat", (x, f"{p}.mean", f"{p}.var"), partial(ops.normalise, eps=eps), rows=s)
-        if "no_layernorm" in self.cfg.switches:  # the statistics are still shown; the output is the input
+        if off:  # the statistics are still shown; the output is the input
             return self.add(f"{p}.out", "norm.out", (x,), ops.identity, rows=s)
         return self.add(f"{p}.out", "norm.out", (f"{p}.hat", f"{p}.gamma", f"{p}.beta"), ops.affine, rows=s)
 
     def ffn(self, p: str, x: str, s: str) -> str:
-        self.add(f"{p}.up", "ffn.up", (x, f"{p}.W1", f"{p}.b1"), ops.linear, rows=s)
+        lin = self.linear_inputs
+        self.add(f"{p}.up", "ffn.up", lin(x, f"{p}.W1", f"{p}.b1", "ffn"), ops.linear, rows=s)
         if self.cfg.activation == "swiglu":  # act = silu(gate) ⊙ up
-            self.add(f"{p}.gate", "ffn.gate", (x, f"{p}.W_gate", f"{p}.b_gate"), ops.linear, rows=s)
+            self.add(f"{p}.gate", "ffn.gate", lin(x, f"{p}.W_gate", f"{p}.b_gate", "ffn"), ops.linear, rows=s)
             self.add(f"{p}.act", "ffn.act", (f"{p}.gate", f"{p}.up"), ops.swiglu, rows=s)
         else:
             act = partial(ops.activation, name=self.cfg.activation)
             self.add(f"{p}.act", "ffn.act", (f"{p}.up",), act, rows=s)
-        return self.add(f"{p}.down", "ffn.down", (f"{p}.act", f"{p}.W2", f"{p}.b2"), ops.linear, rows=s)
+        return self.add(f"{p}.down", "ffn.down", lin(f"{p}.act", f"{p}.W2", f"{p}.b2", "ffn"), ops.linear, rows=s)
 
     def block(self, s: str, i: int, x: str, memory: str | None) -> str:
         """One block: each sublayer wrapped in a residual Add and a LayerNorm (post- or pre-)."""
@@ -394,7 +429,11 @@ def build_stages(cfg: ModelConfig) -> list[Stage]:
     if "dec" in cfg.stacks:
         x = b.stack("dec", memory)
         b.at(None, "output")
-        b.add("logits", "logits", (x, "unembed.W_U", "unembed.b_U"), ops.linear, rows="dec", cols="vocab")
+        if cfg.tied_embeddings:  # the output head reads the embedding table, transposed
+            inputs, head = b.linear_inputs(x, "dec.embed.W_E", "unembed.b_U", "head"), ops.tied_linear
+        else:
+            inputs, head = b.linear_inputs(x, "unembed.W_U", "unembed.b_U", "head"), ops.linear
+        b.add("logits", "logits", inputs, head, rows="dec", cols="vocab")
         b.add("probs", "probs", ("logits",), ops.softmax, rows="dec", cols="vocab")
     return b.stages
 
@@ -402,14 +441,20 @@ def build_stages(cfg: ModelConfig) -> list[Stage]:
 def block_outputs(cfg: ModelConfig, stack: str) -> list[str]:
     """The residual stream of a stack: the input of block 0, then the output of every block."""
     k = len(block_sublayers(cfg, stack)) + 1
-    last, last_op = (f"add{k}", "add") if cfg.norm == "pre" else (f"norm{k}.out", "norm.out")
-    first = read_as(cfg, f"{stack}.embed_norm.out", "norm.out") if cfg.embed_norm else read_as(cfg, f"{stack}.x0", "x0")
+    last, last_op = (f"add{k}", "add") if cfg.norm == "pre" else (f"norm{k}.out", _norm_out(cfg))
+    embed_out = read_as(cfg, f"{stack}.embed_norm.out", _norm_out(cfg))
+    first = embed_out if cfg.embed_norm else read_as(cfg, f"{stack}.x0", "x0")
     return [first] + [read_as(cfg, f"{stack}.{i}.{last}", last_op) for i in range(cfg.n_layers)]
 
 
 def stack_output(cfg: ModelConfig, stack: str) -> str:
     """The name of the stage that is a stack's final output."""
     if cfg.norm == "pre":
-        return read_as(cfg, f"{stack}.final_norm.out", "norm.out")
+        return read_as(cfg, f"{stack}.final_norm.out", _norm_out(cfg))
     k = len(block_sublayers(cfg, stack)) + 1
-    return read_as(cfg, f"{stack}.{cfg.n_layers - 1}.norm{k}.out", "norm.out")
+    return read_as(cfg, f"{stack}.{cfg.n_layers - 1}.norm{k}.out", _norm_out(cfg))
+
+
+def _norm_out(cfg: ModelConfig) -> str:
+    """The kind of a norm's output stage: LayerNorm's γ ⊙ x_norm + β or RMSNorm's γ ⊙ x_norm."""
+    return "norm.rms_out" if cfg.norm_type == "rmsnorm" else "norm.out"

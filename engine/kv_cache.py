@@ -21,9 +21,16 @@ if TYPE_CHECKING:
     from .model import Model
 
 
+def _kept(stages, name: str) -> str:
+    """The stage a cache keeps for key-side stage `name`: itself, or with grouped-query attention the K/V heads
+    before they are shared out to the query heads (only n_kv_heads of them are kept)."""
+    st = next((s for s in stages if s.name == name), None)
+    return st.inputs[0] if st is not None and st.record.shares_heads else name
+
+
 def _key_side(stages) -> set[str]:
     """Stages read as keys or values: the second input of every stage whose record says a cache keeps it."""
-    return {st.inputs[1] for st in stages if st.record.cache}
+    return {_kept(stages, st.inputs[1]) for st in stages if st.record.cache}
 
 
 class KVCache:
@@ -76,7 +83,8 @@ class KVCache:
         return new
 
     def keys_values(self) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
-        """Per self-attention (e.g. "dec.0.self_attn"): the cached K (rotated with RoPE) and V [h, rows, d_k]."""
+        """Per self-attention (e.g. "dec.0.self_attn"): the cached K (rotated with RoPE) and V
+        [n_kv_heads, rows, d_k]."""
         return {
             p: (self.cached[k], self.cached[v]) for p, (k, v) in cached_stages(self.stages).items() if k in self.cached
         }
@@ -87,7 +95,9 @@ def cached_stages(stages) -> dict[str, tuple[str, str]]:
     keys_values: dict[Place, dict[str, str]] = {}
     for st in stages:
         if st.record.cache and st.place.stack == "dec" and st.place.part == "self_attn":
-            keys_values.setdefault(st.place, {"attention": part_of(st.name)})[st.record.cache] = st.inputs[1]
+            keys_values.setdefault(st.place, {"attention": part_of(st.name)})[st.record.cache] = _kept(
+                stages, st.inputs[1]
+            )
     return {kv["attention"]: (kv["keys"], kv["values"]) for kv in keys_values.values()}
 
 
@@ -96,9 +106,11 @@ def trace_keys_values(trace) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     return {p: (trace[k], trace[v]) for p, (k, v) in cached_stages(trace.stages).items()}
 
 
-def _attention_macs(d: int, n_q: int, n_kv_new: int, n_k: int) -> int:
-    """Q and output projections of n_q rows, K and V projections of n_kv_new rows, q·kᵀ and weights·v."""
-    return 2 * n_q * d * d + 2 * n_kv_new * d * d + 2 * n_q * n_k * d
+def _attention_macs(cfg: ModelConfig, n_q: int, n_kv_new: int, n_k: int) -> int:
+    """Q and output projections of n_q rows, K and V projections of n_kv_new rows, q·kᵀ and weights·v
+    (q and the heads' output n_heads·d_k wide, K and V n_kv_heads·d_k)."""
+    d, q_width, kv_width = cfg.d_model, cfg.n_heads * cfg.d_k, cfg.kv_heads * cfg.d_k
+    return 2 * n_q * d * q_width + 2 * n_kv_new * d * kv_width + 2 * n_q * n_k * q_width
 
 
 def matmul_macs(cfg: ModelConfig, n_src: int, start: int, rows: int, vocab: int, encoder: bool) -> int:
@@ -111,10 +123,11 @@ def matmul_macs(cfg: ModelConfig, n_src: int, start: int, rows: int, vocab: int,
     d, f, L = cfg.d_model, cfg.d_ff, cfg.n_layers
     ffn = (3 if cfg.activation == "swiglu" else 2) * d * f
     cross = "enc" in cfg.stacks
-    per_layer = _attention_macs(d, rows, rows, start + rows) + rows * ffn
+    per_layer = _attention_macs(cfg, rows, rows, start + rows) + rows * ffn
     if cross:
-        per_layer += _attention_macs(d, rows, 0, n_src)
+        per_layer += _attention_macs(cfg, rows, 0, n_src)
     total = L * per_layer + rows * d * vocab
     if cross and encoder:
-        total += L * (_attention_macs(d, n_src, n_src, n_src) + n_src * ffn + 2 * n_src * d * d)
+        kv_width = cfg.kv_heads * cfg.d_k
+        total += L * (_attention_macs(cfg, n_src, n_src, n_src) + n_src * ffn + 2 * n_src * d * kv_width)
     return total

@@ -24,6 +24,8 @@ def block_sublayers(cfg: ModelConfig, stack: str) -> list[str]:
 def param_shapes(cfg: ModelConfig, vocab_sizes: dict[str, int]) -> dict[str, tuple[int, ...]]:
     """Every parameter name with its shape, in a stable order."""
     d, f = cfg.d_model, cfg.d_ff
+    width = {"Q": cfg.n_heads * cfg.d_k, "K": cfg.kv_heads * cfg.d_k, "V": cfg.kv_heads * cfg.d_k}  # projections
+    norm_leaves = ("gamma", "beta") if cfg.norm_type == "layernorm" else ("gamma",)  # RMSNorm has no β
     shapes: dict[str, tuple[int, ...]] = {}
     for s in cfg.stacks:
         shapes[f"{s}.embed.W_E"] = (vocab_sizes[s], d)
@@ -32,30 +34,36 @@ def param_shapes(cfg: ModelConfig, vocab_sizes: dict[str, int]) -> dict[str, tup
         if cfg.type_vocab:
             shapes[f"{s}.type.W_T"] = (cfg.type_vocab, d)
         if cfg.embed_norm:
-            shapes[f"{s}.embed_norm.gamma"] = (d,)
-            shapes[f"{s}.embed_norm.beta"] = (d,)
+            shapes |= {f"{s}.embed_norm.{leaf}": (d,) for leaf in norm_leaves}
         for i in range(cfg.n_layers):
             attns = block_sublayers(cfg, s)
             for a in attns:
-                for m in "QKVO":
-                    shapes[f"{s}.{i}.{a}.W_{m}"] = (d, d)
-                    shapes[f"{s}.{i}.{a}.b_{m}"] = (d,)
+                for m in "QKV":
+                    shapes[f"{s}.{i}.{a}.W_{m}"] = (d, width[m])
+                    if cfg.has_bias(m.lower()):
+                        shapes[f"{s}.{i}.{a}.b_{m}"] = (width[m],)
+                if cfg.qk_norm:
+                    shapes[f"{s}.{i}.{a}.q_norm.gamma"] = (cfg.d_k,)
+                    shapes[f"{s}.{i}.{a}.k_norm.gamma"] = (cfg.d_k,)
+                shapes[f"{s}.{i}.{a}.W_O"] = (width["Q"], d)
+                if cfg.has_bias("o"):
+                    shapes[f"{s}.{i}.{a}.b_O"] = (d,)
             for k in range(1, len(attns) + 2):
-                shapes[f"{s}.{i}.norm{k}.gamma"] = (d,)
-                shapes[f"{s}.{i}.norm{k}.beta"] = (d,)
-            shapes[f"{s}.{i}.ffn.W1"] = (d, f)
-            shapes[f"{s}.{i}.ffn.b1"] = (f,)
+                shapes |= {f"{s}.{i}.norm{k}.{leaf}": (d,) for leaf in norm_leaves}
+            ffn = {"W1": (d, f), "b1": (f,)}
             if cfg.activation == "swiglu":
-                shapes[f"{s}.{i}.ffn.W_gate"] = (d, f)
-                shapes[f"{s}.{i}.ffn.b_gate"] = (f,)
-            shapes[f"{s}.{i}.ffn.W2"] = (f, d)
-            shapes[f"{s}.{i}.ffn.b2"] = (d,)
+                ffn |= {"W_gate": (d, f), "b_gate": (f,)}
+            ffn |= {"W2": (f, d), "b2": (d,)}
+            for leaf, shape in ffn.items():
+                if leaf.startswith("W") or cfg.has_bias("ffn"):
+                    shapes[f"{s}.{i}.ffn.{leaf}"] = shape
         if cfg.norm == "pre":
-            shapes[f"{s}.final_norm.gamma"] = (d,)
-            shapes[f"{s}.final_norm.beta"] = (d,)
+            shapes |= {f"{s}.final_norm.{leaf}": (d,) for leaf in norm_leaves}
     if cfg.has_output_head:
-        shapes["unembed.W_U"] = (d, vocab_sizes["dec"])
-        shapes["unembed.b_U"] = (vocab_sizes["dec"],)
+        if not cfg.tied_embeddings:  # tied: the output head reads dec.embed.W_E
+            shapes["unembed.W_U"] = (d, vocab_sizes["dec"])
+        if cfg.has_bias("head"):
+            shapes["unembed.b_U"] = (vocab_sizes["dec"],)
     return shapes
 
 
@@ -113,7 +121,8 @@ def grow_vocab(cfg: ModelConfig, params: Params, stack: str, vocab: Vocab, words
     key = f"{stack}.embed.W_E"
     rows = torch.stack([word_embedding(cfg, stack, w) for w in words])
     params[key] = torch.cat([params[key], rows])
-    if stack == "dec" and cfg.has_output_head:
+    if stack == "dec" and "unembed.W_U" in params:
         cols = torch.stack([word_unembedding(cfg, w) for w in words], dim=1)
         params["unembed.W_U"] = torch.cat([params["unembed.W_U"], cols], dim=1)
+    if stack == "dec" and "unembed.b_U" in params:
         params["unembed.b_U"] = torch.cat([params["unembed.b_U"], torch.zeros(len(words))])

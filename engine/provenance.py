@@ -46,19 +46,37 @@ def elementwise(st: Stage, trace: Trace, *index: int) -> Sources:
 
 
 def rotated_pair(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
-    """RoPE turns each pair (2k, 2k+1) of a row: an output cell comes from both cells of its pair."""
+    """RoPE turns each pair of a row: an output cell comes from both cells of its pair, (2k, 2k+1) interleaved
+    or (k, k + r/2) in the rotate-half layout; a dimension past rotary_dim (r) is not turned."""
     (x,) = st.inputs
-    if "no_pe" in trace.config.switches:
+    cfg = trace.config
+    r = cfg.rotated
+    if "no_pe" in cfg.switches or c >= r:
         return {x: (h, i, c)}
+    if cfg.rope_pairs == "half":
+        first = c % (r // 2)
+        return {x: (h, i, slice(first, r, r // 2))}  # dimensions first and first + r/2
     first = c - c % 2
     return {x: (h, i, slice(first, first + 2))}
 
 
 def projection(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
-    """q/k/v[h, i, c] = x[i, :] · W[:, col] + b[col], with col = h·d_k + c."""
-    x, W, b = st.inputs
+    """q/k/v[h, i, c] = x[i, :] · W[:, col] + b[col], with col = h·d_k + c (no b in a layer without bias)."""
+    x, W, *b = st.inputs
     col = h * trace.config.d_k + c
-    return {x: (i, ALL), W: (ALL, col), b: (col,)}
+    return {x: (i, ALL), W: (ALL, col)} | {bias: (col,) for bias in b}
+
+
+def head_rms_norm(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+    """QK-norm: out[h, i, c] = γ[c] · x[h, i, c] / √(mean(x[h, i, :]²) + eps): the head's whole row and γ[c]."""
+    x, gamma = st.inputs
+    return {x: (h, i, ALL), gamma: (c,)}
+
+
+def shared_head(st: Stage, trace: Trace, h: int, i: int, c: int) -> Sources:
+    """Grouped-query attention: query head h reads K/V head h // (n_heads / n_kv_heads), cell for cell."""
+    (x,) = st.inputs
+    return {x: (trace.config.kv_head_of(h), i, c)}
 
 
 def dot_product(st: Stage, trace: Trace, h: int, i: int, j: int) -> Sources:
@@ -96,9 +114,17 @@ def concat(st: Stage, trace: Trace, i: int, c: int) -> Sources:
 
 
 def linear(st: Stage, trace: Trace, i: int, c: int) -> Sources:
-    """out[i, c] = x[i, :] · W[:, c] + b[c]."""
-    x, W, b = st.inputs
-    return {x: (i, ALL), W: (ALL, c), b: (c,)}
+    """out[i, c] = x[i, :] · W[:, c] + b[c] (no b in a layer without bias)."""
+    x, W, *b = st.inputs
+    return {x: (i, ALL), W: (ALL, c)} | {bias: (c,) for bias in b}
+
+
+def output_head(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+    """logits[i, c] = x[i, :] · W_U[:, c] + b[c]; tied to the embeddings, x[i, :] · W_E[c, :] + b[c]."""
+    if not trace.config.tied_embeddings:
+        return linear(st, trace, i, c)
+    x, W_E, *b = st.inputs
+    return {x: (i, ALL), W_E: (c, ALL)} | {bias: (c,) for bias in b}
 
 
 def row_of_x(st: Stage, trace: Trace, i: int, _c: int) -> Sources:
@@ -117,12 +143,18 @@ def normalised(st: Stage, trace: Trace, i: int, c: int) -> Sources:
     return {x: (i, c), mu: (i, 0), var: (i, 0)}
 
 
+def rms_normalised(st: Stage, trace: Trace, i: int, c: int) -> Sources:
+    """RMSNorm's hat[i, c] = x[i, c] / √(ms[i] + eps)."""
+    x, ms = st.inputs
+    return {x: (i, c), ms: (i, 0)}
+
+
 def affine(st: Stage, trace: Trace, i: int, c: int) -> Sources:
-    """out[i, c] = gamma[c] · hat[i, c] + beta[c] (with LayerNorm switched off: out = x)."""
+    """out[i, c] = gamma[c] · hat[i, c] + beta[c] (RMSNorm: no beta; with the norm switched off: out = x)."""
     if len(st.inputs) == 1:
         return elementwise(st, trace, i, c)
-    hat, gamma, beta = st.inputs
-    return {hat: (i, c), gamma: (c,), beta: (c,)}
+    hat, gamma, *beta = st.inputs
+    return {hat: (i, c), gamma: (c,)} | {b: (c,) for b in beta}
 
 
 # ---- tiled attention (engine/tiled.py) --------------------------------------------------------------------

@@ -47,6 +47,22 @@ ARCHITECTURES = {
         switches=("no_pe", "no_scale", "no_mask", "no_residual", "no_layernorm"),
     ),
     "no positions": dict(architecture="decoder", positional="none", n_heads=1),
+    "today's decoder (Qwen3-like)": dict(
+        architecture="decoder",
+        norm="pre",
+        norm_type="rmsnorm",
+        activation="swiglu",
+        positional="rope",
+        rope_pairs="half",
+        n_heads=4,
+        n_kv_heads=2,
+        head_dim=4,
+        qk_norm=True,
+        biases="qkv",
+        tied_embeddings=True,
+        sliding_window=3,
+        d_model=8,
+    ),
 }
 
 

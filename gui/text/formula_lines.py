@@ -135,30 +135,66 @@ def positions(f: Formula) -> str:
 
 
 def linear(f: Formula) -> str:
-    """Y = X·W + b with the shapes."""
-    (x, w, b), (sx, sw, sb) = f.letters, f.shapes
-    return f"{f.lhs} = {x}·{w} + {b}{GAP}{sx}·{sw} + {sb} → {f.out}"
+    """Y = X·W + b with the shapes (a layer without a bias: X·W; the output head tied to the embeddings:
+    X·W_Eᵀ)."""
+    x, w, *b = f.letters
+    sx, sw, *sb = f.shapes
+    if f.cfg.tied_embeddings and f.stage.place.part == "output":
+        w, sw = f"{w}ᵀ", f"{sw}ᵀ"  # the tied output head reads W_E [vocab × d] transposed
+    plus, plus_shape = (f" + {b[0]}", f" + {sb[0]}") if b else ("", "")
+    return f"{f.lhs} = {x}·{w}{plus}{GAP}{sx}·{sw}{plus_shape} → {f.out}"
 
 
 def projection(f: Formula) -> str:
-    """q/k/v for one head: X·W[:, head's columns] + b[head's columns]."""
-    (x, w, b), W = f.letters, f.stage.inputs[1]
+    """q/k/v for one head: X·W[:, head's columns] + b[head's columns]; K and V of grouped-query attention have
+    n_kv_heads heads, and query head h reads K/V head kv_head_of(h)."""
+    x, w, *b = f.letters
+    W = f.stage.inputs[1]
     d_k = f.cfg.d_k
-    cols = tr("columns {0}–{1} of {2}").format(f.head * d_k, (f.head + 1) * d_k - 1, w)
+    heads = f.trace[f.name].shape[0]
+    head = f.head if heads == f.cfg.n_heads else f.cfg.kv_head_of(f.head)
+    cols = tr("columns {0}–{1} of {2}").format(head * d_k, (head + 1) * d_k - 1, w)
+    plus, plus_shape = (f" + {b[0]}", f" + {dims(d_k)}") if b else ("", "")
     return (
-        f"{f.lhs} = {x}·{w} + {b}{GAP}{f.shapes[0]}·{dims(f.trace[W].shape[0], d_k)} + {dims(d_k)} → {f.out}"
-        f"{GAP}(" + tr("head {0} of {1}").format(f.head, f.cfg.n_heads) + f": {cols})"
+        f"{f.lhs} = {x}·{w}{plus}{GAP}{f.shapes[0]}·{dims(f.trace[W].shape[0], d_k)}{plus_shape} → {f.out}"
+        f"{GAP}(" + tr("head {0} of {1}").format(head, heads) + f": {cols})"
+    )
+
+
+def head_norm(f: Formula) -> str:
+    """QK-norm: RMSNorm over each head's row of q or k."""
+    x, gamma = f.letters
+    return (
+        f"{f.lhs} = {gamma} ⊙ {x} / √(mean({x}²) + ε){GAP}{f.shapes[0]} → {f.out}"
+        f"{GAP}(" + tr("head {0} of {1}").format(f.head, f.trace[f.name].shape[0]) + ")"
+    )
+
+
+def shared_heads(f: Formula) -> str:
+    """Grouped-query attention: query head h reads K/V head h // (n_heads / n_kv_heads)."""
+    cfg = f.cfg
+    group = cfg.n_heads // cfg.kv_heads
+    kv = cfg.kv_head_of(f.head)
+    first, last = kv * group, (kv + 1) * group - 1
+    return (
+        f"{f.lhs}{subscript(f.head)} = {f.letters[0]}{subscript(kv)}{GAP}{f.shapes[0]} → {f.out}{GAP}("
+        + tr("query heads {0}–{1} share K/V head {2}").format(first, last, kv)
+        + ")"
     )
 
 
 def rotation(f: Formula) -> str:
-    if "no_pe" in f.cfg.switches:
+    cfg = f.cfg
+    if "no_pe" in cfg.switches:
         return f"{f.lhs} = {f.letters[0]}{GAP}{f.shapes[0]} → {f.out}" + switched_off("RoPE")
-    return (
-        f"{f.lhs} = RoPE({f.letters[0]}): "
-        + tr("pair (2i, 2i+1) of row p turned by p / 10000^(2i/d_k)")
-        + f"{GAP}{f.shapes[0]} → {f.out}{f.head_note}"
-    )
+    if cfg.rope_pairs == "interleaved" and cfg.rope_theta == 10000 and cfg.rotary_dim is None:
+        rule = tr("pair (2i, 2i+1) of row p turned by p / 10000^(2i/d_k)")
+    else:
+        pair = "(2i, 2i+1)" if cfg.rope_pairs == "interleaved" else "(i, i + r/2)"
+        rule = tr("pair {0} of row p turned by p / {1}^(2i/r), r = {2}").format(
+            pair, f"{cfg.rope_theta:g}", cfg.rotated
+        )
+    return f"{f.lhs} = RoPE({f.letters[0]}): {rule}{GAP}{f.shapes[0]} → {f.out}{f.head_note}"
 
 
 def scores(f: Formula) -> str:
@@ -180,6 +216,8 @@ def masked(f: Formula) -> str:
     if causal and "no_mask" in f.cfg.switches:
         return f"masked = scaled{GAP}{f.out} → {f.out}" + switched_off(tr("the causal mask"))
     rule = tr("scaled, with −∞ above the diagonal (future tokens)") if causal else tr("scaled (nothing is hidden here)")
+    if causal and f.cfg.sliding_window is not None:
+        rule += "; " + tr("−∞ also {0} or more keys back (sliding window)").format(f.cfg.sliding_window)
     return f"masked = {rule}{GAP}{f.out} → {f.out}{f.head_note}"
 
 
@@ -215,8 +253,11 @@ def residual(f: Formula) -> str:
 
 
 def affine(f: Formula) -> str:
+    norm = "RMSNorm" if f.cfg.norm_type == "rmsnorm" else "LayerNorm"
     if len(f.shapes) == 1:
-        return f"{f.lhs} = x{GAP}{f.shapes[0]} → {f.out}" + switched_off("LayerNorm")
+        return f"{f.lhs} = x{GAP}{f.shapes[0]} → {f.out}" + switched_off(norm)
+    if len(f.shapes) == 2:  # RMSNorm: a gain, no shift
+        return f"{f.lhs} = γ ⊙ {f.letters[0]}{GAP}{f.shapes[0]} ⊙ {f.shapes[1]} → {f.out}"
     return f"{f.lhs} = γ ⊙ {f.letters[0]} + β{GAP}{f.shapes[0]} ⊙ {f.shapes[1]} + {f.shapes[2]} → {f.out}"
 
 

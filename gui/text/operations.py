@@ -137,8 +137,12 @@ _FORWARD = (
         heads="split",
         columns="head",
     ),
+    Operation("attn.q_norm", "Q_norm", SIGNED, "matrix", lines.head_norm, per_head=True, heads="split", columns="head"),
+    Operation("attn.k_norm", "K_norm", SIGNED, "matrix", lines.head_norm, per_head=True, heads="split", columns="head"),
     Operation("attn.q_rot", "Q_rot", SIGNED, "rope", lines.rotation, per_head=True, heads="split", columns="head"),
     Operation("attn.k_rot", "K_rot", SIGNED, "rope", lines.rotation, per_head=True, heads="split", columns="head"),
+    Operation("attn.k_shared", "K_shared", SIGNED, "matrix", lines.shared_heads, per_head=True, columns="head"),
+    Operation("attn.v_shared", "V_shared", SIGNED, "matrix", lines.shared_heads, per_head=True, columns="head"),
     Operation("attn.scores", "scores", SIGNED, "matrix", lines.scores, cross_text="cross_attn.scores", **_ATTENTION),
     Operation(
         "attn.scaled",
@@ -234,6 +238,24 @@ _FORWARD = (
         shares_scale=X_AND_MEAN,
     ),
     Operation("norm.out", "y", SIGNED, "norm", lines.affine, stream="x"),
+    Operation(
+        "norm.ms",
+        "ms",
+        NON_NEGATIVE,
+        "matrix",
+        lambda f: f"{f.lhs} = (1/d)·Σ x²{GAP}{f.shapes[0]} → {f.out}{GAP}(" + tr("one mean square per row") + ")",
+        stream="x",
+        columns="letter",
+    ),
+    Operation(
+        "norm.rms_hat",
+        "x_norm",
+        SIGNED,
+        "matrix",
+        lambda f: f"{f.lhs} = x / √(ms + ε),  ε = {f.cfg.ln_eps:g}{GAP}{f.shapes[0]} → {f.out}",
+        stream="x",
+    ),
+    Operation("norm.rms_out", "y", SIGNED, "matrix", lines.affine, stream="x"),
     # the feed-forward network
     Operation("ffn.up", "H", SIGNED, "activation", lines.linear, stream="X", inputs=PRODUCT),
     Operation("ffn.gate", "G", SIGNED, "gate", lines.linear, stream="X", inputs=PRODUCT),
@@ -309,6 +331,22 @@ _BACKWARD = (
             lines.word_symbol("x_norm")
         ),
     ),
+    _backward("rms_mean_square", _rule("ms = (1/d)·Σ x²  ⇒  ∂L/∂x += (2/d)·x·∂L/∂ms")),
+    _backward(
+        "rmsnorm",
+        lambda f: (
+            lines.word_symbol("x_norm") + " = x/√(ms + ε)  ⇒  ∂L/∂x = g/√(ms + ε),  ∂L/∂ms = −½·Σ g⊙x·(ms + ε)^(−3/2)"
+        ),
+    ),
+    _backward(
+        "gain",
+        lambda f: "y = γ ⊙ {0}  ⇒  ∂L/∂{0} = γ ⊙ g,  ∂L/∂γ = Σᵢ gᵢ ⊙ {0}ᵢ".format(lines.word_symbol("x_norm")),
+    ),
+    _backward(
+        "head_rmsnorm",
+        _rule("y = γ ⊙ x/√(mean(x²) + ε)  ⇒  ∂L/∂x = (γ⊙g − x̂·mean(γ⊙g⊙x̂)) / √(mean(x²) + ε),  ∂L/∂γ = Σ g⊙x̂"),
+    ),
+    _backward("share_heads", _rule("K_shared[h] = K[h // g]  ⇒  ∂L/∂K[j] = Σ over its g query heads ∂L/∂K_shared[h]")),
     _backward("scale", _rule("scaled = scores/√d_k  ⇒  ∂L/∂scores = g/√d_k")),
     _backward("mask", lambda f: "∂L/∂scaled = g   (" + tr("0 where the mask hides a key (−∞)") + ")"),
     _backward("matmul", _matmul_rule),
