@@ -20,6 +20,8 @@ def verbs() -> tuple:
         engine_verbs.TRACE,  # every stage of a model on a sentence, to an .npz file
         engine_verbs.STAGES,  # the stage names and shapes
         engine_verbs.COST,  # multiply-adds, bytes, memory, KV cache
+        engine_verbs.HEADS,  # what every attention head does: entropy, self, previous, first, last, pattern
+        engine_verbs.LENS,  # the logit lens: each block's stream decoded into next tokens
         drawing_verbs.EXPORT,  # one stage's figure or matrix
         drawing_verbs.DECK,  # the whole lesson as slides
         training_verbs.TRANSLATE,  # English → Chinese with a trained translator

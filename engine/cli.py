@@ -1,10 +1,12 @@
-"""Command-line verbs that need only the engine: `trace`, `stages` and `cost` (main.py lists every verb)."""
+"""Command-line verbs that need only the engine: `trace`, `stages`, `cost`, `heads` and `lens` (main.py lists every
+verb)."""
 
 from __future__ import annotations
 
 import argparse
 import io
 import json
+import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,6 +16,8 @@ from . import cost
 from .command_line import Verb, add_model_options, opened_from_args, path_text
 from .formats.files import check_target, write_atomic
 from .formats.weights import save_weights
+from .head_patterns import head_patterns
+from .lens import DEFAULT_TOP, logit_lens
 from .model import Model
 from .trace import Trace
 from .training.backward import backward
@@ -141,6 +145,63 @@ def cmd_cost(args: argparse.Namespace) -> None:
         print_cost(rep)
 
 
+HEAD_KEYS = ("stage", "layer", "head", "kind", "entropy", "self", "previous", "first", "last", "pattern")
+
+
+def heads_json(trace: Trace) -> dict:
+    """{"heads": [{"stage", "layer", "head", "kind", "entropy", "self", "previous", "first", "last", "pattern"}, …]}"""
+    return {"heads": [{key: getattr(h, key) for key in HEAD_KEYS} for h in head_patterns(trace)]}
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def print_heads(heads: list[dict]) -> None:
+    """One line per head: where it is, its numbers and its pattern (engine/head_patterns.py defines them)."""
+    width = max(len("stage"), *(len(h["stage"]) for h in heads))
+    numbers = ("entropy", "self", "previous", "first", "last")
+    print(f"{'stage':<{width}}  head  kind   " + "  ".join(f"{k:>8}" for k in numbers) + "  pattern")
+    for h in heads:
+        values = "  ".join(f"{_number(h[k]):>8}" for k in numbers)
+        print(f"{h['stage']:<{width}}  {h['head']:>4}  {h['kind']:<5}  {values}  {h['pattern'] or '—'}")
+
+
+def cmd_heads(args: argparse.Namespace) -> None:
+    heads = heads_json(opened_from_args(args).trace())
+    if args.json:
+        print(json.dumps(heads, ensure_ascii=False, indent=1))
+    else:
+        print_heads(heads["heads"])
+
+
+def _columns(text: str) -> int:
+    """How many terminal columns text takes (a Chinese character takes two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - _columns(text))
+
+
+def print_lens(lens: dict) -> None:
+    """Layers × positions: each position's most probable next token and its probability."""
+    cells = [[f"{row[0][0]} {row[0][1]:.2f}" for row in layer["top"]] for layer in lens["layers"]]
+    width = max(len("after"), *(len(layer["after"]) for layer in lens["layers"]))
+    columns = [max(_columns(token), *(_columns(cell[i]) for cell in cells)) for i, token in enumerate(lens["tokens"])]
+    print(_pad("after", width) + "  " + "  ".join(_pad(t, w) for t, w in zip(lens["tokens"], columns)).rstrip())
+    for layer, row in zip(lens["layers"], cells):
+        print(_pad(layer["after"], width) + "  " + "  ".join(_pad(c, w) for c, w in zip(row, columns)).rstrip())
+
+
+def cmd_lens(args: argparse.Namespace) -> None:
+    lens = logit_lens(opened_from_args(args).trace(), top=args.top).to_json()
+    if args.json:
+        print(json.dumps(lens, ensure_ascii=False, indent=1))
+    else:
+        print_lens(lens)
+
+
 def trace_options(p: argparse.ArgumentParser) -> None:
     add_model_options(p)
     p.add_argument("--out", required=True, type=path_text, help="output .npz file")
@@ -168,6 +229,26 @@ def cost_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--measure", action="store_true", help="also time the engine's attention at a few n here")
 
 
+def heads_options(p: argparse.ArgumentParser) -> None:
+    add_model_options(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def top_count(text: str) -> int:
+    """The --top option: a whole number ≥ 1."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"--top takes a whole number ≥ 1 such as 5; got {text!r}")
+    return int(text)
+
+
+def lens_options(p: argparse.ArgumentParser) -> None:
+    add_model_options(p)
+    p.add_argument(
+        "--top", type=top_count, default=DEFAULT_TOP, help=f"next tokens per position (default {DEFAULT_TOP})"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
 TRACE = Verb("trace", "run a model on a sentence and write every stage to an .npz file", trace_options, cmd_trace)
 STAGES = Verb(
     "stages",
@@ -177,4 +258,17 @@ STAGES = Verb(
 )
 COST = Verb(
     "cost", "multiply-adds and bytes of every stage, attention's share, memory, KV cache", cost_options, cmd_cost
+)
+HEADS = Verb(
+    "heads",
+    "what every attention head does on the sentence: entropy, attention to itself, the previous, first and last "
+    "token, and the pattern",
+    heads_options,
+    cmd_heads,
+)
+LENS = Verb(
+    "lens",
+    "the logit lens: the decoder's stream after each block decoded into its most probable next tokens",
+    lens_options,
+    cmd_lens,
 )
