@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .config import ModelConfig
 from .errors import EngineError
-from .formats.checkpoints import available_checkpoints, open_checkpoint
+from .formats.checkpoints import available_checkpoints, family_name, open_checkpoint
 from .formats.lesson import Lesson, open_lesson
 from .formats.weights import check_tensor, load_weights
 from .graph import attention, build_stages
@@ -181,7 +181,7 @@ def random_model(size: str, architecture: str, text: str, target: str = "") -> O
 
 
 def checkpoint(folder: str | Path) -> Opened:
-    """A folder: a Hugging Face BERT / GPT-2 checkpoint (model.safetensors), or a model that
+    """A folder: a Hugging Face BERT, GPT-2, Llama, Qwen2, Qwen3 or Mistral checkpoint (safetensors), or a model that
     `python main.py train … --out FOLDER` wrote (weights.safetensors)."""
     folder = Path(folder)
     if (folder / "weights.safetensors").is_file() and not (folder / "model.safetensors").is_file():
@@ -193,7 +193,7 @@ def checkpoint(folder: str | Path) -> Opened:
                       title=title, description=title)
     model = open_checkpoint(folder)
     cfg = model.config
-    family = "BERT" if cfg.architecture == "encoder" else "GPT-2"
+    family = family_name(folder)
     title = _texts(f"{folder.name} ({family})", f"{folder.name}（{family}）")
     description = _texts(
         f"{family} checkpoint from {folder}: {cfg.n_layers} layers, d_model {cfg.d_model}, {cfg.n_heads} heads, "

@@ -84,6 +84,7 @@ ALLOWED = {
     "engine/training/backward.py": ({"spells"}, "names the loss's labels input (dec.labels)"),
     "engine/params.py": ({"cuts"}, "parameter names (…W_E, …gamma), not stage names"),
     "engine/formats/checkpoints.py": ({"assembles"}, "parameter names of a block (enc.{i}.attn.W_Q)"),
+    "engine/formats/hf_decoders.py": ({"assembles"}, "parameter names of a block (dec.{i}.ffn.W_gate)"),
     "engine/training/train.py": ({"cuts"}, "a parameter's layer (param_group), not a stage"),
     "gui/text/formulas.py": ({"cuts"}, "a parameter's own name (W_Q, b1)"),
     "gui/views/tensor_slice.py": ({"cuts", "ends"}, "a parameter's own name; an op kind's ending (.scores)"),

@@ -1,4 +1,5 @@
-"""Open a local Hugging Face checkpoint folder (BERT or GPT-2 family) as an engine Model.
+"""Open a local Hugging Face checkpoint folder (BERT or GPT-2 family; Llama, Qwen2, Qwen3 and Mistral in
+hf_decoders.py) as an engine Model.
 
 A folder holds config.json, model.safetensors and a tokenizer (tokenizer.json, or vocab.txt for BERT,
 or vocab.json + merges.txt for GPT-2). Weights are renamed to the engine's names and turned into the
@@ -29,6 +30,7 @@ from ..errors import EngineError
 from ..model import Model
 from ..params import Params, param_shapes
 from ..tokenizer import Vocab
+from .hf_decoders import family_of, open_decoder
 from .hf_tokenizers import load_tokenizer
 from .reading import read_json
 
@@ -70,7 +72,8 @@ def _family(hf: dict) -> str:
     kind = hf.get("model_type")
     if kind in ("bert", "gpt2"):
         return kind
-    raise EngineError(f"checkpoint: model_type {kind!r} is not supported; Stepformer opens bert and gpt2 models")
+    raise EngineError(f"checkpoint: model_type {kind!r} is not supported; Stepformer opens bert, gpt2, llama, "
+                      "qwen2, qwen3 and mistral models")
 
 
 def _activation(name) -> str:
@@ -226,6 +229,8 @@ def open_checkpoint(folder: str | Path) -> Model:
     if not folder.is_dir():
         raise EngineError(f"checkpoint: {folder} is not a folder")
     hf = _read_config(folder)
+    if family_of(hf):
+        return open_decoder(folder, hf)
     family = _family(hf)
     try:
         cfg = bert_config(hf) if family == "bert" else gpt2_config(hf)
@@ -242,6 +247,12 @@ def open_checkpoint(folder: str | Path) -> Model:
     tokenizer = load_tokenizer(folder, family)
     vocabs = {stack: Vocab(tokenizer.tokens_by_id(n_vocab), free=False, specials=())}
     return Model(cfg, _check_shapes(cfg, vocabs, params), vocabs, tokenizer)
+
+
+def family_name(folder: str | Path) -> str:
+    """The family of the checkpoint in `folder` as people write it: BERT, GPT-2, Llama, Qwen2, Qwen3, Mistral."""
+    hf = _read_config(Path(folder))
+    return family_of(hf) or {"bert": "BERT", "gpt2": "GPT-2"}[_family(hf)]
 
 
 # ---- checkpoints that ship as Python packages -----------------------------------------------------------
