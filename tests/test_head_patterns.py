@@ -24,18 +24,23 @@ def random_trace(text="the cat sat on the mat", target=None, **changes):
     return Model.create(cfg).trace(text, target)
 
 
-def reference(weights: np.ndarray, causal: bool, self_attention: bool) -> dict:
-    """One head's numbers by loops over its weights [n_q, n_k]; a causal query i sees keys 0…i."""
+def reference(weights: np.ndarray, causal: bool, self_attention: bool, window: int | None = None) -> dict:
+    """One head's numbers by loops over its weights [n_q, n_k]; a causal query i sees keys 0…i (with a sliding
+    window only the last `window` of them)."""
     n_q, n_k = weights.shape
+
+    def sees(i, j):
+        return not causal or (j <= i and (window is None or i - j < window))
+
     entropies, even = [], []
     for i in range(n_q):
-        keys = range(i + 1) if causal else range(n_k)
+        keys = [j for j in range(n_k) if sees(i, j)]
         entropies.append(-sum(weights[i, j] * math.log(weights[i, j]) for j in keys if weights[i, j] > 0))
         even.append(math.log(len(keys)))
     out = {
         "entropy": sum(entropies) / n_q,
-        "first": sum(weights[i, 0] for i in range(n_q)) / n_q,
-        "last": sum(weights[i, n_k - 1] if not causal or n_k - 1 <= i else 0.0 for i in range(n_q)) / n_q,
+        "first": sum(weights[i, 0] if sees(i, 0) else 0.0 for i in range(n_q)) / n_q,
+        "last": sum(weights[i, n_k - 1] if sees(i, n_k - 1) else 0.0 for i in range(n_q)) / n_q,
         "self": sum(weights[i, i] for i in range(n_q)) / n_q if self_attention else None,
         "previous": (sum(weights[i, i - 1] for i in range(1, n_q)) / (n_q - 1) if self_attention and n_q > 1 else None),
         "even": sum(even) / n_q,
@@ -58,13 +63,26 @@ def check_against_loops(trace, causal_stacks=()):
         assert h.kind == ("self" if st.place.part == "self_attn" else "cross")
         weights = trace[st.name][j].double().numpy()
         causal = h.kind == "self" and st.place.stack in causal_stacks
-        ref = reference(weights, causal, h.kind == "self")
+        ref = reference(weights, causal, h.kind == "self", trace.config.sliding_window)
         for name in METRICS:
             if ref[name] is None:
                 assert h.metric(name) is None, (h, name)
             else:
                 assert h.metric(name) == pytest.approx(ref[name], abs=TOL), (h, name)
+        assert h.pattern == reference_pattern(ref), h
     return heads
+
+
+def reference_pattern(ref: dict) -> str | None:
+    """The rule of the module docstring: the largest share if ≥ DOMINANT (ties: previous, first, self, last),
+    else "broad" if the mean entropy ≥ BROAD × the mean ln(visible keys), else None."""
+    best = None
+    for key in ("previous", "first", "self", "last"):
+        if ref[key] is not None and (best is None or ref[key] > ref[best]):
+            best = key
+    if ref[best] >= DOMINANT:
+        return best
+    return "broad" if ref["even"] > 0 and ref["entropy"] >= BROAD * ref["even"] else None
 
 
 def test_an_encoder_lesson_and_a_bert_like_encoder():
@@ -84,6 +102,27 @@ def test_a_decoder_excludes_the_masked_keys():
     rows = [-(w[i, : i + 1] * torch.log(w[i, : i + 1])).sum() for i in range(w.shape[0])]
     assert float(rows[0]) == 0.0
     assert head_patterns(trace)[0].entropy == pytest.approx(float(sum(rows) / len(rows)), abs=TOL)
+
+
+def test_a_modern_decoder_with_a_sliding_window():
+    """RMSNorm, SwiGLU, RoPE, grouped-query attention and a window of 3: a query sees itself and 2 keys before."""
+    trace = random_trace(
+        text="the cat sat on the mat today",
+        architecture="decoder",
+        norm="pre",
+        norm_type="rmsnorm",
+        activation="swiglu",
+        positional="rope",
+        n_kv_heads=2,
+        sliding_window=3,
+        biases="none",
+    )
+    heads = check_against_loops(trace, causal_stacks=("dec",))
+    assert len(heads) == 2 * 4
+    (numbers,) = measure(*uniform_causal(8), same_tokens=True)
+    window = torch.ones(8, 8, dtype=torch.bool).tril() & ~torch.ones(8, 8, dtype=torch.bool).tril(-3)
+    (in_window,) = measure((window / window.sum(-1, keepdim=True)).unsqueeze(0), window.unsqueeze(0), True)
+    assert in_window["pattern"] == "broad" and in_window["first"] < numbers["first"]
 
 
 def test_cross_attention_has_no_self_or_previous():

@@ -52,6 +52,32 @@ def test_a_pre_ln_middle_layer_goes_through_the_final_norm():
     assert [layer.block for layer in lens.layers] == [None, 0, 1, 2]
 
 
+def test_rmsnorm_and_tied_embeddings():
+    """A modern decoder: the final RMSNorm (no mean, no β) and logits through the embeddings transposed."""
+    cfg = ModelConfig(
+        architecture="decoder",
+        norm="pre",
+        norm_type="rmsnorm",
+        activation="swiglu",
+        positional="rope",
+        d_model=16,
+        n_heads=4,
+        n_kv_heads=2,
+        d_ff=24,
+        n_layers=2,
+        tied_embeddings=True,
+        biases="none",
+        seed=7,
+    )
+    trace = Model.create(cfg).trace("the cat sat on the mat")
+    lens = logit_lens(trace)
+    torch.testing.assert_close(lens.probs[-1], trace["probs"], atol=1e-6, rtol=0)
+    stream, P = trace["dec.0.add2"], trace.params
+    normed = stream / torch.sqrt((stream**2).mean(-1, keepdim=True) + cfg.ln_eps) * P["dec.final_norm.gamma"]
+    expected = torch.softmax(normed @ P["dec.embed.W_E"].T, dim=-1)
+    torch.testing.assert_close(lens.probs[1], expected, atol=1e-6, rtol=0)
+
+
 def test_a_post_ln_stream_is_already_normed():
     trace = open_source("cross-attention", None, None, None).trace()
     lens = logit_lens(trace)
