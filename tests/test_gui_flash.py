@@ -43,8 +43,13 @@ def test_flash_attention_lesson_steps_through_every_tile(qtbot, start_window, la
     assert drawn[f"{p}.tiled.r0c0.scores"] == [TilePanel, TileMapPanel]
     assert drawn[f"{p}.tiled.r0c1.skipped"] == [TilePanel, TileMapPanel]
     assert drawn[f"{p}.tiled.z"][1] is HeldPanel
-    leaves = {leaf.data(Qt.UserRole + 1): leaf.text() for leaf in window.stage_list.leaves}
-    assert leaves[f"{p}.tiled.r2c1.o"].endswith("2, 1") and leaves[f"{p}.tiled.r2c1.o"] != leaves[f"{p}.tiled.r2c2.o"]
+    # each tile's steps sit in a group named by the tile, so the steps of six tiles do not read alike cut at the
+    # list's edge ("Running row max m · tile …" six times)
+    leaves = {leaf.data(Qt.UserRole + 1): leaf for leaf in window.stage_list.leaves}
+    o21, o22 = leaves[f"{p}.tiled.r2c1.o"], leaves[f"{p}.tiled.r2c2.o"]
+    assert o21.parent().text().endswith("2, 1") and o22.parent().text().endswith("2, 2")
+    assert o21.text() == o22.text() and "2, 1" not in o21.text()
+    assert o21.parent().parent() is o22.parent().parent()  # both tiles in the attention's group
     state = window.state
     state.go_to(f"{p}.tiled.z")
     assert "max |Z − A·V| = " in window.stage_view.formula.text()

@@ -18,16 +18,32 @@ SIGHT_ROWS = 3  # the list laid out anew keeps this many rows in sight above and
 
 
 def tree_title(trace, name: str, lang: str) -> str:
-    """How the stage tree and the breadcrumb name a stage: its title, as the stage view shows it (in
-    cross-attention, the cross-attention wording); a step of the backward pass, ∂L/∂ and the title of the stage
-    whose gradient it is; a step of tiled attention also says which tile (block of queries, block of keys)."""
+    """How the breadcrumb names a stage: its title, as the stage view shows it (in cross-attention, the
+    cross-attention wording); a step of the backward pass, ∂L/∂ and the title of the stage whose gradient it is; a
+    step of tiled attention also says which tile (block of queries, block of keys)."""
     if is_backward(name):
         return "∂L/∂ " + tree_title(trace, forward_of(name), lang)
     title = stage_title(trace, name, lang)
+    tile = tile_group(trace, name)
+    return title if tile is None else f"{title} · {tile}"
+
+
+def tile_group(trace, name: str) -> str | None:
+    """ "tile 1, 2" for a step of tiled attention (block of queries, block of keys); None for any other stage."""
     stage = trace.stage(name)
     if stage is None or stage.tile is None:
-        return title
-    return f"{title} · " + tr("tile {0}, {1}").format(stage.tile.row_block, stage.tile.col_block)
+        return None
+    return tr("tile {0}, {1}").format(stage.tile.row_block, stage.tile.col_block)
+
+
+def list_row(trace, name: str, lang: str) -> tuple[tuple[str, ...], str, str]:
+    """(groups, title, stage) of a leaf of the stage tree: the steps of one tile sit in a group of their own, so
+    that six steps of six tiles do not read alike, cut to "Running row max m · tile …" at a fifth of the window."""
+    path = group_path(trace, name)
+    tile = None if is_backward(name) else tile_group(trace, name)
+    if tile is None:
+        return tuple(path), tree_title(trace, name, lang), name
+    return (*path, tile), stage_title(trace, name, lang), name
 
 
 def leaf_text(path: tuple[str, ...], title: str) -> str:
@@ -100,7 +116,7 @@ class StageList(QWidget):
         """One leaf per stage under its groups (rebuilt for a new model or sentence; a what-if switch that leaves
         every stage's place and title as they were only moves the cursor's mark)."""
         trace, lang = self.state.view, self.state.display.lang
-        rows = [(tuple(group_path(trace, name)), tree_title(trace, name, lang), name) for name in trace.stage_names]
+        rows = [list_row(trace, name, lang) for name in trace.stage_names]
         if rows == self.rows:
             self.mark_cursor(self.state.cursor)
             return
