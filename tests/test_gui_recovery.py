@@ -268,3 +268,22 @@ def test_recording_starts_again_by_itself_when_room_comes_back(qtbot, start_wind
     qtbot.waitUntil(lambda: bar.currentMessage() == "Recording edits again")
     assert_no_torn_bytes(autosaver.folder.path)
     assert_same_lesson(autosaver.read(), state.to_lesson("en"))
+
+
+def test_a_declined_autosave_that_cannot_be_removed_says_so(qtbot, start_window):
+    """The teacher declines a lesson offered back, and deleting its folder fails: the status bar says that it will
+    be offered again (it said "Edits are not being recorded", which is about this window's own autosave)."""
+    from engine.errors import EngineError
+
+    class Stuck:
+        def read(self):
+            return open_lesson("two-heads")
+
+        def close(self):
+            raise EngineError("cannot remove recovery/123: Permission denied")
+
+    controller = start_window("i-love-ai", prompts=OfferPrompts(accept=lambda lesson: False))
+    assert controller._offer(Stuck()) is False
+    message = controller.window.statusBar().currentMessage()
+    assert "offered again" in message and "Permission denied" in message
+    assert "not being recorded" not in message

@@ -470,6 +470,10 @@
         <translation>修改没有被记录：{0}</translation>
     </message>
     <message>
+        <source>The declined autosave could not be removed and will be offered again: {0}</source>
+        <translation>无法删除已拒绝的自动保存，下次启动时会再次询问：{0}</translation>
+    </message>
+    <message>
         <source>Recording edits again</source>
         <translation>已重新开始记录修改</translation>
     </message>

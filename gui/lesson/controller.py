@@ -16,7 +16,6 @@ gui/launch.py shows the window as `python main.py` does.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject
@@ -116,11 +115,16 @@ class LessonController(LessonWindow, LessonFiles, LessonStart, QObject):
         """The file the autosave belongs to, so a restored lesson saves back to it."""
         self.autosaver.lesson_path = str(self.path.resolve()) if self.path else ""
 
-    def _report_autosave(self, action: Callable[[], object]) -> None:
+    def _remove_declined(self, folder) -> None:
+        """Delete an autosave the teacher declined (or one with nothing in it); if that fails, say so: the same
+        lesson is offered again at the next start."""
         try:
-            action()
+            folder.close()
         except EngineError as exc:
-            self._autosave_failed(str(exc))
+            if self.window is not None:
+                self.window.statusBar().showMessage(
+                    self.tr("The declined autosave could not be removed and will be offered again: {0}").format(exc)
+                )
 
     def _autosave_failed(self, message: str) -> None:
         """Shown until recording works again (or another message takes the status bar)."""

@@ -52,10 +52,10 @@ class LessonStart:
             self.window.statusBar().showMessage(self.tr("The autosaved lesson could not be read: {0}").format(exc))
             return False
         if lesson is None:  # a Stepformer that ended with nothing unsaved, or before its first autosave
-            self._report_autosave(folder.close)
+            self._remove_declined(folder)
             return False
         if not self.prompts.restore(self.window, lesson):
-            self._report_autosave(folder.close)
+            self._remove_declined(folder)
             return False
         path = folder.lesson_path()
         self.autosaver.adopt(folder)
