@@ -100,12 +100,22 @@ def with_tokens(config: ModelConfig, stages: list[Stage]) -> list[Stage]:
 
 # ---- boxes ---------------------------------------------------------------------------------------------
 def _notes(cfg: ModelConfig, place: Place) -> tuple[str, ...]:
+    """What sets a box apart: the embedding's positions, a causal mask, RoPE, today's attention (grouped-query
+    "gqa", "qk_norm", a "sliding_window"), the activation, RMSNorm."""
     if place.part == "embedding":
         return (cfg.positional,) + (("type",) if cfg.type_vocab else ())
-    if place.part == "self_attn":
-        return (("causal",) if place.stack == "dec" else ()) + (("rope",) if cfg.positional == "rope" else ())
+    if place.part in ("self_attn", "cross_attn"):
+        self_attn = place.part == "self_attn"
+        notes = (("causal",) if self_attn and place.stack == "dec" else ()) + (
+            ("rope",) if self_attn and cfg.positional == "rope" else ()
+        )
+        notes += ("gqa",) if cfg.kv_heads < cfg.n_heads else ()
+        notes += ("qk_norm",) if cfg.qk_norm else ()
+        return notes + (("sliding_window",) if "causal" in notes and cfg.sliding_window is not None else ())
     if place.part == "ffn":
         return (cfg.activation,)
+    if place.part in NORMS and cfg.norm_type == "rmsnorm":
+        return ("rmsnorm",)
     return ()
 
 

@@ -320,3 +320,59 @@ def test_bad_fields_are_refused_in_one_line(changes, words):
     with pytest.raises(EngineError) as err:
         ModelConfig(**LLAMA | changes)
     assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_generation_with_the_cache_equals_generation_without_and_counts_its_products():
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from engine.generate import generate
+    from engine.kv_cache import matmul_macs
+
+    trace = traced("qwen3", dtype=torch.float32)
+    cached = generate(trace.model, TEXT, steps=3)
+    full = generate(trace.model, TEXT, steps=3, use_cache=False)
+    assert [s.token for s in cached.steps] == [s.token for s in full.steps]
+    with FlopCounterMode(display=False) as counter:
+        again = trace.model.trace(TEXT)
+    n, vocab = len(again.tokens["dec"]), len(trace.model.vocabs["dec"])
+    assert counter.get_total_flops() // 2 == matmul_macs(trace.config, 0, 0, n, vocab, encoder=True)
+
+
+def test_the_map_notes_today_s_parts():
+    from engine.architecture import architecture
+
+    trace = traced("qwen3")
+    arch = architecture(trace.config, trace.stages)
+    attention = next(b for b in arch.boxes if b.place.part == "self_attn")
+    assert {"causal", "rope", "gqa", "qk_norm"} <= set(attention.notes)
+    assert "rmsnorm" in next(b for b in arch.boxes if b.place.part == "final_norm").notes
+    assert "swiglu" in next(b for b in arch.boxes if b.place.part == "ffn").notes
+    assert (
+        "sliding_window" in next(b for b in architecture(*_arch("mistral")).boxes if b.place.part == "self_attn").notes
+    )
+    llama = next(b for b in architecture(*_arch("llama")).boxes if b.place.part == "self_attn")
+    assert not {"gqa", "qk_norm", "sliding_window"} & set(llama.notes)
+
+
+def _arch(family: str):
+    trace = traced(family)
+    return trace.config, trace.stages
+
+
+def test_what_if_switches_work_on_today_s_stages():
+    cfg = ModelConfig(**MISTRAL | dict(switches=("no_pe", "no_mask")))
+    trace = Model.create(cfg).trace(TEXT)
+    assert torch.equal(trace["dec.0.self_attn.q_rot"], trace["dec.0.self_attn.q"])
+    assert torch.isfinite(trace["dec.0.self_attn.masked"]).all()  # neither the causal mask nor the window
+
+
+def test_a_lesson_file_keeps_a_modern_model(tmp_path):
+    from engine.formats.lesson import Lesson, open_lesson, save_lesson
+
+    trace = traced("qwen2", dtype=torch.float32)
+    path = tmp_path / "qwen2.stepformer"
+    save_lesson(Lesson.from_model(trace.model, TEXT), path)
+    opened = open_lesson(path)
+    assert opened.config == trace.config
+    again = opened.trace()
+    assert torch.equal(again["logits"], trace["logits"])

@@ -4,6 +4,38 @@
 <context>
     <name></name>
     <message>
+        <source>Final RMSNorm</source>
+        <translation>最终 RMSNorm</translation>
+    </message>
+    <message>
+        <source>Embedding RMSNorm</source>
+        <translation>嵌入 RMSNorm</translation>
+    </message>
+    <message>
+        <source>Add &amp; RMSNorm {0}</source>
+        <translation>残差与 RMSNorm {0}</translation>
+    </message>
+    <message>
+        <source>RMSNorm {0}</source>
+        <translation>RMSNorm {0}</translation>
+    </message>
+    <message>
+        <source>−∞ also {0} or more keys back (sliding window)</source>
+        <translation>往前 {0} 个及更远的键也为 −∞（滑动窗口）</translation>
+    </message>
+    <message>
+        <source>pair {0} of row p turned by p / {1}^(2i/r), r = {2}</source>
+        <translation>第 p 行的维度对 {0} 旋转 p / {1}^(2i/r)，r = {2}</translation>
+    </message>
+    <message>
+        <source>query heads {0}–{1} share K/V head {2}</source>
+        <translation>查询头 {0}–{1} 共用 K/V 头 {2}</translation>
+    </message>
+    <message>
+        <source>one mean square per row</source>
+        <translation>每行一个均方</translation>
+    </message>
+    <message>
         <source>Export</source>
         <translation>导出</translation>
     </message>

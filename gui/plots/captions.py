@@ -99,6 +99,12 @@ CAPTIONS: dict[str, tuple[str, str]] = {
         "在本机上实测（{threads} 个线程）：一次注意力的耗时（毫秒）；虚线：∝ n²（公式 2·n²·d）",
     ),
     "milliseconds": ("ms", "毫秒"),
+    "kv_growth_heads": (
+        "KV cache: {per_token} bytes per token (2 × {layers} layers × {k} KV heads × d_k {d_k} × 4 B; {h} query "
+        "heads share them: {saving} saved), growing by one row per token",
+        "KV 缓存：每个词元 {per_token} 字节（2 × {layers} 层 × {k} 个 KV 头 × d_k {d_k} × 4 字节；{h} 个查询头"
+        "共用它们：节省 {saving}），每个词元增加一行",
+    ),
     "kv_growth": (
         "KV cache: {per_token} bytes per token (2 × {layers} layers × d_model {d} × 4 B), growing by one row per token",
         "KV 缓存：每个词元 {per_token} 字节（2 × {layers} 层 × 模型维度 {d} × 4 字节），每个词元增加一行",
@@ -232,8 +238,8 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "without_cache": ("without (recompute all)", "无缓存（全部重算）"),
     # RoPE and SwiGLU
     "rope_angles": (
-        "RoPE angle θ (radians) of each pair, per position: θ = p / 10000^(2i/d_k)",
-        "RoPE：各位置上每对维度的旋转角 θ（弧度）：θ = p / 10000^(2i/d_k)",
+        "RoPE angle θ (radians) of each pair, per position: θ = p / {theta}^(2i/{r})",
+        "RoPE：各位置上每对维度的旋转角 θ（弧度）：θ = p / {theta}^(2i/{r})",
     ),
     "pair": ("pair {i} (dims {a}, {b})", "第 {i} 对（维度 {a}, {b}）"),
     "rope_turn": (
@@ -276,6 +282,12 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "pos.rope": ("RoPE", "RoPE"),
     "pos.none": ("no PE", "无位置编码"),
     "rope_tag": ("RoPE on Q, K", "Q、K 用 RoPE"),
+    "kv_heads": ("{k} KV heads", "{k} 个 KV 头"),
+    "qk_norm": ("QK-norm", "QK 归一化"),
+    "sliding_window": ("window {w}", "窗口 {w}"),
+    "rms_norm": ("RMSNorm", "RMSNorm"),
+    "rms_final_norm": ("Final RMSNorm", "最终 RMSNorm"),
+    "rms_embed_norm": ("RMSNorm", "RMSNorm"),
     "type": ("+ token types", "+ 词元类型"),
     "relu": ("ReLU", "ReLU"),
     "gelu": ("GELU", "GELU"),

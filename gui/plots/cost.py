@@ -320,13 +320,21 @@ class KVPanel:
             return
         tokens = np.arange(1, kv["tokens"] + 1, dtype=float)
         self.curve.setData(tokens, tokens * kv["per_token_bytes"])
-        set_caption(
-            self.plot,
-            caption(
-                "kv_growth", opts.lang, per_token=kv["per_token_bytes"], layers=kv["layers"], d=trace.config.d_model
-            ),
-            opts,
-        )
+        cfg = trace.config
+        if cfg.kv_heads * cfg.d_k == cfg.d_model and cfg.kv_heads == cfg.n_heads:
+            text = caption("kv_growth", opts.lang, per_token=kv["per_token_bytes"], layers=kv["layers"], d=cfg.d_model)
+        else:  # grouped-query attention (or head_dim): K and V of n_kv_heads heads, d_k each
+            text = caption(
+                "kv_growth_heads",
+                opts.lang,
+                per_token=kv["per_token_bytes"],
+                layers=kv["layers"],
+                k=kv["kv_heads"],
+                d_k=cfg.d_k,
+                h=kv["n_heads"],
+                saving=f"{kv['saving']:.0%}",
+            )
+        set_caption(self.plot, text, opts)
 
 
 class CostFigure:

@@ -88,8 +88,11 @@ def figure_title(trace, stage: str, opts: PlotOptions, heading: str | None = Non
 def model_line(cfg, lang: str) -> str:
     """ "encoder · d_model 4 · 2 heads · post-LN · ReLU", and the parts switched off, in `lang`."""
     heads = caption("one_head" if cfg.n_heads == 1 else "n_heads", lang, n=cfg.n_heads)
+    if cfg.kv_heads < cfg.n_heads:  # grouped-query attention
+        heads += " · " + caption("kv_heads", lang, k=cfg.kv_heads)
     activation = "SwiGLU" if cfg.activation == "swiglu" else ACTIVATION_NAMES[cfg.activation]
     width, norm = caption("width", lang, d=cfg.d_model), caption(cfg.norm, lang)
+    norm += " · RMSNorm" if cfg.norm_type == "rmsnorm" else ""
     line = f"{caption(cfg.architecture, lang)} · {width} · {heads} · {norm} · {activation}"
     if cfg.switches:
         line += " · " + caption("what_if", lang, switches=switch_names(cfg.switches, lang))

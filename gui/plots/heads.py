@@ -100,7 +100,7 @@ class HeadTilesPanel:
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, top: int):
         self.name = name
         self.probability = colour_kind(stage_op(trace, name)) == PROBABILITY
-        n = trace.config.n_heads
+        n = trace[name].shape[0]  # n_heads, or K and V's n_kv_heads
         self.tiles = _tile_grid(layout, trace, opts, not self.probability, top, n)
         self.bar = color_bar(opts, colormap(opts, not self.probability), [t.heatmap.image for t in self.tiles])
         layout.addItem(self.bar, row=top, col=min(n, MAX_COLUMNS), rowspan=-(-n // MAX_COLUMNS))
@@ -136,10 +136,12 @@ def head_ink(head: int) -> QColor:
 class BandedPanel:
     """A d_model-wide matrix [n, d] with a coloured band over each head's columns."""
 
-    def __init__(self, layout: pg.GraphicsLayout, trace, opts: PlotOptions, row: int, colspan: int):
+    def __init__(
+        self, layout: pg.GraphicsLayout, trace, opts: PlotOptions, row: int, colspan: int, heads: int | None = None
+    ):
         self.heatmap = Heatmap(layout, opts, None, row, 0, colspan=colspan)
         plot = self.heatmap.plot
-        self.bands = [QGraphicsRectItem() for _ in range(trace.config.n_heads)]
+        self.bands = [QGraphicsRectItem() for _ in range(heads or trace.config.n_heads)]  # K, V of GQA: fewer
         self.labels = [pg.TextItem(anchor=(0.5, 0.5)) for _ in self.bands]
         self.frames = [_frame(plot, 5 if opts.slide else 3) for _ in self.bands]
         for band, label in zip(self.bands, self.labels):
@@ -167,8 +169,8 @@ class SplitPanel:
 
     def __init__(self, layout: pg.GraphicsLayout, trace, name: str, opts: PlotOptions, top: int):
         self.name = name
-        h = trace.config.n_heads
-        self.merged = BandedPanel(layout, trace, opts, top, min(h, MAX_COLUMNS))
+        h = trace[name].shape[0]  # n_heads, or K and V's n_kv_heads
+        self.merged = BandedPanel(layout, trace, opts, top, min(h, MAX_COLUMNS), heads=h)
         self.tiles = HeadTilesPanel(layout, trace, name, opts, top + 1)
 
     def head_plots(self) -> list[pg.PlotItem]:
@@ -181,7 +183,13 @@ class SplitPanel:
         letter = stage_operation(trace, self.name if is_projection else trace.stage(self.name).inputs[0]).letter
         rows = axis_labels(trace, trace.stage(self.name).rows, value.shape[1])
         title = caption(
-            "split", opts.lang, letter=letter, n=value.shape[1], d=cfg.d_model, d_k=cfg.d_k, last=cfg.d_k - 1
+            "split",
+            opts.lang,
+            letter=letter,
+            n=value.shape[1],
+            d=value.shape[0] * cfg.d_k,
+            d_k=cfg.d_k,
+            last=cfg.d_k - 1,
         )
         self.merged.set(trace, merge_heads(value).numpy().astype(np.float64), rows, opts, title)
         self.tiles.update(trace, opts)

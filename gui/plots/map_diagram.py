@@ -48,6 +48,8 @@ def box_title(box: Box, lang: str) -> str:
     part = box.place.part
     if part == "self_attn" and "causal" in box.notes:
         return plain("unmasked_self_attn" if "no_mask" in box.off else "masked_self_attn", lang)
+    if "rmsnorm" in box.notes:  # RMSNorm in place of LayerNorm
+        return plain(f"rms_{part}", lang)
     return plain(part, lang)
 
 
@@ -56,9 +58,16 @@ def box_notes(arch: Architecture, box: Box, lang: str) -> list[tuple[str, bool]]
     cfg, part, notes = arch.config, box.place.part, []
     if part in ("self_attn", "cross_attn"):
         heads = plain("heads", lang, h=cfg.n_heads) if cfg.n_heads > 1 else plain("one_head", lang)
+        if "gqa" in box.notes:
+            heads += " · " + plain("kv_heads", lang, k=cfg.kv_heads)
         notes.append((heads + (" · " + plain("rope_tag", lang) if "rope" in box.notes else ""), False))
+        extras = [
+            plain(note, lang, w=cfg.sliding_window) for note in ("qk_norm", "sliding_window") if note in box.notes
+        ]
+        notes += [(" · ".join(extras), False)] if extras else []
     elif part in ("ffn", "embedding"):
         notes += [(plain(note, lang), False) for note in box.notes]
+
     return notes + [(switch_note(switch, lang), True) for switch in box.off]
 
 

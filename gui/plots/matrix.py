@@ -23,7 +23,7 @@ def stage_caption(trace, name: str, opts: PlotOptions) -> str:
         return "∂L/∂ " + stage_caption(trace, forward_of(name), opts)
     text = matrix_caption(stage_op(trace, name), opts.lang) or name
     if is_per_head(trace, name):
-        text += " · " + caption("head", opts.lang, head=head_of(trace, opts))
+        text += " · " + caption("head", opts.lang, head=head_in(trace, trace[name].shape[0], head_of(trace, opts)))
     return text
 
 
@@ -34,6 +34,12 @@ def is_per_head(trace, name: str) -> bool:
 
 def head_of(trace, opts: PlotOptions) -> int:
     return max(0, min(opts.head, trace.config.n_heads - 1))
+
+
+def head_in(trace, heads: int, head: int) -> int:
+    """Which of a tensor's `heads` heads query head `head` reads: itself, or with grouped-query attention (K and V
+    of n_kv_heads heads) the K/V head it shares."""
+    return head if heads == trace.config.n_heads else trace.config.kv_head_of(head)
 
 
 def row_of(n: int, opts: PlotOptions) -> int:
@@ -48,7 +54,7 @@ def stage_matrix(trace, name: str, opts: PlotOptions) -> tuple[np.ndarray, list[
         stack = place_of(trace, name).stack
         return value.numpy()[:, None].astype(np.float64), list(trace.tokens[stack]), [caption("id", opts.lang)]
     if value.dim() == 3:
-        value = value[head_of(trace, opts)]
+        value = value[head_in(trace, value.shape[0], head_of(trace, opts))]
     m = value.detach().numpy().astype(np.float64)
     rows = row_labels(trace, name, axis_labels(trace, st.rows, m.shape[0]))
     entry = stage_operation(trace, name)

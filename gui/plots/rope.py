@@ -12,7 +12,7 @@ from gui.text.operations import operation
 
 from .captions import caption
 from .heatmap import Heatmap, axis_labels
-from .matrix import head_of
+from .matrix import head_in, head_of
 from .style import PlotOptions, color, font, foreground, new_plot, set_caption, with_overflow_note
 
 
@@ -33,9 +33,12 @@ class RopePanel:
 
     def update(self, trace, opts: PlotOptions) -> None:
         before_name = trace.stage(self.name).inputs[0]
-        h = head_of(trace, opts)
+        h = head_in(trace, trace[self.name].shape[0], head_of(trace, opts))  # K of grouped-query attention: its head
         before, after = trace[before_name][h], trace[self.name][h]  # [n, d_k]
-        n, d_k = after.shape
+        n = after.shape[0]
+        cfg = trace.config
+        pair_dims = ops.rope_pair_dims(cfg.rotated, cfg.rope_pairs)  # (2i, 2i+1) or (i, i + r/2)
+        first = list(pair_dims[0])
         tokens = axis_labels(trace, trace.stage(self.name).rows, n)
         for item in self.items:
             self.plot.removeItem(item)
@@ -43,7 +46,7 @@ class RopePanel:
         size, width = (14, 3) if opts.slide else (10, 2)
         for p in range(n):
             c = color(p)
-            (x0, y0), (x1, y1) = before[p, :2].tolist(), after[p, :2].tolist()
+            (x0, y0), (x1, y1) = before[p, first].tolist(), after[p, first].tolist()
             line = self.plot.plot([0, x1], [0, y1], pen=pg.mkPen(c, width=width))
             was = self.plot.plot([0, x0], [0, y0], pen=pg.mkPen(c, width=1, style=Qt.PenStyle.DashLine))
             start = self.plot.plot(
@@ -55,13 +58,25 @@ class RopePanel:
             label.setPos(x1, y1)
             self.plot.addItem(label)
             self.items += [line, was, start, end, label]
-        points = np.abs(np.concatenate([before[:, :2].numpy(), after[:, :2].numpy()]))  # [2n, 2]
+        points = np.abs(np.concatenate([before[:, first].numpy(), after[:, first].numpy()]))  # [2n, 2]
         reach = max(float(points[np.isfinite(points)].max(initial=0.0)), 1e-6) * 1.3  # (∞, NaN cannot set a range)
         self.plot.setRange(xRange=(-reach, reach), yRange=(-reach, reach), padding=0)
         letter = operation(trace.stage(self.name).op).letter.removesuffix("_rot")  # Q or K
         turn = caption("rope_turn", opts.lang, letter=letter, head=caption("head", opts.lang, head=h))
         set_caption(self.plot, with_overflow_note(turn, points, opts), opts)
-        angles = ops.rope_angles(n, d_k).numpy()  # [n, d_k/2]
-        pairs = [caption("pair", opts.lang, i=i, a=2 * i, b=2 * i + 1) for i in range(angles.shape[1])]
+        angles = ops.rope_angles(n, cfg.rotated, theta=cfg.rope_theta).numpy()  # [n, r/2]
+        pairs = [caption("pair", opts.lang, i=i, a=a, b=b) for i, (a, b) in enumerate(pair_dims)]
         top = float(np.max(angles)) or 1.0
-        self.angles.set(angles, tokens, pairs, opts, caption("rope_angles", opts.lang), levels=(0.0, top))
+        self.angles.set(
+            angles,
+            tokens,
+            pairs,
+            opts,
+            caption(
+                "rope_angles",
+                opts.lang,
+                theta=f"{cfg.rope_theta:g}",
+                r="d_k" if cfg.rotary_dim is None else cfg.rotated,
+            ),
+            levels=(0.0, top),
+        )

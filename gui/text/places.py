@@ -14,7 +14,7 @@ def tr(text: str) -> str:
     return QCoreApplication.translate("StageList", text)  # the stage list's context, where they were first
 
 
-def _sublayer(place, pre_ln: bool) -> str:
+def _sublayer(place, pre_ln: bool, rms: bool) -> str:
     if place.part == "self_attn":
         return tr("Masked self-attention") if place.stack == "dec" else tr("Self-attention")
     if place.part == "cross_attn":
@@ -22,9 +22,11 @@ def _sublayer(place, pre_ln: bool) -> str:
     if place.part == "ffn":
         return tr("Feed-forward")
     k = place.sublayer
+    if pre_ln and place.part == "norm":
+        return (tr("RMSNorm {0}") if rms else tr("LayerNorm {0}")).format(k)
     if pre_ln:
-        return tr("LayerNorm {0}").format(k) if place.part == "norm" else tr("Residual add {0}").format(k)
-    return tr("Add & Norm {0}").format(k)
+        return tr("Residual add {0}").format(k)
+    return (tr("Add & RMSNorm {0}") if rms else tr("Add & Norm {0}")).format(k)
 
 
 def group_path(trace, name: str) -> list[str]:
@@ -38,11 +40,12 @@ def group_path(trace, name: str) -> list[str]:
     stack = tr("Encoder") if place.stack == "enc" else tr("Decoder")
     if place.part == "embedding":
         return [stack, tr("Embedding + position")]
+    rms = trace.config.norm_type == "rmsnorm"
     if place.part == "embed_norm":
-        return [stack, tr("Embedding LayerNorm")]
+        return [stack, tr("Embedding RMSNorm") if rms else tr("Embedding LayerNorm")]
     if place.part == "final_norm":
-        return [stack, tr("Final LayerNorm")]
-    return [stack, tr("Block {0}").format(place.block), _sublayer(place, trace.config.norm == "pre")]
+        return [stack, tr("Final RMSNorm") if rms else tr("Final LayerNorm")]
+    return [stack, tr("Block {0}").format(place.block), _sublayer(place, trace.config.norm == "pre", rms)]
 
 
 def place(trace, name: str) -> str:

@@ -12,6 +12,7 @@ import torch
 from PySide6.QtCore import QCoreApplication
 
 from engine.training.backward import LABELS, forward_of
+from gui.plots.matrix import head_in
 from gui.plots.predicts import row_labels
 from gui.text.formulas import letter
 from gui.text.operations import HEAD_PRODUCT, operation, stage_operation, token_stack
@@ -67,9 +68,10 @@ def slice_for(trace, name: str, stage_name: str, head: int) -> TensorSlice:
     """How a tensor used by a stage is shown: one head of a per-head tensor, a head's columns of W_Q …"""
     dim = trace[name].dim()
     if dim == 3:
-        return TensorSlice(name, 3, head=head)
+        return TensorSlice(name, 3, head=head_in(trace, trace[name].shape[0], head))
     if stage_operation(trace, stage_name).inputs == HEAD_PRODUCT and name in trace.params:
         d_k = trace.config.d_k
+        head = head_in(trace, trace[stage_name].shape[0], head)  # W_K, W_V of grouped-query attention
         return TensorSlice(name, dim, col_start=head * d_k, col_stop=(head + 1) * d_k)
     return TensorSlice(name, dim)
 
