@@ -5,7 +5,8 @@ and its sentences. Nothing heavy is imported here, so the window reads its optio
 Options that choose the model (one of them; none: the lesson two-heads):
     --lesson NAME|FILE        a shipped lesson or a .stepformer file
     --config C.json           a model config, with --weights W.safetensors (default: seeded random weights)
-    --model NAME|FOLDER       toy, lm, minilm, classroom, large, or a checkpoint folder (BERT, GPT-2, trained)
+    --model NAME|FOLDER       toy, lm, minilm, classroom, large, or a checkpoint folder (BERT, GPT-2,
+                              Llama, Qwen2, Qwen3, Mistral, trained)
 and its sentences (default: the model's own):
     --text "…"  --target "…"  (a translator translates a new --text itself when --target is not given)
 """
@@ -23,7 +24,8 @@ from .errors import EngineError
 INTERRUPTED = 130  # the exit status of a verb stopped by Ctrl+C, as shells report it (128 + SIGINT)
 MODEL_HELP = (
     "toy (English→Chinese translator), lm (Chinese language model), minilm (all-MiniLM-L6-v2), "
-    "classroom or large (random weights), or a checkpoint folder (BERT, GPT-2, or one `train` wrote)"
+    "classroom or large (random weights), or a checkpoint folder (BERT, GPT-2, Llama, Qwen2, Qwen3, Mistral, "
+    "or one `train` wrote)"
 )
 
 

@@ -257,39 +257,53 @@ def decoder_config(hf: dict) -> ModelConfig:
 # ---- the weights ---------------------------------------------------------------------------------------------
 class Weights:
     """The folder's safetensors weights (model.safetensors, or the shards its index names), read one tensor at a
-    time into float32 so that no second copy of the whole model is ever held."""
+    time into float32: a file is mapped only while one tensor is read from it, so neither a second copy of the
+    model nor the mapped file stays in memory."""
 
     def __init__(self, folder: Path):
         self.files = _weight_files(folder)  # tensor name → file
-        self.handles: dict[Path, safe_open] = {}
-
-    def _handle(self, path: Path):
-        if path not in self.handles:
-            try:
-                self.handles[path] = safe_open(str(path), framework="pt")
-            except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
-                raise EngineError(f"checkpoint: {path.name} is not a readable safetensors file ({exc})") from None
-        return self.handles[path]
 
     def names(self) -> set[str]:
         return set(self.files)
 
-    def get(self, name: str, shape: tuple[int, ...]) -> torch.Tensor:
-        """A weight as float32, which must have `shape` (checked before it is read)."""
+    def _open(self, name: str):
         if name not in self.files:
             raise EngineError(f"checkpoint: the weights lack {name}")
-        handle = self._handle(self.files[name])
         try:
-            got = tuple(handle.get_slice(name).get_shape())
+            return safe_open(str(self.files[name]), framework="pt")
+        except (SafetensorError, OSError, ValueError, RuntimeError) as exc:
+            raise EngineError(
+                f"checkpoint: {self.files[name].name} is not a readable safetensors file ({exc})"
+            ) from None
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        """A tensor's shape from the file's header, without reading it."""
+        with self._open(name) as f:
+            return tuple(f.get_slice(name).get_shape())
+
+    def get(self, name: str, shape: tuple[int, ...], transpose: bool = False) -> torch.Tensor:
+        """A weight of `shape` (checked before it is read) as float32, transposed [out, in] → [in, out] on the way
+        (one copy); NaN or infinity is refused."""
+        with self._open(name) as f:
+            got = tuple(f.get_slice(name).get_shape())
             if got != shape:
                 raise EngineError(f"checkpoint: {name} has shape {list(got)}; config.json implies {list(shape)}")
-            return handle.get_tensor(name).to(torch.float32)
-        except (SafetensorError, ValueError, RuntimeError, TypeError) as exc:
-            raise EngineError(f"checkpoint: {name} cannot be read ({exc})") from None
+            try:
+                raw = f.get_tensor(name)
+            except (SafetensorError, ValueError, RuntimeError, TypeError) as exc:
+                raise EngineError(f"checkpoint: {name} cannot be read ({exc})") from None
+        if raw.dtype == torch.float32 and not transpose:
+            out = raw
+        else:
+            out = torch.empty(shape[::-1] if transpose else shape, dtype=torch.float32)
+            out.copy_(raw.T if transpose else raw)
+        if not torch.isfinite(out.sum()) and not torch.isfinite(out).all():  # a sum can overflow: then look closer
+            raise EngineError(f"checkpoint: {name} contains NaN or infinity")
+        return out
 
     def linear(self, name: str, n_in: int, n_out: int) -> torch.Tensor:
         """An nn.Linear weight [out, in] in the engine's row-vector layout [in, out]."""
-        return self.get(name, (n_out, n_in)).T.contiguous()
+        return self.get(name, (n_out, n_in), transpose=True)
 
 
 def _weight_files(folder: Path) -> dict[str, Path]:
@@ -376,7 +390,7 @@ def embedding_rows(weights: Weights) -> int:
     """The rows of the token embeddings as stored (the vocabulary the model has), read from the header alone."""
     for name in ("model.embed_tokens.weight", "embed_tokens.weight"):
         if name in weights.files:
-            shape = weights._handle(weights.files[name]).get_slice(name).get_shape()
+            shape = weights.shape(name)
             if len(shape) != 2:
                 raise EngineError(f"checkpoint: {name} has shape {list(shape)}; expected [vocab_size, hidden_size]")
             return int(shape[0])
@@ -434,7 +448,4 @@ def open_decoder(folder: Path, hf: dict) -> Model:
     missing = sorted(set(shapes) - set(params))
     if missing:  # a field of the engine this module does not fill yet: never a model with a hole in it
         raise EngineError(f"checkpoint: Stepformer cannot fill {missing[0]} from a {FAMILIES[hf['model_type']]} folder")
-    for name, value in params.items():
-        if not torch.isfinite(value).all():
-            raise EngineError(f"checkpoint: {name} contains NaN or infinity")
     return Model(cfg, {name: params[name] for name in shapes}, vocabs, tokenizer)
