@@ -45,6 +45,10 @@ def test_wrapping_keeps_words_and_equations_whole_and_obeys_line_breaks():
     assert wrap_caption("You are here: Queries Q · head 0", 20) == "You are here:<br>Queries Q · head 0"
     assert wrap_caption("Row of &lt;start&gt; → 我: sum = 1.00", 30) == "Row of &lt;start&gt; → 我:<br>sum = 1.00"
     assert wrap_caption("a_very_long_unbreakable_stage_name", 8) == "a_very_long_unbreakable_stage_name"
+    # "= value" stays with the character before it, not with the whole Chinese phrase: the map dock's title was
+    # one 37-column line at 18 columns, and the map was drawn at 8 px to fit it
+    lines = wrap_caption("你在这里：掩码后的分数（−∞ = 不可见）· 头 0", 18).split("<br>")
+    assert all(_columns(line) <= 18 for line in lines) and "（−∞ = 不可见）" in "".join(lines), lines
     assert wrap_caption("中文字", 4) == "中文<br>字"  # a Chinese character is two columns wide
     assert "<br>&lt;start&gt; → 我:<br>" in wrap_caption("Row of &lt;start&gt; → 我: sum = 1.00", 12)  # one label
     lines = wrap_caption("层归一化前（○）后（●）的各词元", 6).split("<br>")

@@ -9,6 +9,7 @@ from functools import lru_cache
 _CJK = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"
 # Words, with "= value" or "→ word" after them kept on their line ("σ² = 1.2", "<start> → 我"), or spaces.
 _WORDS = re.compile(r"[^ ]+(?: [=→] [^ ]+)*| +")
+_JOINED = re.compile(r"([^ ]+)((?: [=→] [^ ]+)*)")  # a word: what comes before its "= value", and that
 _CLOSING = "）》」』，。、：；！？”’:;,.!?)"  # never the first character of a line
 _OPENING = "（《「『“‘"  # never the last
 # A line may break between Chinese characters (an opening mark stays with the character after it, a closing mark
@@ -25,11 +26,17 @@ def _columns(piece: str) -> int:
 
 
 def _pieces(text: str) -> list[str]:
-    """What a line may break between: words and spaces, and the characters of Chinese words."""
+    """What a line may break between: words and spaces, and the characters of Chinese words. A "= value" or
+    "→ word" stays with the character or word just before it, not with the whole Chinese phrase ("你在这里：掩码后的
+    分数（−∞ = 不可见）" was one piece, too wide for the map dock, which then drew it at 8 px)."""
     pieces = []
     for word in _WORDS.findall(text):
-        joined = " = " in word or " → " in word
-        pieces += [word] if joined or word.isspace() else _CHARACTERS.findall(word)
+        if word.isspace():
+            pieces.append(word)
+            continue
+        head, joined = _JOINED.match(word).groups()
+        characters = _CHARACTERS.findall(head)
+        pieces += characters[:-1] + [characters[-1] + joined] if joined else characters
     return pieces
 
 
