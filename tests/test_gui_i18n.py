@@ -112,6 +112,20 @@ NOTATION = {
     "Language",
     "log",
     "diag",
+    # 2017 → today: the people and models that brought each change (gui/text/modernise.py)
+    "Vaswani",
+    "Zhang",
+    "Sennrich",
+    "Shazeer",
+    "Ainslie",
+    "PaLM",
+    "RoFormer",
+    "Llama",
+    "Qwen",
+    "Mistral",
+    "RMSNorm",
+    "SiLU",
+    "QK",
 }
 
 

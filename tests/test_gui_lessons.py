@@ -313,7 +313,7 @@ def test_recent_files_and_start_page(qtbot, start_window, tmp_path):
 
     page = controller.show_start_page()
     infos = shipped_lessons()
-    assert page.list.count() == len(infos) == 16
+    assert page.list.count() == len(infos) == 17
     assert page.list.item(2).text().endswith(infos[2].title["zh"])  # the window's language
     page.list.setCurrentRow(2)
     assert page.description.text() == infos[2].description["zh"]

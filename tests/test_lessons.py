@@ -30,6 +30,7 @@ NAMES = [
     "lab-no-layernorm",
     "lab-scale-saturation",
     "lab-teacher-forcing",
+    "2017-to-today",
 ]
 
 

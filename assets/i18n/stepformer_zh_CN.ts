@@ -363,6 +363,14 @@
         <source>Temperature T = {0:g}</source>
         <translation>温度 T = {0:g}</translation>
     </message>
+    <message>
+        <source>2017 → today: back to the 2017 block</source>
+        <translation>2017 → 今天：回到 2017 年的模块</translation>
+    </message>
+    <message>
+        <source>2017 → today: {0} of {1}, {2}</source>
+        <translation>2017 → 今天：第 {0} 步（共 {1} 步），{2}</translation>
+    </message>
 </context>
 <context>
     <name>AppState</name>
@@ -912,6 +920,45 @@
     <message>
         <source>Cannot open the model</source>
         <translation>无法打开模型</translation>
+    </message>
+</context>
+<context>
+    <name>ModerniseView</name>
+    <message>
+        <source>2017 → today</source>
+        <translation>2017 → 今天</translation>
+    </message>
+    <message>
+        <source>◀ Back</source>
+        <translation>◀ 上一步</translation>
+    </message>
+    <message>
+        <source>Next change ▶</source>
+        <translation>下一个改变 ▶</translation>
+    </message>
+    <message>
+        <source>Undo the last change of the block (Ctrl+Z undoes it too)</source>
+        <translation>撤销模块的上一个改变（Ctrl+Z 也可以撤销）</translation>
+    </message>
+    <message>
+        <source>Make the next change; the weights stay</source>
+        <translation>做下一个改变；权重保持不变</translation>
+    </message>
+    <message>
+        <source>This model mixes old and new parts</source>
+        <translation>这个模型混合了新旧部件</translation>
+    </message>
+    <message>
+        <source>Choose a step in the list to rebuild it as that step: the weights it shares stay.</source>
+        <translation>在列表中选一步，把模型重建成那一步的样子：共有的权重保持不变。</translation>
+    </message>
+    <message>
+        <source>KV cache: {0} bytes per generated token (2 (K and V) × n_layers {1} × {2} K/V heads × d_k {3} × 4 B), {4} bytes for the {5} tokens of this sentence</source>
+        <translation>KV 缓存：每生成一个词元 {0} 字节（2（K 和 V）× n_layers {1} × {2} 个 K/V 头 × d_k {3} × 4 字节），这个句子的 {5} 个词元共 {4} 字节</translation>
+    </message>
+    <message>
+        <source>Multi-head → grouped-query: {0} → {1} bytes per token</source>
+        <translation>多头 → 分组查询：每个词元 {0} → {1} 字节</translation>
     </message>
 </context>
 <context>

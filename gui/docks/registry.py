@@ -23,6 +23,8 @@ from gui.docks.cost import CostView
 from gui.docks.generation import GenerationPanel
 from gui.docks.heads import HeadGridView
 from gui.docks.kv_cache import KVCacheView
+from gui.docks.modernise import ModerniseView
+from gui.docks.modernise import title as modernise_title
 from gui.docks.placement import DockPlacement
 from gui.docks.training_lab import TrainingLab
 from gui.docks.whatif import WhatIfView
@@ -145,6 +147,12 @@ _SPECS: list[DockSpec] = [
         scrolls=False,
         areas=Qt.AllDockWidgetAreas,
         setup=lambda window, dock: training_step.show_on_step(window, dock.widget),
+    ),
+    DockSpec(
+        "modernise",
+        modernise_title,
+        ModerniseView,
+        lesson_openable=True,
     ),
 ]
 

@@ -17,7 +17,7 @@ from engine import EngineError, Model, ModelConfig, Trace, check_value
 from engine.formats.lesson import Lesson
 from engine.training.backward import forward_of, is_backward
 from engine.training.shown_trace import ShownTrace
-from gui.state import commands
+from gui.state import commands, modernise
 from gui.state.commands import EditCellCommand
 from gui.state.display import DisplaySettings
 from gui.state.lab_run import LabRun
@@ -381,6 +381,11 @@ class AppState(QObject):
     def set_switch(self, switch: str, on: bool) -> bool:
         """Turn a "what if" switch (e.g. "no_scale") on or off; the weights stay. Refusals change nothing."""
         return commands.set_switch(self, switch, on)
+
+    def set_modern_step(self, step: int) -> bool:
+        """Move the model to step `step` of 2017 → today (engine.modernise: 0 the 2017 block … 6 today's), the
+        weights it shares kept (undoable; gui/state/modernise.py). Refusals change nothing."""
+        return modernise.set_step(self, step)
 
     def append_token(self, token_id: int, choice=None) -> bool:
         """Append a token of the decoder's vocabulary to the decoder's sentence (a generated token; `choice`: how

@@ -1,0 +1,68 @@
+"""2017 → today as an undoable change: the model moved to another step of engine.modernise (its config and the
+weights the step carries over), traced on the same sentences, swapped in by a SwapTraceCommand so that the stages
+whose numbers the change moved are marked as an edit's are (AppState.changed) and undo brings back the very trace
+before it. The lesson's own weights (Reset weights) follow the step too, so a reset never meets weights of another
+shape.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication
+
+from engine import EngineError, Model, Trace
+from engine.modernise import CHANGES, carried_params, model_at, step_of
+from gui.state.commands import SavedTrace, SwapTraceCommand
+from gui.text.modernise import change_name
+
+if TYPE_CHECKING:
+    from gui.state.app_state import AppState
+
+
+def tr(text: str) -> str:
+    return QCoreApplication.translate("Commands", text)
+
+
+class ModerniseCommand(SwapTraceCommand):
+    """The model moved from one step of 2017 → today to another; the lesson's own weights move with it."""
+
+    def __init__(self, state: AppState, text, after: SavedTrace, originals: tuple[dict, dict]):
+        super().__init__(state, text, after)
+        self.originals = originals  # (the lesson's own weights before, after)
+
+    def redo(self) -> None:
+        self.state.original_params = self.originals[1]
+        super().redo()
+
+    def undo(self) -> None:
+        self.state.original_params = self.originals[0]
+        super().undo()
+
+
+def step_text(step: int, lang: str) -> str:
+    """The undo history's name of a step: "2017 → today: 3 of 6, ReLU → SwiGLU"."""
+    if step == 0:
+        return tr("2017 → today: back to the 2017 block")
+    return tr("2017 → today: {0} of {1}, {2}").format(step, len(CHANGES), change_name(CHANGES[step - 1].key, lang))
+
+
+def set_step(state: AppState, step: int) -> bool:
+    """Push a ModerniseCommand that moves the model to `step` (0: the 2017 block … 6: today's), keeping the
+    sentences and the pinned stages that still exist with their shape. A refusal is explained and changes nothing."""
+    if step_of(state.config) == step:
+        return True
+    try:
+        model = model_at(state.model, step)
+        trace = Trace(model, {s: list(t) for s, t in state.trace.tokens.items()}, dict(state.trace.ids))
+        for name, value in state.trace.overrides.items():
+            if name in trace.values and trace.values[name].shape == value.shape:
+                trace.set_override(name, value)
+        before = Model(state.config, state.original_params, state.model.vocabs)
+        originals = (state.original_params, carried_params(before, model.config))
+    except EngineError as exc:
+        state.message.emit(str(exc))
+        return False
+    after = SavedTrace(trace, state.text, state.target, state.current_stage, state.row)
+    state.undo_stack.push(ModerniseCommand(state, lambda: step_text(step, state.display.lang), after, originals))
+    return True
