@@ -34,13 +34,17 @@ def parameter_count(cfg: ModelConfig, vocab_sizes: dict[str, int]) -> int:
 
 
 def _norm_floats(cfg: ModelConfig, n: int) -> int:
-    return 2 * n + 2 * n * cfg.d_model  # mean, var [n, 1]; hat, out [n, d]
+    return 2 * n + 2 * n * cfg.d_model  # mean, var [n, 1] (RMSNorm: ms); hat, out [n, d]
 
 
 def _attention_floats(cfg: ModelConfig, n_q: int, n_k: int) -> int:
     d, h = cfg.d_model, cfg.n_heads
-    rows = 2 * n_q + 3 * n_k if cfg.positional == "rope" else n_q + 2 * n_k  # q, k, v (and q_rot, k_rot)
-    return (rows + 3 * n_q) * d + 4 * h * n_q * n_k  # … z, concat, out; scores, scaled, masked, weights
+    q_width, kv_width = h * cfg.d_k, cfg.kv_heads * cfg.d_k  # grouped-query attention: K and V narrower
+    extra = (cfg.positional == "rope") + cfg.qk_norm  # q_rot, k_rot; q_norm, k_norm
+    q_side = n_q * ((3 + extra) * q_width + d)  # q (q_norm, q_rot), z, concat; out
+    shared = 2 * q_width if cfg.kv_heads < h else 0  # k_shared, v_shared
+    k_side = n_k * ((2 + extra) * kv_width + shared)  # k (k_norm, k_rot), v
+    return q_side + k_side + 4 * h * n_q * n_k  # scores, scaled, masked, weights
 
 
 def _stack_floats(cfg: ModelConfig, stack: str, lengths: dict[str, int]) -> int:
@@ -70,7 +74,9 @@ def trace_macs(cfg: ModelConfig, lengths: dict[str, int], vocab_sizes: dict[str,
         n = lengths[s]
         for sub in block_sublayers(cfg, s):
             n_k = lengths["enc"] if sub == "cross_attn" else n
-            macs += cfg.n_layers * (2 * n * d * d + 2 * n_k * d * d + 2 * n * n_k * d)  # W_Q, W_O; W_K, W_V; q·kᵀ, w·v
+            q_width, kv_width = cfg.n_heads * cfg.d_k, cfg.kv_heads * cfg.d_k
+            # W_Q, W_O; W_K, W_V; q·kᵀ, w·v
+            macs += cfg.n_layers * (2 * n * d * q_width + 2 * n_k * d * kv_width + 2 * n * n_k * q_width)
         macs += cfg.n_layers * (3 if cfg.activation == "swiglu" else 2) * n * d * f
     if cfg.has_output_head:
         macs += lengths["dec"] * d * vocab_sizes["dec"]

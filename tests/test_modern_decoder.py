@@ -376,3 +376,15 @@ def test_a_lesson_file_keeps_a_modern_model(tmp_path):
     assert opened.config == trace.config
     again = opened.trace()
     assert torch.equal(again["logits"], trace["logits"])
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_memory_budget_bounds_the_trace_and_counts_its_products(family):
+    from engine import budget
+
+    trace = traced(family, dtype=torch.float32)
+    cfg, n = trace.config, len(trace.tokens["dec"])
+    vocab = {"dec": len(trace.model.vocabs["dec"])}
+    kept = sum(trace[name].numel() for name in trace.stage_names)
+    assert kept <= budget.trace_floats(cfg, {"dec": n}, vocab) <= 1.1 * kept
+    assert budget.trace_macs(cfg, {"dec": n}, vocab) == cost.totals(cost.stage_costs(trace))["macs"]
