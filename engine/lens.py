@@ -14,9 +14,13 @@ output into `probs` (their own functions and parameters), with that stream in pl
   normalised; they are decoded as they are, the way the model would decode a stream at that point.)
 
 So the last layer of the lens is the model's own `probs`, exactly. The first row ("after" the embeddings) is what
-the model would predict from each token's own embedding alone.
+the model would predict from each token's own embedding alone. A stage of the output head pinned to edited values
+(an edited logits cell) was edited for the last stream: it stands in the last layer only, which stays `probs`.
 
-logit_lens(trace, top=K) decodes every stream; a model without an output head (an encoder) is refused.
+logit_lens(trace, top=K) decodes every stream and keeps the K most probable tokens per position; a stream's whole
+distribution is Lens.probs(layer), computed when asked (a large vocabulary times every layer would not fit: Qwen2.5's
+151,936 tokens × 25 streams × 64 positions is nearly 1 GB in float32). A model without an output head (an encoder)
+is refused in one line.
 """
 
 from __future__ import annotations
@@ -45,12 +49,46 @@ class LensLayer:
     top: list[list[tuple[str, float]]]  # per position: (token, probability), most probable first
 
 
+class Decoder:
+    """The stages that turn the decoder's last block output into probs (the final norm where there is one, logits,
+    probs, and any operation registered among them), with the tensors they read, as they were when made: an edit of
+    the trace afterwards changes nothing here."""
+
+    def __init__(self, trace: Trace):
+        probs = find(trace.stages, "probs")
+        if probs is None:
+            raise EngineError(
+                f"the logit lens needs a model with an output head (a decoder); this {trace.config.architecture} "
+                "has none"
+            )
+        self.streams = block_outputs(trace.config, "dec")  # the stages decoded: the embeddings, each block's output
+        names = [st.name for st in trace.stages]
+        self.chain: list[Stage] = trace.stages[names.index(self.streams[-1]) + 1 : names.index(probs.name) + 1]
+        made = {st.name for st in self.chain} | {self.streams[-1]}
+        self.reads = {i: trace[i] for st in self.chain for i in st.inputs if i not in made}  # parameters (W_U, γ…)
+        self.pinned = {st.name: trace.overrides[st.name] for st in self.chain if st.name in trace.overrides}
+        self.stream_values = [trace[name] for name in self.streams]  # each [n, d]
+
+    def probs(self, layer: int) -> torch.Tensor:
+        """Stream `layer` (0: the embeddings, i + 1: block i's output) decoded → probabilities [n, vocab]."""
+        last = layer in (-1, len(self.streams) - 1)
+        values = {self.streams[-1]: self.stream_values[layer], **self.reads}
+        for st in self.chain:
+            pinned = self.pinned.get(st.name) if last else None
+            values[st.name] = pinned if pinned is not None else st.fn(*[values[i] for i in st.inputs])
+        return values[self.chain[-1].name]
+
+
 @dataclass(frozen=True)
 class Lens:
     tokens: list[str]  # the decoder's tokens: position i predicts the token after tokens[i]
     layers: list[LensLayer]  # the embeddings, then each block's output
-    probs: torch.Tensor  # [layers, n, vocab]: every stream's whole next-token distribution
-    vocab: list[str]  # the output vocabulary: column j of probs is vocab[j]
+    vocab: list[str]  # the output vocabulary: column j of a distribution is vocab[j]
+    decoder: Decoder
+
+    def probs(self, layer: int) -> torch.Tensor:
+        """The whole next-token distribution of one layer (an index of `layers`, −1 the last) → [n, vocab]."""
+        return self.decoder.probs(layer)
 
     def to_json(self) -> dict:
         """{"tokens": [...], "layers": [{"after": NAME, "top": [[[token, p], …] per position]}, …]}"""
@@ -63,45 +101,17 @@ class Lens:
         }
 
 
-def decoder(trace: Trace) -> list[Stage]:
-    """The stages that turn the decoder's last block output into probs (final norm, logits, probs, and any
-    operation registered after them); EngineError for a model without an output head."""
-    probs = find(trace.stages, "probs")
-    if probs is None:
-        raise EngineError(
-            f"the logit lens needs a model with an output head (a decoder); this {trace.config.architecture} has none"
-        )
-    last = block_outputs(trace.config, "dec")[-1]
-    names = [st.name for st in trace.stages]
-    return trace.stages[names.index(last) + 1 : names.index(probs.name) + 1]
-
-
-def decode(trace: Trace, chain: list[Stage], stream: torch.Tensor) -> torch.Tensor:
-    """Run `chain` (decoder()) with `stream` [n, d] in place of the last block's output → probabilities [n, vocab]."""
-    last = block_outputs(trace.config, "dec")[-1]
-    values = {last: stream}
-    for st in chain:
-        values[st.name] = st.fn(*[values[i] if i in values else trace[i] for i in st.inputs])
-    return values[chain[-1].name]
-
-
 def logit_lens(trace: Trace, top: int = DEFAULT_TOP) -> Lens:
     """Every stream of the decoder decoded into next-token probabilities (module docstring), with the `top` most
     probable tokens per position."""
     if top < 1:
         raise EngineError(f"top must be a whole number ≥ 1; got {top}")
-    chain = decoder(trace)
-    streams = block_outputs(trace.config, "dec")
-    probs = torch.stack([decode(trace, chain, trace[name]) for name in streams])  # [layers, n, vocab]
+    decoder = Decoder(trace)
     vocab = list(trace.model.vocabs["dec"].tokens)
-    k = min(top, probs.shape[-1])
-    best_p, best_id = torch.topk(probs, k, dim=-1)  # [layers, n, k]
-    layers = [
-        LensLayer(
-            name,
-            None if block == 0 else block - 1,
-            [[(vocab[int(i)], float(p)) for p, i in zip(ps, ids)] for ps, ids in zip(best_p[block], best_id[block])],
-        )
-        for block, name in enumerate(streams)
-    ]
-    return Lens(list(trace.tokens["dec"]), layers, probs, vocab)
+    layers = []
+    for layer, name in enumerate(decoder.streams):
+        probs = decoder.probs(layer)  # [n, vocab], one layer at a time
+        best_p, best_id = torch.topk(probs, min(top, probs.shape[-1]), dim=-1)  # [n, k]
+        top_tokens = [[(vocab[int(i)], float(p)) for p, i in zip(ps, ids)] for ps, ids in zip(best_p, best_id)]
+        layers.append(LensLayer(name, None if layer == 0 else layer - 1, top_tokens))
+    return Lens(list(trace.tokens["dec"]), layers, vocab, decoder)

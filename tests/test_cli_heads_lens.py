@@ -155,5 +155,5 @@ def test_the_real_command_runs_and_imports_no_qt():
     lens = json.loads("{" + lens_text)
     assert len(heads) == 2 and heads[0]["stage"] == "enc.0.attn.weights"
     assert len(lens["layers"]) == 2 and all(len(row) == 1 for row in lens["layers"][0]["top"])
-    probs = logit_lens(open_source("masked-decoder", None, None, None).trace()).probs  # [layers, n, vocab]
-    assert [row[0][1] for row in lens["layers"][-1]["top"]] == pytest.approx(probs[-1].max(-1).values.tolist())
+    probs = logit_lens(open_source("masked-decoder", None, None, None).trace()).probs(-1)  # [n, vocab]
+    assert [row[0][1] for row in lens["layers"][-1]["top"]] == pytest.approx(probs.max(-1).values.tolist())

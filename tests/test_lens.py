@@ -30,8 +30,8 @@ def gpt2_like_trace():
 def test_the_last_layer_is_the_models_own_prediction():
     for trace in (gpt2_like_trace(), open_source("masked-decoder", None, None, None).trace()):
         lens = logit_lens(trace, top=3)
-        torch.testing.assert_close(lens.probs[-1], trace["probs"], atol=1e-6, rtol=0)
-        assert len(lens.layers) == trace.config.n_layers + 1 and lens.probs.shape[0] == len(lens.layers)
+        torch.testing.assert_close(lens.probs(-1), trace["probs"], atol=1e-6, rtol=0)
+        assert len(lens.layers) == trace.config.n_layers + 1
         assert lens.tokens == trace.tokens["dec"]
         best = trace["probs"].max(-1)
         assert [row[0] for row in lens.layers[-1].top] == [
@@ -47,7 +47,7 @@ def test_a_pre_ln_middle_layer_goes_through_the_final_norm():
     P = trace.params
     normed = F.layer_norm(stream, (16,), P["dec.final_norm.gamma"], P["dec.final_norm.beta"], eps=1e-5)
     expected = torch.softmax(normed @ P["unembed.W_U"] + P["unembed.b_U"], dim=-1)
-    torch.testing.assert_close(lens.probs[2], expected, atol=1e-6, rtol=0)
+    torch.testing.assert_close(lens.probs(2), expected, atol=1e-6, rtol=0)
     assert [layer.after for layer in lens.layers] == ["dec.x0", "dec.0.add2", "dec.1.add2", "dec.2.add2"]
     assert [layer.block for layer in lens.layers] == [None, 0, 1, 2]
 
@@ -71,11 +71,11 @@ def test_rmsnorm_and_tied_embeddings():
     )
     trace = Model.create(cfg).trace("the cat sat on the mat")
     lens = logit_lens(trace)
-    torch.testing.assert_close(lens.probs[-1], trace["probs"], atol=1e-6, rtol=0)
+    torch.testing.assert_close(lens.probs(-1), trace["probs"], atol=1e-6, rtol=0)
     stream, P = trace["dec.0.add2"], trace.params
     normed = stream / torch.sqrt((stream**2).mean(-1, keepdim=True) + cfg.ln_eps) * P["dec.final_norm.gamma"]
     expected = torch.softmax(normed @ P["dec.embed.W_E"].T, dim=-1)
-    torch.testing.assert_close(lens.probs[1], expected, atol=1e-6, rtol=0)
+    torch.testing.assert_close(lens.probs(1), expected, atol=1e-6, rtol=0)
 
 
 def test_a_post_ln_stream_is_already_normed():
@@ -83,7 +83,7 @@ def test_a_post_ln_stream_is_already_normed():
     lens = logit_lens(trace)
     P = trace.params
     expected = torch.softmax(trace["dec.x0"] @ P["unembed.W_U"] + P["unembed.b_U"], dim=-1)
-    torch.testing.assert_close(lens.probs[0], expected, atol=1e-6, rtol=0)
+    torch.testing.assert_close(lens.probs(0), expected, atol=1e-6, rtol=0)
 
 
 def test_gpt2_against_transformers(tmp_path):
@@ -98,8 +98,24 @@ def test_gpt2_against_transformers(tmp_path):
         out = hf(**tok(SENTENCES[1], return_tensors="pt"), output_hidden_states=True)
         middle = torch.softmax(hf.lm_head(hf.transformer.ln_f(out.hidden_states[1]))[0], dim=-1)  # after block 0
     lens = logit_lens(open_checkpoint(folder).trace(SENTENCES[1]))
-    torch.testing.assert_close(lens.probs[1], middle, atol=1e-5, rtol=0)
-    torch.testing.assert_close(lens.probs[-1], torch.softmax(out.logits[0], dim=-1), atol=1e-5, rtol=0)
+    torch.testing.assert_close(lens.probs(1), middle, atol=1e-5, rtol=0)
+    torch.testing.assert_close(lens.probs(-1), torch.softmax(out.logits[0], dim=-1), atol=1e-5, rtol=0)
+
+
+def test_an_edited_output_head_stands_in_the_last_layer_only():
+    """A logits cell pinned to an edited value: the last layer is still probs; the others are decoded anew; a lens
+    made before the edit keeps its numbers."""
+    trace = gpt2_like_trace()
+    before = logit_lens(trace)
+    middle = before.probs(1).clone()
+    trace.set_cell("logits", (2, 3), 9.0)
+    after = logit_lens(trace)
+    torch.testing.assert_close(after.probs(-1), trace["probs"], atol=1e-6, rtol=0)
+    assert after.probs(-1)[2].argmax() == 3 and before.probs(-1)[2].argmax() != 3
+    torch.testing.assert_close(after.probs(1), middle, atol=0, rtol=0)
+    trace.set_cell("unembed.W_U", (0, 0), 5.0)
+    torch.testing.assert_close(before.probs(1), middle, atol=0, rtol=0)
+    assert not torch.equal(logit_lens(trace).probs(1), middle)
 
 
 def test_an_encoder_is_refused_in_one_line():
