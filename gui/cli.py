@@ -3,6 +3,7 @@
     python main.py export [model options] --stage NAME [--head J] --format png|svg|pdf|tex|csv --out FILE
                           [--width PX] [--lang en|zh]
     python main.py export [model options] --map [--stage NAME] --format png|svg|pdf --out FILE
+    python main.py export [model options] --overview [--sort METRIC] --format png|svg|pdf --out FILE
     python main.py deck   [model options] --format pdf|pptx --out FILE [--lang en|zh] [--only PREFIX,…]
                           [--no-map-inset]
 
@@ -20,6 +21,7 @@ from engine import EngineError
 from engine.command_line import Verb, add_model_options, find_stage, opened_from_args
 from engine.formats.lesson import shown_on
 from engine.generate import check_temperature
+from engine.head_patterns import METRICS
 
 DEFAULT_DECIMALS = 2  # of the numbers drawn, where neither --decimals nor the lesson names them
 
@@ -81,8 +83,14 @@ def cmd_export(args: argparse.Namespace) -> None:
 
     trace, lang, show = open_trace(args)
     opts = plot_options(args, trace, lang, show)
+    if args.map and args.overview:
+        raise EngineError("export draws one figure: --map or --overview, not both")
+    if args.sort is not None and not args.overview:
+        raise EngineError("--sort orders the heads of the overview: give --overview with it")
     if args.map:
         return export_map(args, trace, opts)
+    if args.overview:
+        return export_overview(args, trace, opts)
     if args.stage is None:
         raise EngineError("export needs --stage NAME (see `python main.py stages`), or --map for the model's map")
     stage = find_stage(trace.stage_names, args.stage)
@@ -108,6 +116,21 @@ def export_map(args: argparse.Namespace, trace, opts) -> None:
     print(f"wrote {export_figure(trace, stage, opts, args.out, fmt, args.width, draw=draw_map)}")
 
 
+def export_overview(args: argparse.Namespace, trace, opts) -> None:
+    """Every attention head of the model as one grid of thumbnails (gui/plots/overview.py), its badges coloured by
+    --sort's metric and each row's heads sorted by it (else coloured by the first metric, in head order)."""
+    from functools import partial
+
+    from gui.export.figure import export_figure, format_of
+    from gui.plots.overview import draw_overview
+
+    metric = args.sort or METRICS[0]
+    fmt = format_of(args.out, args.format)
+    start_qt(opts.lang)
+    draw = partial(draw_overview, metric=metric, sort=args.sort is not None)
+    print(f"wrote {export_figure(trace, None, opts, args.out, fmt, args.width, draw=draw)}")
+
+
 def cmd_deck(args: argparse.Namespace) -> None:
     from gui.export import export_deck
 
@@ -115,8 +138,21 @@ def cmd_deck(args: argparse.Namespace) -> None:
     opts = plot_options(args, trace, lang, show)
     stages = chosen_stages(trace.stage_names, args.only)
     start_qt(lang)
+    if args.only is None and tells_2017_to_today(args):
+        from gui.export.story import export_story
+
+        count = export_story(trace, opts, args.out, args.format)
+        print(f"wrote {args.out}: {count} slides, the 2017 block's map and one per change")
+        return
     count = export_deck(trace, opts, args.out, args.format, stages=stages, inset=args.map_inset)
-    print(f"wrote {args.out}: {count} slides, the map and one per stage")
+    print(f"wrote {args.out}: {count} slides, the map, every head at a glance and one per stage")
+
+
+def tells_2017_to_today(args: argparse.Namespace) -> bool:
+    """Whether --lesson opens the "2017 → today" view: its deck tells that story (gui/export/story.py) instead of
+    giving a slide to every stage."""
+    lesson = opened_from_args(args).lesson if args.lesson is not None else None
+    return lesson is not None and "modernise" in lesson.views
 
 
 def chosen_stages(names: list[str], only: str | None) -> list[str] | None:
@@ -155,6 +191,16 @@ def export_options(p: argparse.ArgumentParser) -> None:
         "attn.weights is the first stage whose name ends so; with --map: where 'you are here' is",
     )
     p.add_argument("--map", action="store_true", help="export the map of the model (png, svg or pdf)")
+    p.add_argument(
+        "--overview",
+        action="store_true",
+        help="export every attention head of the model as one grid of thumbnails (png, svg or pdf)",
+    )
+    p.add_argument(
+        "--sort",
+        choices=METRICS,
+        help="with --overview: colour the heads' badges by this metric and sort each row's heads by it",
+    )
     p.add_argument("--format", help="png, svg, pdf (figure) or tex, csv (matrix); default: from --out's extension")
     p.add_argument("--width", type=int, default=1920, help="PNG width in pixels (default 1920)")
 
@@ -183,5 +229,8 @@ EXPORT = Verb(
     cmd_export,
 )
 DECK = Verb(
-    "deck", "export the whole lesson as slides: the map, then one per stage (pdf or pptx)", deck_options, cmd_deck
+    "deck",
+    "export the whole lesson as slides: the map, every head at a glance, then one per stage (pdf or pptx)",
+    deck_options,
+    cmd_deck,
 )

@@ -185,7 +185,7 @@ def test_pdf_deck_has_the_map_then_a_drawn_page_per_stage(qapp, tmp_path, tiny_t
     seen = []
     count = export_deck(tiny_trace, PlotOptions(lang="zh"), tmp_path / "d.pdf", progress=lambda k, n: seen.append(k))
     pages = pdf_pages((tmp_path / "d.pdf").read_bytes())
-    assert count == len(pages) == 1 + len(tiny_trace.stage_names)
+    assert count == len(pages) == 2 + len(tiny_trace.stage_names)  # the map, the overview, then each stage
     assert seen == list(range(1, count + 1))
     assert all(p.count(b"Tj") > 20 for p in pages)
 
@@ -196,9 +196,10 @@ def test_pptx_deck_has_the_map_then_a_slide_per_stage_with_notes(qapp, tmp_path,
 
     count = export_deck(tiny_trace, PlotOptions(), tmp_path / "d.pptx", inset=inset)
     prs = Presentation(str(tmp_path / "d.pptx"))
-    assert count == len(prs.slides) == 1 + len(tiny_trace.stage_names)
-    assert [shape.shape_type for shape in prs.slides[0].shapes] == [13]  # the map (MSO_SHAPE_TYPE.PICTURE)
-    for name, slide in zip(tiny_trace.stage_names, list(prs.slides)[1:]):
+    assert count == len(prs.slides) == 2 + len(tiny_trace.stage_names)
+    for opening in prs.slides[0], prs.slides[1]:  # the map, the overview (MSO_SHAPE_TYPE.PICTURE)
+        assert [shape.shape_type for shape in opening.shapes] == [13]
+    for name, slide in zip(tiny_trace.stage_names, list(prs.slides)[2:]):
         title = slide.shapes.title.text_frame.text
         assert title.startswith(stage_title(tiny_trace, name, "en")) and name not in title  # no stage ids
         assert slide.notes_slide.notes_text_frame.text == stage_text(tiny_trace, name, "en")
@@ -281,8 +282,8 @@ def test_pptx_slide_has_its_title_on_one_line_labels_whole_and_nothing_off_the_s
     export_deck(switched_trace, PlotOptions(), tmp_path / "d.pptx", stages=CROWDED)
     prs = Presentation(str(tmp_path / "d.pptx"))
     ordered = [name for name in switched_trace.stage_names if name in CROWDED]  # (the deck's order)
-    assert len(prs.slides) == 1 + len(ordered) == 1 + len(CROWDED)
-    for stage, page in zip(ordered, list(prs.slides)[1:]):
+    assert len(prs.slides) == 2 + len(ordered) == 2 + len(CROWDED)
+    for stage, page in zip(ordered, list(prs.slides)[2:]):
         slide = slide_for(switched_trace, stage, PlotOptions(slide=True))
         for shape in page.shapes:
             assert shape.left + shape.width <= prs.slide_width and shape.top + shape.height <= prs.slide_height

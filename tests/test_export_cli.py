@@ -156,7 +156,7 @@ def test_deck_verb_writes_a_page_per_stage(qapp, tmp_path, capsys):
     )
     assert code == 0, err
     stages = Model.create(cfg).trace("a b").stage_names
-    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 1 + len(stages)  # the map, then each stage
+    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 2 + len(stages)  # the map, the overview, each stage
     code, err = run(capsys, "deck", "--out", str(tmp_path / "d.odp"))
     assert code == 1 and "use one of pdf, pptx" in err
 
@@ -191,7 +191,7 @@ def test_export_and_deck_of_the_toy_translator(qapp, tmp_path, capsys):
         capsys, "deck", "--model", "toy", "--only", "dec.0.cross_attn.weights,probs", "--out", str(tmp_path / "d.pdf")
     )
     assert code == 0, err
-    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 1 + 2  # the map, then the two stages
+    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 2 + 2  # the map, the overview, then the two stages
 
 
 def test_export_and_deck_of_minilm(qapp, tmp_path, capsys):
@@ -227,7 +227,7 @@ def test_export_and_deck_of_minilm(qapp, tmp_path, capsys):
         str(tmp_path / "d.pdf"),
     )
     assert code == 0, err
-    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 1 + 2  # the map, then the two stages
+    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 2 + 2  # the map, the overview, then the two stages
     code, err = run(
         capsys,
         "export",
@@ -269,9 +269,9 @@ def test_export_and_deck_of_a_gpt2_folder(qapp, tmp_path, capsys, gpt2_folder):
     assert code == 0, err
     stages = [n for n in open_checkpoint(gpt2_folder).trace("a").stage_names if n.startswith("dec.1.self_attn")]
     deck = list(Presentation(str(tmp_path / "d.pptx")).slides)
-    assert deck[0].shapes.title is None  # the map comes first
-    titles = [s.shapes.title.text_frame.text for s in deck[1:]]
-    places = [s.shapes[1].text_frame.text for s in deck[1:]]  # the line under the title
+    assert deck[0].shapes.title is None and deck[1].shapes.title is None  # the map and the overview come first
+    titles = [s.shapes.title.text_frame.text for s in deck[2:]]
+    places = [s.shapes[1].text_frame.text for s in deck[2:]]  # the line under the title
     assert len(titles) == len(stages) and titles[0] == "Queries Q · head 0"
     assert places[0] == "Decoder · Block 1 · Masked self-attention"
     assert not any("dec.1" in t for t in titles + places)  # ids stay in file names and the command line

@@ -85,7 +85,7 @@ def test_deck_and_export_finish_on_an_overflowed_lesson(qapp, tmp_path, capsys):
     path = tmp_path / "huge.stepformer"
     save_lesson(huge_weights_lesson(), path)
     assert main.main(["deck", "--lesson", str(path), "--format", "pdf", "--out", str(tmp_path / "d.pdf")]) == 0
-    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 1 + len(STAGES)  # the map, then each stage
+    assert len(pdf_pages((tmp_path / "d.pdf").read_bytes())) == 2 + len(STAGES)  # the map, the overview, each stage
     assert (
         main.main(
             [

@@ -10,7 +10,7 @@ from engine import EngineError
 from engine.budget import PICTURE_BYTES, check_export
 from engine.formats.files import check_target
 
-from .deck import Progress, slides, write_pdf_deck
+from .deck import OPENING_PAGES, Progress, slides, write_pdf_deck
 from .figure import FORMATS, copy_figure, export_figure
 from .matrix import MATRIX_FORMATS, export_matrix, to_csv, to_latex
 
@@ -38,9 +38,10 @@ def export_deck(
     stages: list[str] | None = None,
     inset: bool = True,
 ) -> int:
-    """Write the lesson as a .pdf or .pptx deck: the map, then one page/slide per stage (of `stages`, default all),
-    each with a small "you are here" map when `inset`; returns the count. The figures are drawn one at a time;
-    a deck that would not fit the memory budget (engine/budget.py) is refused before any is drawn."""
+    """Write the lesson as a .pdf or .pptx deck: the map, the overview of every head, then one page/slide per stage
+    (of `stages`, default all), each with a small "you are here" map when `inset`; returns the count. The figures are
+    drawn one at a time; a deck that would not fit the memory budget (engine/budget.py) is refused before any is
+    drawn."""
     path = Path(path)
     check_target(path)
     fmt = (fmt or path.suffix.lstrip(".")).lower()
@@ -49,7 +50,7 @@ def export_deck(
             f"cannot export slides as {fmt or 'a file without extension'!r}; use one of {', '.join(DECK_FORMATS)}"
         )
     shown = [name for name in trace.stage_names if stages is None or name in stages]
-    pages = len(shown) + 1  # the map first
+    pages = len(shown) + OPENING_PAGES  # the map and the overview first
     # a PPTX holds every slide's pictures until it is zipped; a PDF's pages go to disk as they are drawn
     check_export(trace, f"these {pages} slides", pages * PICTURE_BYTES if fmt == "pptx" else 0)
     opts = replace(opts, slide=True, title=False)  # each slide's title is the slide's own

@@ -1,5 +1,5 @@
-"""A whole lesson as slides: the map of the model first, then one per stage: title, formula, a small "you are here"
-map, matrices, the stage's figure, the explanation.
+"""A whole lesson as slides: the map of the model first, every attention head at a glance (the overview), then one
+per stage: title, formula, a small "you are here" map, matrices, the stage's figure, the explanation.
 
 The PDF puts the explanation under the figure (PDF has no speaker notes); the PPTX (pptx.py) keeps it as notes.
 gui.export.export_deck chooses between them by the file's extension.
@@ -23,6 +23,7 @@ from gui.plots.heatmap import format_cell
 from gui.plots.map import draw_map
 from gui.plots.map_items import slide_font
 from gui.plots.matrix import is_per_head
+from gui.plots.overview import draw_overview
 from gui.text.formulas import formula, symbols
 from gui.text.operations import stage_text, stage_title, token_stack
 from gui.text.places import place
@@ -33,6 +34,8 @@ from .map_slides import map_inset
 from .matrix import matrix_of
 from .render import SCENE_H, SCENE_W, offscreen_figure, paint
 
+OPENING = (draw_map, draw_overview)  # the pages before the stages': the model's map, then every head at a glance
+OPENING_PAGES = len(OPENING)
 MAX_ROWS, MAX_COLS = 6, 5  # matrices on a slide are cut to this size (with …); the figure shows all of it
 
 
@@ -214,10 +217,10 @@ def draw_page(
 def write_pdf_deck(
     trace, opts: PlotOptions, deck: list[Slide], path: Path, progress: Progress | None, inset: bool
 ) -> int:
-    """The map's page, then one page per slide of `deck` (slides() with the slides' `opts`); returns the count.
-    Each page goes to the file as it is drawn: the deck is never held in memory."""
+    """The map's page and the overview's, then one page per slide of `deck` (slides() with the slides' `opts`);
+    returns the count. Each page goes to the file as it is drawn: the deck is never held in memory."""
     write_atomic_with(path, lambda file: draw_pdf_deck(trace, opts, deck, file, progress, inset))
-    return len(deck) + 1
+    return len(deck) + OPENING_PAGES
 
 
 class Spool:
@@ -247,17 +250,23 @@ def draw_pdf_deck(
     painter.translate(page.topLeft())
     painter.scale(page.width() / SCENE_W, page.height() / SCENE_H)
     try:
-        with offscreen_figure(trace, None, replace(opts, title=True), draw=draw_map) as view:
-            paint(view, painter, QRectF(0, 0, SCENE_W, SCENE_H))
-        if progress is not None:
-            progress(1, len(deck) + 1)
+        pages = len(deck) + OPENING_PAGES
+        for k, draw in enumerate(OPENING):
+            if k:
+                writer.newPage()
+                spool.drain()
+            with offscreen_figure(trace, None, replace(opts, title=True), draw=draw) as view:
+                paint(view, painter, QRectF(0, 0, SCENE_W, SCENE_H))
+            if progress is not None:
+                progress(k + 1, pages)
         with map_inset(trace, opts) as small:
-            for k, slide in with_progress(deck, progress, before=1):
+            for k, slide in with_progress(deck, progress, before=OPENING_PAGES):
                 writer.newPage()  # the page before goes into the memory file
                 spool.drain()
                 on_map = (lambda box, s=slide.stage: small.paint(s, painter, box)) if inset else None
                 with offscreen_figure(trace, slide.stage, opts, FIGURE_SIZE) as view:
-                    draw_page(painter, slide, lambda box, v=view: paint(v, painter, box), k + 2, len(deck) + 1, on_map)
+                    page = k + OPENING_PAGES + 1
+                    draw_page(painter, slide, lambda box, v=view: paint(v, painter, box), page, pages, on_map)
     finally:
         painter.end()
     spool.drain()

@@ -1,5 +1,5 @@
-"""The lesson as a PowerPoint deck (python-pptx): the map, then one slide per stage (with a small "you are here"
-map), the explanation as speaker notes."""
+"""The lesson as a PowerPoint deck (python-pptx): the map, every head at a glance, then one slide per stage (with a
+small "you are here" map), the explanation as speaker notes."""
 
 from __future__ import annotations
 
@@ -18,10 +18,19 @@ from PySide6.QtGui import QFontMetricsF
 from engine.formats.files import write_atomic
 from gui.plots import PlotOptions
 from gui.plots.heatmap import format_cell
-from gui.plots.map import draw_map
 from gui.plots.map_items import slide_font
 
-from .deck import FIGURE_SIZE, Progress, Slide, SlideMatrix, cut_note, shown_matrices, with_progress
+from .deck import (
+    FIGURE_SIZE,
+    OPENING,
+    OPENING_PAGES,
+    Progress,
+    Slide,
+    SlideMatrix,
+    cut_note,
+    shown_matrices,
+    with_progress,
+)
 from .figure import PNG_QUALITY
 from .map_slides import INSET_SIZE, map_inset
 from .render import SCENE_H, SCENE_W, render_image
@@ -108,10 +117,10 @@ def add_table(shapes, m: SlideMatrix, left: Emu, top: Emu, width: Emu) -> None:
         set_text(cell.text_frame, text, points, bold=bold)
 
 
-def add_map_slide(prs, trace, opts: PlotOptions) -> None:
-    """The first slide: the whole model, with its own title."""
+def add_opening_slide(prs, trace, opts: PlotOptions, draw) -> None:
+    """A slide before the stages' (the whole model, every head at a glance): one figure, with its own title."""
     page = prs.slides.add_slide(prs.slide_layouts[BLANK])
-    image = render_image(trace, None, replace(opts, title=True), SCENE_W, (SCENE_W, SCENE_H), draw=draw_map)
+    image = render_image(trace, None, replace(opts, title=True), SCENE_W, (SCENE_W, SCENE_H), draw=draw)
     page.shapes.add_picture(io.BytesIO(png_of(image)), 0, 0, width=prs.slide_width)
 
 
@@ -145,17 +154,19 @@ def add_slide(prs, slide: Slide, image: bytes, inset: bytes | None = None) -> No
 def write_pptx_deck(
     trace, opts: PlotOptions, deck: list[Slide], path: Path, progress: Progress | None, inset: bool
 ) -> int:
-    """The map's 16:9 slide, then one per slide of `deck` (slides() with the slides' `opts`); returns the count."""
+    """The map's 16:9 slide and the overview's, then one per slide of `deck` (slides() with the slides' `opts`);
+    returns the count."""
     prs = Presentation()
     prs.slide_width, prs.slide_height = Inches(13.333), Inches(7.5)
-    add_map_slide(prs, trace, opts)
-    if progress is not None:
-        progress(1, len(deck) + 1)
+    for k, draw in enumerate(OPENING):
+        add_opening_slide(prs, trace, opts, draw)
+        if progress is not None:
+            progress(k + 1, len(deck) + OPENING_PAGES)
     with map_inset(trace, opts) as small:
-        for _, slide in with_progress(deck, progress, before=1):
+        for _, slide in with_progress(deck, progress, before=OPENING_PAGES):
             on_map = png_of(small.image(slide.stage, 2 * INSET_SIZE[0])) if inset else None
             add_slide(prs, slide, png_bytes(trace, slide.stage, opts), on_map)
     buffer = io.BytesIO()
     prs.save(buffer)
     write_atomic(path, buffer.getbuffer())  # the zipped bytes themselves, not a copy
-    return len(deck) + 1
+    return len(deck) + OPENING_PAGES

@@ -1,0 +1,446 @@
+"""The overview: every attention of the model (self and cross, every stack, layer and head) on the current sentence,
+as one grid of thumbnails: a row per attention ("Layer 3 · self"), a column per head ("Head 5"), each thumbnail the
+head's attention weights on the weights' colour map, with its pattern's name under it beside a badge coloured by a
+head metric (engine/head_patterns.py measures them), and a colour bar for each scale.
+
+    figure = draw_overview(layout, trace, None, PlotOptions(lang="zh"), metric="previous", sort=True)
+    figure.refresh(trace, opts, stages)   # after an edit: only the thumbnails of `stages` drawn anew
+
+The whole grid is one item that paints every thumbnail from a small image of its own (72 plots would cost a
+PlotItem, a ViewBox and four axes each); an edit redraws the images of the attentions it changed and repaints
+their cells only. The same figure is exported for slides (`export --overview`, the deck's overview slide).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QSizePolicy
+
+from engine.head_patterns import METRICS, AttentionAt, HeadPattern, attentions, patterns_of
+from gui.text.head_patterns import column_header, metric_name, pattern_name, rank_header, row_header, word
+
+from .colorbar import ColorBar
+from .figure import model_line
+from .heatmap import color_bar, lut_entries
+from .scale import scale_of
+from .style import PlotOptions, color, colormap, font, foreground
+from .view import clear_layout
+
+BADGE_MAP = "CET-L8"  # the metric badges' sequential map (blue → yellow), unlike the weights' own
+LEAST_THUMB = 14  # px: a thumbnail is never smaller (the whole figure is shrunk instead, never cut)
+GAP = 0.12  # of a cell's width, between thumbnails
+SHRINK = 0.6  # a caption or a column header may be drawn this much smaller to fit its cell, no smaller
+PAD = 6  # px around the headers
+
+
+@dataclass
+class Thumbnail:
+    """One head of one attention, as drawn: its weights [n_q, n_k], their image, and what the engine measured."""
+
+    values: np.ndarray
+    image: QImage
+    pattern: HeadPattern
+
+
+def weights_image(values: np.ndarray, lut: np.ndarray) -> QImage:
+    """The weights [n_q, n_k] on the 0 … 1 scale of `lut` (the weights' map), a pixel per cell."""
+    entries = lut_entries(values, 0.0, 1.0, len(lut))
+    bgra = np.empty((*values.shape, 4), dtype=np.uint8)
+    bgra[..., :3] = lut[entries][..., 2::-1]  # ARGB32 is B, G, R, A in memory
+    bgra[..., 3] = 255
+    return pg.functions.ndarray_to_qimage(bgra, QImage.Format.Format_ARGB32).copy()
+
+
+@cache
+def badge_map() -> pg.ColorMap:
+    return pg.colormap.get(BADGE_MAP)
+
+
+def metric_range(values: list[float]) -> tuple[float, float]:
+    """The badges' scale for one metric: 0 … 1 for a share of attention, 0 … the largest for the entropy (nats)."""
+    return 0.0, max([1.0, *(v for v in values if v is not None)])
+
+
+class OverviewGrid(pg.GraphicsWidget):
+    """The grid itself: headers, thumbnails, captions, badges, the selected head's outline and the hovered one's.
+    `hovered` and `clicked` say which (row, head) the pointer is over or clicked ((row, head) or None)."""
+
+    hovered = Signal(object)
+    clicked = Signal(object)
+
+    def __init__(self, opts: PlotOptions, parent=None):
+        super().__init__(parent)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)  # the exposed part, in paint
+        self.opts = opts
+        self.header_font, self.caption_font = font(opts, "caption"), font(opts, "tick")
+        self.ink = foreground(opts)
+        self.rows: list[AttentionAt] = []
+        self.n_heads = 0
+        self.thumbs: dict[tuple[int, int], Thumbnail] = {}  # by (row, head)
+        self.order: list[list[int]] = []  # each row's heads, left to right
+        self.metric, self.sorted = METRICS[0], False
+        self.levels = (0.0, 1.0)  # the badges' scale
+        self.badge_lut = badge_map().getLookupTable(nPts=256, alpha=False)
+        self.selected: tuple[int, int] | None = None
+        self.pointed: tuple[int, int] | None = None
+        self.layout_for: tuple = ()  # the size and contents the rectangles below were laid out for
+        self.cells: dict[tuple[int, int], tuple[QRectF, QRectF]] = {}  # by (row, column): thumbnail, caption
+        self.row_headers: list[QRectF] = []
+        self.column_headers: list[QRectF] = []
+        self.column_font = QFont(self.header_font)
+        self.small_caption = QFont(self.caption_font)
+        self.repainted: set[tuple[int, int]] = set()  # the thumbnails the last refresh drew anew (tests, benchmarks)
+        self.measured: tuple | None = None  # _measures(), until a text changes
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+
+    # ---- what it shows -------------------------------------------------------------------------------------------
+    def set_rows(self, rows: list[AttentionAt], n_heads: int) -> None:
+        if [(a.stack, a.layer, a.kind) for a in rows] != [(a.stack, a.layer, a.kind) for a in self.rows] or (
+            n_heads != self.n_heads
+        ):
+            self.thumbs = {}
+        self.rows, self.n_heads = rows, n_heads
+        self._lay_out_again()
+
+    def set_thumbnail(self, row: int, head: int, thumb: Thumbnail) -> None:
+        old = self.thumbs.get((row, head))
+        self.thumbs[row, head] = thumb
+        if old is None or old.pattern.pattern != thumb.pattern.pattern:  # a caption changed: measured again
+            self._lay_out_again()
+
+    def set_metric(self, metric: str, sort: bool) -> None:
+        self.metric, self.sorted = metric, sort
+        self.order_heads()
+        self.update()
+
+    def order_heads(self) -> None:
+        """Each row's heads in order, or sorted by the metric, largest first (heads without a value last)."""
+        order = []
+        for r in range(len(self.rows)):
+            heads = list(range(self.n_heads))
+            if self.sorted:
+                heads.sort(key=lambda h, r=r: self._sort_key(r, h))
+            order.append(heads)
+        values = [t.pattern.metric(self.metric) for t in self.thumbs.values()]
+        self.levels = metric_range(values)
+        if order != self.order:
+            self.order = order
+            self._lay_out_again()
+
+    def _sort_key(self, row: int, head: int) -> tuple:
+        thumb = self.thumbs.get((row, head))
+        value = None if thumb is None else thumb.pattern.metric(self.metric)
+        return (value is None, -(value or 0.0), head)
+
+    def column_of(self, row: int, head: int) -> int:
+        return self.order[row].index(head) if self.order else head
+
+    def set_selected(self, selected: tuple[int, int] | None) -> None:
+        if selected != self.selected:
+            for cell in (self.selected, selected):
+                self.update_cell(cell)
+            self.selected = selected
+
+    def set_pointed(self, pointed: tuple[int, int] | None) -> None:
+        if pointed != self.pointed:
+            for cell in (self.pointed, pointed):
+                self.update_cell(cell)
+            self.pointed = pointed
+            self.hovered.emit(pointed)
+
+    def update_cell(self, cell: tuple[int, int] | None) -> None:
+        """Repaint one head's thumbnail and caption (with the room its outline takes)."""
+        rects = None if cell is None or not self.order else self.cells.get((cell[0], self.column_of(*cell)))
+        if rects is not None:
+            margin = 6.0
+            self.update(rects[0].united(rects[1]).adjusted(-margin, -margin, margin, margin))
+
+    # ---- layout --------------------------------------------------------------------------------------------------
+    def _lay_out_again(self) -> None:
+        self.layout_for, self.measured = (), None
+        self.updateGeometry()
+        self.update()
+
+    def _texts(self) -> tuple[list[str], list[str], list[str]]:
+        lang, stacks = self.opts.lang, len({a.stack for a in self.rows})
+        rows = [row_header(a.stack, a.layer, a.kind, stacks, lang) for a in self.rows]
+        if self.sorted:
+            columns = [rank_header(k + 1, lang) for k in range(self.n_heads)]
+        else:
+            columns = [column_header(h, lang) for h in range(self.n_heads)]
+        captions = [self.caption_text(r, h) for r in range(len(self.rows)) for h in range(self.n_heads)]
+        return rows, columns, captions
+
+    def caption_text(self, row: int, head: int) -> str:
+        """A thumbnail's caption: its pattern's name, after the head's number where the heads are sorted."""
+        thumb = self.thumbs.get((row, head))
+        name = pattern_name(None if thumb is None else thumb.pattern.pattern, self.opts.lang)
+        return f"{head} · {name}" if self.sorted else name
+
+    def _measures(self) -> tuple[float, float, float, float]:
+        """The row headers' width, the column headers' height, the widest column header and caption (plus its
+        badge) at their full size."""
+        rows, columns, captions = self._texts()
+        header, caption = QFontMetricsF(self.header_font), QFontMetricsF(self.caption_font)
+        row_w = max((header.horizontalAdvance(t) for t in rows), default=0.0) + 2 * PAD
+        column_w = max((header.horizontalAdvance(t) for t in columns), default=0.0)
+        caption_w = max((caption.horizontalAdvance(t) for t in captions), default=0.0) + caption.height() * 1.3
+        self.measured = (row_w, header.height() + PAD, column_w, caption_w)
+        return self.measured
+
+    def sizeHint(self, which, constraint=None) -> QSizeF:
+        """The least size: every header whole at its size, every caption and column header whole at SHRINK of
+        theirs, thumbnails LEAST_THUMB high; larger is preferred (a figure in a smaller view is shrunk whole)."""
+        if which == Qt.SizeHint.MaximumSize:
+            return QSizeF(1e6, 1e6)
+        row_w, column_h, column_w, caption_w = self._measures()
+        cell_w = max(LEAST_THUMB, SHRINK * max(column_w, caption_w)) / (1 - GAP)
+        cell_h = LEAST_THUMB + QFontMetricsF(self.caption_font).height() * SHRINK / (1 - GAP) + 4
+        least = QSizeF(row_w + self.n_heads * cell_w, column_h + len(self.rows) * cell_h)
+        if which == Qt.SizeHint.MinimumSize:
+            return least
+        return QSizeF(least.width() * 2, least.height() * 2)
+
+    def lay_out(self) -> None:
+        """Where each header, thumbnail and caption goes in the grid's present size (once per size and contents)."""
+        size = self.size()
+        key = (size.width(), size.height(), self.sorted, len(self.rows), self.n_heads, self.opts.lang)
+        if key == self.layout_for:
+            return
+        self.layout_for = key
+        row_w, column_h, column_w, caption_w = self._measures()
+        caption_h = QFontMetricsF(self.caption_font).height()
+        n_rows, n_cols = max(1, len(self.rows)), max(1, self.n_heads)
+        cell_w = (size.width() - row_w) / n_cols
+        cell_h = (size.height() - column_h) / n_rows
+        gap = GAP * min(cell_w, cell_h)
+        # the captions and column headers at their size where they fit their cells, else smaller (never cut)
+        fit = min(1.0, max(SHRINK, (cell_w - gap) / max(caption_w, 1.0)))
+        self.small_caption = QFont(self.caption_font)
+        self.small_caption.setPointSizeF(self.caption_font.pointSizeF() * fit)
+        caption_h *= fit
+        self.column_font = QFont(self.header_font)
+        self.column_font.setPointSizeF(
+            self.header_font.pointSizeF() * min(1.0, max(SHRINK, (cell_w - gap) / max(column_w, 1.0)))
+        )
+        side = max(1.0, min(cell_w - gap, cell_h - gap - caption_h))  # square thumbnails
+        self.cells, self.row_headers, self.column_headers = {}, [], []
+        for c in range(self.n_heads):
+            self.column_headers.append(QRectF(row_w + c * cell_w, 0, cell_w, column_h))
+        for r in range(len(self.rows)):
+            top = column_h + r * cell_h
+            self.row_headers.append(QRectF(0, top, row_w - PAD, cell_h))
+            for c in range(self.n_heads):
+                left = row_w + c * cell_w + (cell_w - side) / 2
+                thumb = QRectF(left, top + gap / 2, side, side)
+                caption = QRectF(row_w + c * cell_w + gap / 2, thumb.bottom() + 1, cell_w - gap, caption_h + 2)
+                self.cells[r, c] = (thumb, caption)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.layout_for = ()
+
+    # ---- painting ------------------------------------------------------------------------------------------------
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        self.lay_out()
+        exposed = option.exposedRect
+        lang = self.opts.lang
+        painter.setPen(self.ink)
+        painter.setFont(self.header_font)
+        right = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        centre = int(Qt.AlignmentFlag.AlignCenter)
+        for r, rect in enumerate(self.row_headers):
+            if rect.intersects(exposed):
+                painter.drawText(rect, right, row_header_of(self.rows[r], len({a.stack for a in self.rows}), lang))
+        painter.setFont(self.column_font)
+        for c, rect in enumerate(self.column_headers):
+            if rect.intersects(exposed):
+                text = rank_header(c + 1, lang) if self.sorted else column_header(c, lang)
+                painter.setPen(self.ink if self.sorted else color(c))
+                painter.drawText(rect, centre, text)
+        painter.setFont(self.small_caption)
+        for (r, c), (thumb_rect, caption_rect) in self.cells.items():
+            if not thumb_rect.united(caption_rect).adjusted(-6, -6, 6, 6).intersects(exposed) or not self.order:
+                continue
+            head = self.order[r][c]
+            self._paint_cell(painter, r, head, thumb_rect, caption_rect)
+
+    def _paint_cell(self, painter: QPainter, row: int, head: int, thumb_rect: QRectF, caption_rect: QRectF) -> None:
+        thumb = self.thumbs.get((row, head))
+        if thumb is None:
+            return
+        image = thumb.image
+        shrunk = thumb_rect.width() < image.width() or thumb_rect.height() < image.height()
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, shrunk)  # averaged down, blocks up
+        painter.drawImage(thumb_rect, image)
+        frame = QPen(color(head), 2)
+        frame.setCosmetic(True)
+        painter.setPen(frame)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(thumb_rect)
+        for cell, width, style in ((self.pointed, 3, Qt.PenStyle.DashLine), (self.selected, 4, Qt.PenStyle.SolidLine)):
+            if cell == (row, head):
+                pen = QPen(self.ink, width, style)
+                pen.setCosmetic(True)
+                painter.setPen(pen)
+                painter.drawRect(thumb_rect.adjusted(-3, -3, 3, 3))
+        text = self.caption_text(row, head)
+        side = caption_rect.height() - 4
+        width = side + 4 + QFontMetricsF(painter.font()).horizontalAdvance(text)  # the badge and the text, centred
+        left = max(caption_rect.left(), thumb_rect.center().x() - width / 2)
+        badge = QRectF(left, caption_rect.top() + 2, side, side)
+        value = thumb.pattern.metric(self.metric)
+        painter.setPen(QPen(self.ink, 0))
+        if value is None:  # no such share (cross-attention's self and previous): an empty badge
+            painter.drawRect(badge)
+        else:
+            lo, hi = self.levels
+            entry = int(lut_entries(np.array([value]), lo, hi, len(self.badge_lut))[0])
+            painter.fillRect(badge, QColor(*self.badge_lut[entry][:3].tolist()))
+        room = QRectF(
+            badge.right() + 4, caption_rect.top(), caption_rect.right() - badge.right() - 4, caption_rect.height()
+        )
+        painter.setPen(self.ink)
+        painter.drawText(room, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+
+    # ---- pointing ------------------------------------------------------------------------------------------------
+    def cell_at(self, pos: QPointF) -> tuple[int, int] | None:
+        """The (row, head) whose thumbnail or caption is at `pos` (the grid's coordinates), None elsewhere."""
+        self.lay_out()
+        for (r, c), (thumb, caption) in self.cells.items():
+            if thumb.united(caption).contains(pos) and self.order:
+                return r, self.order[r][c]
+        return None
+
+    def hoverEvent(self, event) -> None:  # pyqtgraph's hover events
+        self.set_pointed(None if event.isExit() else self.cell_at(event.pos()))
+
+    def mouseClickEvent(self, event) -> None:  # pyqtgraph's click events
+        cell = self.cell_at(event.pos())
+        if cell is not None and event.button() == Qt.MouseButton.LeftButton:
+            event.accept()
+            self.clicked.emit(cell)
+
+    # ---- for tests -----------------------------------------------------------------------------------------------
+    def header_texts(self) -> list[tuple[str, QRectF, QFont]]:
+        """Each header as painted: its text, its rectangle (the grid's coordinates) and its font."""
+        self.lay_out()
+        rows, columns, _ = self._texts()
+        return [(t, rect, self.header_font) for t, rect in zip(rows, self.row_headers)] + [
+            (t, rect, self.column_font) for t, rect in zip(columns, self.column_headers)
+        ]
+
+    def caption_texts(self) -> list[tuple[str, QRectF, QFont]]:
+        """Each caption as painted (its text's room: the caption less its badge)."""
+        self.lay_out()
+        out = []
+        for (r, c), (_, rect) in self.cells.items():
+            head = self.order[r][c]
+            out.append((self.caption_text(r, head), rect.adjusted(rect.height(), 0, 0, 0), self.small_caption))
+        return out
+
+
+def row_header_of(at: AttentionAt, stacks: int, lang: str) -> str:
+    return row_header(at.stack, at.layer, at.kind, stacks, lang)
+
+
+class OverviewFigure:
+    """The grid, the weights' colour bar and the metric's; refresh() reads the trace again."""
+
+    def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, metric: str, sort: bool):
+        self.opts = opts
+        self.title = None
+        top = 0
+        if opts.slide and opts.title:
+            self.title = pg.LabelItem(justify="center")
+            self.title.item.setFont(font(opts, "title"))
+            layout.addItem(self.title, row=0, col=0, colspan=3)
+            top = 1
+        self.grid = OverviewGrid(opts)
+        layout.addItem(self.grid, row=top, col=0)
+        self.weights_bar = color_bar(opts, colormap(opts, False), [])
+        self.weights_bar.axis.setLabel(word("weights", opts.lang), color=foreground(opts).name())
+        self.weights_bar.axis.label.setFont(font(opts, "tick"))
+        layout.addItem(self.weights_bar, row=top, col=1)
+        self.metric_bar = ColorBar(badge_map(), 18 if opts.slide else 12)
+        self.metric_bar.set_tick_font(font(opts, "tick"))
+        self.metric_bar.axis.setTextPen(foreground(opts))
+        self.metric_bar.axis.label.setFont(font(opts, "tick"))
+        layout.addItem(self.metric_bar, row=top, col=2)
+        self.weights_bar.setLevels((scale_of(probability=True).lo, scale_of(probability=True).hi))
+        self.lut = colormap(opts, False).getLookupTable(nPts=256, alpha=False)
+        self.trace = None
+        self.set_metric(metric, sort)
+
+    def set_metric(self, metric: str, sort: bool) -> None:
+        """Colour the badges by `metric` (one of METRICS), and sort each row's heads by it when `sort`."""
+        self.metric, self.sort = metric, sort
+        self.grid.set_metric(metric, sort)
+        self._metric_legend()
+
+    def _metric_legend(self) -> None:
+        self.metric_bar.setLevels(self.grid.levels)
+        self.metric_bar.axis.setLabel(metric_name(self.metric, self.opts.lang), color=foreground(self.opts).name())
+
+    def refresh(self, trace, opts: PlotOptions, stages=None) -> None:
+        """Read the trace again: the thumbnails of the attentions whose weights are among `stages` (None: any whose
+        weights differ from those drawn) drawn anew and measured again, then only their cells repainted."""
+        grid = self.grid
+        rows = attentions(trace)
+        grid.set_rows(rows, trace.config.n_heads)
+        self.trace = trace
+        grid.repainted = set()
+        for r, at in enumerate(rows):
+            name = at.stages.weights.name
+            if stages is not None and name not in stages and (r, 0) in grid.thumbs:
+                continue
+            weights = trace[name].numpy()  # [h, n_q, n_k]
+            drawn = grid.thumbs.get((r, 0))
+            if drawn is not None and all(
+                np.array_equal(grid.thumbs[r, h].values, weights[h]) for h in range(weights.shape[0])
+            ):
+                continue
+            for head, pattern in enumerate(patterns_of(trace, at)):
+                values = np.array(weights[head], dtype=np.float64)
+                grid.set_thumbnail(r, head, Thumbnail(values, weights_image(values, self.lut), pattern))
+                grid.repainted.add((r, head))
+        before = grid.order, grid.levels
+        grid.order_heads()
+        self._metric_legend()
+        if (grid.order, grid.levels) != before:  # other places or other badge colours: every cell
+            grid.update()
+        else:
+            for cell in grid.repainted:
+                grid.update_cell(cell)
+        if self.title is not None:
+            self.title.setText(self._title(trace, opts), color=foreground(opts))
+
+    def _title(self, trace, opts: PlotOptions) -> str:
+        small = font(opts, "caption").pointSize()
+        sorted_note = ""
+        if self.sort:
+            sorted_note = " · " + word("sorted", opts.lang, metric=metric_name(self.metric, opts.lang))
+        return (
+            f"{word('title', opts.lang)}"
+            f"<br><span style='font-size:{small}pt; font-weight:normal'>{model_line(trace.config, opts.lang)}"
+            f"{sorted_note}</span>"
+        )
+
+    def thumbnail(self, row: int, head: int) -> Thumbnail:
+        return self.grid.thumbs[row, head]
+
+
+def draw_overview(
+    layout: pg.GraphicsLayout, trace, stage: str | None, opts: PlotOptions, metric: str = METRICS[0], sort: bool = False
+) -> OverviewFigure:
+    """Clear `layout` and draw the overview of `trace` (`stage`: unused, as for the map: the whole model)."""
+    clear_layout(layout)
+    figure = OverviewFigure(layout, opts, metric, sort)
+    figure.refresh(trace, opts)
+    return figure
