@@ -88,8 +88,8 @@ def arrange(inputs: list, output, kind: str, n_inputs: int, arrangement: str) ->
         places = [(p, row, col) for col, panels in enumerate((forward, grads)) for row, p in enumerate(panels)]
         return places, [forward, grads]
     if kind in (PRODUCT, HEAD_PRODUCT) and not stacked:
-        x, w, b = inputs[:3]
-        return [(w, 0, 1), (x, 1, 0), (output, 1, 1), (b, 2, 1)], [[x], [w, output, b]]
+        x, w, *b = inputs[:n_inputs]  # a layer without a bias (biases "none", "qkv"): X·W alone
+        return [(w, 0, 1), (x, 1, 0), (output, 1, 1)] + [(p, 2, 1) for p in b], [[x], [w, output, *b]]
     places = [(p, i, 0) for i, p in enumerate(inputs[:n_inputs])] + [(output, n_inputs, 0)]
     return places, [[p for p, _, _ in places]]
 

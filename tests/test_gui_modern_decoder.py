@@ -1,0 +1,52 @@
+"""Today's decoder block in the window: every stage of a Qwen3-like model (RMSNorm, grouped-query attention with
+its shared K and V, QK-norm, rotate-half RoPE, no biases, a tied output head, a sliding window) shown and stepped,
+the last head's K and W_K sliced by the K/V head it reads, and the map's and cost dock's words for them."""
+
+import torch
+from PySide6.QtCore import Qt
+
+from engine import ModelConfig
+from tests.gui_window import open_window, press
+from tests.test_gui_stepping import assert_shows
+
+MODERN = ModelConfig(
+    architecture="decoder",
+    d_model=8,
+    n_heads=4,
+    n_kv_heads=2,
+    head_dim=2,
+    d_ff=12,
+    norm="pre",
+    norm_type="rmsnorm",
+    activation="swiglu",
+    positional="rope",
+    rope_pairs="half",
+    qk_norm=True,
+    biases="none",
+    tied_embeddings=True,
+    sliding_window=3,
+    decimals=1,
+)
+
+
+def test_every_stage_of_today_s_decoder_is_shown_on_its_last_head(qtbot):
+    window = open_window(qtbot, MODERN, text="the cat sat on the mat")
+    state = window.state
+    state.set_head(3)
+    n = len(state.stage_names)
+    for i in range(1, n):
+        press(qtbot, window, Qt.Key_Right)
+        assert_shows(window, i)
+
+
+def test_k_and_w_k_of_a_query_head_are_those_of_its_kv_head(qtbot):
+    window = open_window(qtbot, MODERN, text="the cat sat on the mat")
+    state, view = window.state, window.stage_view
+    state.go_to("dec.0.self_attn.k")
+    state.set_head(3)  # query heads 2 and 3 read K/V head 1
+    w_k = next(p for p in view.inputs if p.model.slice.name == "dec.0.self_attn.W_K")
+    assert torch.equal(w_k.model.shown, state.trace["dec.0.self_attn.W_K"][:, 2:4])
+    assert torch.equal(view.output.model.shown, state.trace["dec.0.self_attn.k"][1])
+    assert "head 1 of 2" in view.formula.text()
+    state.go_to("dec.0.self_attn.k_shared")
+    assert "query heads 2–3 share K/V head 1" in view.formula.text()
