@@ -138,8 +138,21 @@ def cmd_deck(args: argparse.Namespace) -> None:
     opts = plot_options(args, trace, lang, show)
     stages = chosen_stages(trace.stage_names, args.only)
     start_qt(lang)
+    if args.only is None and tells_2017_to_today(args):
+        from gui.export.story import export_story
+
+        count = export_story(trace, opts, args.out, args.format)
+        print(f"wrote {args.out}: {count} slides, the 2017 block's map and one per change")
+        return
     count = export_deck(trace, opts, args.out, args.format, stages=stages, inset=args.map_inset)
     print(f"wrote {args.out}: {count} slides, the map, every head at a glance and one per stage")
+
+
+def tells_2017_to_today(args: argparse.Namespace) -> bool:
+    """Whether --lesson opens the "2017 → today" view: its deck tells that story (gui/export/story.py) instead of
+    giving a slide to every stage."""
+    lesson = opened_from_args(args).lesson if args.lesson is not None else None
+    return lesson is not None and "modernise" in lesson.views
 
 
 def chosen_stages(names: list[str], only: str | None) -> list[str] | None:

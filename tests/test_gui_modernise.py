@@ -108,3 +108,23 @@ def test_every_step_is_told_in_both_languages():
         zh = [step_name(step, "zh"), why(step, "zh"), on_map(step, "zh")]
         assert all(en) and all(zh) and en != zh
         assert not [english_words(text, set()) for text in zh if english_words(text, set())], step
+
+
+def test_the_deck_tells_the_story_a_page_per_change(qapp, tmp_path, capsys):
+    """`python main.py deck --lesson 2017-to-today`: the 2017 block's map, then each change with the map before and
+    after it and its explanation (the speaker's notes of a PPTX), in the language asked for."""
+    from pptx import Presentation
+
+    import main
+
+    pdf, pptx = tmp_path / "story.pdf", tmp_path / "story.pptx"
+    assert main.main(["deck", "--lesson", "2017-to-today", "--out", str(pdf)]) in (0, None)
+    assert "7 slides, the 2017 block's map and one per change" in capsys.readouterr().out
+    data = pdf.read_bytes()
+    assert data.count(b"/Type /Page") - data.count(b"/Type /Pages") == 7
+    assert main.main(["deck", "--lesson", "2017-to-today", "--lang", "zh", "--out", str(pptx)]) in (0, None)
+    slides = Presentation(str(pptx)).slides
+    assert len(slides) == 7
+    notes = [slide.notes_slide.notes_text_frame.text for slide in list(slides)[1:]]
+    assert [why(step, "zh") in note for step, note in enumerate(notes, start=1)] == [True] * STEPS
+    assert "KV 缓存：每生成一个词元 64 → 32 字节" in notes[4] and "64 → 32" not in notes[3]

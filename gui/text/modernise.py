@@ -79,7 +79,7 @@ CHANGE_TEXTS: dict[str, ChangeText] = {
         (
             "On the map the feed-forward box says SwiGLU: gate ⊙ up; inside it, the gate sits beside the "
             "up-projection.",
-            "结构图上，前馈框标着 SwiGLU：门 ⊙ 上投影；框内，门在上投影旁边。",
+            "结构图上，前馈框标着 SwiGLU：门控 ⊙ 升维；框内，门在升维投影旁边。",
         ),
     ),
     "rope": ChangeText(
