@@ -102,7 +102,7 @@ def head_patterns(trace: Trace) -> list[HeadPattern]:
 def patterns_of(trace: Trace, at: AttentionAt) -> list[HeadPattern]:
     """The heads of one attention (to measure again only the attentions an edit changed)."""
     weights = trace[at.stages.weights.name]  # [h, n_q, n_k]
-    visible = torch.isfinite(trace[at.stages.masked.name])  # [h, n_q, n_k]: the keys each query may see
+    visible = trace[at.stages.masked.name] != -math.inf  # [h, n_q, n_k]: the keys each query may see
     measured = measure(weights, visible, same_tokens=at.kind == "self")
     return [
         HeadPattern(at.stages.weights.name, at.layer, head, at.kind, at.stack, **numbers)
@@ -115,8 +115,7 @@ def measure(weights: torch.Tensor, visible: torch.Tensor, same_tokens: bool) -> 
     `same_tokens`: queries and keys are the same sentence (self-attention), so self and previous exist."""
     w = weights.double() * visible  # a hidden key's weight counts as 0 (softmax already made it 0)
     n_q, n_k = w.shape[1], w.shape[2]
-    plogp = torch.where(w > 0, w * torch.log(torch.where(w > 0, w, 1.0)), 0.0)
-    entropy = (-plogp.sum(-1)).mean(-1)  # [h]
+    entropy = -torch.special.xlogy(w, w).sum(-1).mean(-1)  # [h]: xlogy gives 0·ln 0 = 0
     even = torch.log(visible.sum(-1).clamp(min=1).double()).mean(-1)  # [h]: mean ln(visible keys)
     first = w[:, :, 0].mean(-1)
     last = w[:, :, n_k - 1].mean(-1)
