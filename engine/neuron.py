@@ -33,6 +33,7 @@ class Neuron:
     products: torch.Tensor  # [d_k] q ⊙ k
     score: float  # Σ q ⊙ k: the score before scaling (equals the scores stage's cell)
     divisor: float  # what the scaled stage divides by: √d_k, or 1 with the "no scaling" switch on
+    unscaled: bool  # the "no scaling" switch is on: the scaled stage equals the scores
     scaled: float  # the scaled stage's cell
     hidden: bool  # the mask hides this key from this query (its weight is 0)
     weight: float  # the attention weight: the softmax of the query's row, at this key
@@ -93,6 +94,7 @@ def neuron(trace: Trace, attention: Attention, head: int, query: int, key: int) 
         products=products,
         score=float(products.sum()),
         divisor=1.0 if "no_scale" in cfg.switches else math.sqrt(cfg.d_k),
+        unscaled="no_scale" in cfg.switches,
         scaled=float(trace[attention.scaled.name][head, query, key]),
         hidden=bool(torch.isneginf(masked)),
         weight=float(trace[attention.weights.name][head, query, key]),

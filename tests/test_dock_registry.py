@@ -58,7 +58,7 @@ def stage_title_dock():
 
 
 def test_the_lesson_format_opens_the_registrys_lesson_openable_docks_and_layouts_keep_their_names():
-    views = ("heads", "whatif", "generation", "kv_cache", "cost", "lab", "modernise")
+    views = ("heads", "whatif", "generation", "kv_cache", "cost", "lab", "neuron", "lens", "modernise")
     assert lesson.VIEWS == registry.lesson_views() == views
     names = [spec.object_name for spec in registry.specs()]
     assert names == [  # what stored window layouts know them by
@@ -70,6 +70,8 @@ def test_the_lesson_format_opens_the_registrys_lesson_openable_docks_and_layouts
         "dock_cost",
         "dock_training_lab",
         "dock_training_step",
+        "dock_neuron",
+        "dock_lens",
         "dock_modernise",
     ]
 

@@ -414,7 +414,9 @@ def window_texts(controller) -> set[str]:
     (numbers are no language's; a dock tabbed behind another keeps the numbers it drew while it was in front)."""
     window = controller.window
     QApplication.sendPostedEvents()
-    for view in (window.map_dock.widget(), window.teaching.heads, window.teaching.kv_cache, window.teaching.whatif):
+    teaching = window.teaching
+    lazy = (window.docks["neuron"].view, window.docks["lens"].view)  # (drawn when in sight)
+    for view in (window.map_dock.widget(), teaching.heads, teaching.kv_cache, teaching.whatif, *lazy):
         view.timer.stop()
         view.draw()
     window.teaching.cost.draw()

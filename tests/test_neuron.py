@@ -67,6 +67,7 @@ def test_the_products_sum_to_the_scores_cell_and_equal_q_and_k_computed_from_the
             torch.testing.assert_close(cell.products.double(), q_all[i] * k_all[j], **TOL)
             assert cell.score == pytest.approx(float((q_all[i] * k_all[j]).sum()), rel=1e-5, abs=1e-5)
             assert cell.scaled == pytest.approx(cell.score / math.sqrt(cfg.d_k), rel=1e-5, abs=1e-6)
+            assert not cell.unscaled and cell.divisor == math.sqrt(cfg.d_k)
             row = scores[head, i].double() / math.sqrt(cfg.d_k)
             if trace.config.architecture == "decoder" and j > i:
                 assert cell.hidden and cell.weight == 0.0
@@ -96,7 +97,7 @@ def test_the_no_scaling_switch_divides_by_one_and_a_cell_outside_is_refused():
     trace = Model.create(ModelConfig(switches=("no_scale",))).trace("a b c")
     att = attention(trace.stages)
     cell = neuron(trace, att, 0, 1, 2)
-    assert cell.divisor == 1.0 and cell.scaled == pytest.approx(cell.score, rel=1e-6)
+    assert cell.unscaled and cell.divisor == 1.0 and cell.scaled == pytest.approx(cell.score, rel=1e-6)
     for bad in ((2, 0, 0), (0, 3, 0), (0, 0, -1)):
         with pytest.raises(EngineError, match="outside"):
             neuron(trace, att, *bad)

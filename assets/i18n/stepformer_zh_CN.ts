@@ -504,6 +504,41 @@
     </message>
 </context>
 <context>
+    <name>LensView</name>
+    <message>
+        <source>What the model would predict if it stopped after each block: every cell is the most probable next token at that position, and its probability. Hover over a cell, or click it, for the top few.</source>
+        <translation>如果模型在每个块之后就停下，它会预测什么：每个格子是该位置最可能的下一个词元及其概率。把指针停在格子上或点击它，可看到前几名。</translation>
+    </message>
+    <message>
+        <source>The logit lens needs an output head: an encoder has none, so there is nothing to decode.</source>
+        <translation>逻辑透镜需要输出头：编码器没有输出头，所以没有可解码的内容。</translation>
+    </message>
+    <message>
+        <source>The last row is the model&apos;s own prediction (its output probabilities).</source>
+        <translation>最后一行就是模型自己的预测（它的输出概率）。</translation>
+    </message>
+    <message>
+        <source>after the embeddings</source>
+        <translation>嵌入之后</translation>
+    </message>
+    <message>
+        <source>after block {0}</source>
+        <translation>块 {0} 之后</translation>
+    </message>
+    <message>
+        <source>{0} = the output</source>
+        <translation>{0} = 输出</translation>
+    </message>
+    <message>
+        <source>{0}, after “{1}”:</source>
+        <translation>{0}，“{1}”之后：</translation>
+    </message>
+    <message>
+        <source>Logit lens</source>
+        <translation>逻辑透镜</translation>
+    </message>
+</context>
+<context>
     <name>LessonController</name>
     <message>
         <source>Edits are not being recorded: {0}</source>
@@ -962,6 +997,80 @@
     </message>
 </context>
 <context>
+    <name>NeuronView</name>
+    <message>
+        <source>Keys (click one to take it apart):</source>
+        <translation>键（点击一个，把它拆开看）：</translation>
+    </message>
+    <message>
+        <source>Sort the dimensions by q ⊙ k</source>
+        <translation>按 q ⊙ k 给维度排序</translation>
+    </message>
+    <message>
+        <source>This model has no attention.</source>
+        <translation>这个模型没有注意力。</translation>
+    </message>
+    <message>
+        <source>{0} · head {1}</source>
+        <translation>{0} · 头 {1}</translation>
+    </message>
+    <message>
+        <source>Query row {0} “{1}” · key column {2} “{3}”</source>
+        <translation>查询行 {0}“{1}” · 键列 {2}“{3}”</translation>
+    </message>
+    <message>
+        <source>dim</source>
+        <translation>维度</translation>
+    </message>
+    <message>
+        <source>no scaling (switched off): the scaled score is {0}</source>
+        <translation>不缩放（已关闭）：缩放后的分数就是 {0}</translation>
+    </message>
+    <message>
+        <source>{0} ÷ √{1} = {2}: the scaled score</source>
+        <translation>{0} ÷ √{1} = {2}：缩放后的分数</translation>
+    </message>
+    <message>
+        <source>the mask hides “{0}” from “{1}”: weight 0</source>
+        <translation>掩码让“{1}”看不到“{0}”：权重为 0</translation>
+    </message>
+    <message>
+        <source>softmax over the row of “{0}”: weight {1} on “{2}”</source>
+        <translation>对“{0}”这一行做 softmax：“{2}”的权重为 {1}</translation>
+    </message>
+    <message>
+        <source>Σ q ⊙ k = {0}: the score before scaling</source>
+        <translation>Σ q ⊙ k = {0}：缩放前的分数</translation>
+    </message>
+    <message>
+        <source>Pushes the score up most: dimensions {0}</source>
+        <translation>把分数推高最多的维度：{0}</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Pushes it down most: dimensions {0}</source>
+        <translation>把分数拉低最多的维度：{0}</translation>
+    </message>
+    <message>
+        <source>Neuron view</source>
+        <translation>神经元视图</translation>
+    </message>
+</context>
+<context>
+    <name>OverviewView</name>
+    <message>
+        <source>Colour by:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sort each row by it</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>PresentationMenu</name>
     <message>
         <source>Presentation mode</source>
@@ -1269,6 +1378,13 @@
     </message>
 </context>
 <context>
+    <name>TensorSlice</name>
+    <message>
+        <source>id</source>
+        <translation>编号</translation>
+    </message>
+</context>
+<context>
     <name>TrainingLab</name>
     <message>
         <source>Run</source>
@@ -1419,13 +1535,6 @@
     <message>
         <source>Training step</source>
         <translation>训练步</translation>
-    </message>
-</context>
-<context>
-    <name>TensorSlice</name>
-    <message>
-        <source>id</source>
-        <translation>编号</translation>
     </message>
 </context>
 </TS>

@@ -111,7 +111,7 @@ class NeuronView(LazyView):
     def _summary(self, cell: Neuron, query_token: str, key_token: str) -> str:
         """The sum, the scaled score, the weight and the strongest pushes, one line each."""
         n = self._number
-        if cell.divisor == 1.0:
+        if cell.unscaled:
             scaled = self.tr("no scaling (switched off): the scaled score is {0}").format(n(cell.scaled))
         else:
             scaled = self.tr("{0} ÷ √{1} = {2}: the scaled score").format(

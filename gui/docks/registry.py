@@ -23,8 +23,10 @@ from gui.docks.cost import CostView
 from gui.docks.generation import GenerationPanel
 from gui.docks.heads import HeadGridView
 from gui.docks.kv_cache import KVCacheView
+from gui.docks.lens import LensView
 from gui.docks.modernise import ModerniseView
 from gui.docks.modernise import title as modernise_title
+from gui.docks.neuron import NeuronView
 from gui.docks.placement import DockPlacement
 from gui.docks.training_lab import TrainingLab
 from gui.docks.whatif import WhatIfView
@@ -147,6 +149,22 @@ _SPECS: list[DockSpec] = [
         scrolls=False,
         areas=Qt.AllDockWidgetAreas,
         setup=lambda window, dock: training_step.show_on_step(window, dock.widget),
+    ),
+    DockSpec(
+        "neuron",
+        lambda: QCoreApplication.translate("NeuronView", "Neuron view"),
+        NeuronView,
+        lesson_openable=True,
+    ),
+    DockSpec(
+        "lens",
+        lambda: QCoreApplication.translate("LensView", "Logit lens"),
+        LensView,
+        area=Qt.BottomDockWidgetArea,
+        placed=BELOW,
+        lesson_openable=True,
+        scrolls=False,
+        areas=Qt.AllDockWidgetAreas,
     ),
     DockSpec(
         "modernise",
