@@ -21,7 +21,9 @@ if TYPE_CHECKING:  # engine/config.py calls check_parameters while validating
 # (d_model 384, 6 layers, 12 heads) on 256 tokens, and a 300-token sentence on a classroom model, on a laptop.
 MAX_MODEL_BYTES = 2 * 2**30
 MAX_TRACE_MACS = 50 * 10**9  # about 3 s of one CPU core (17 GMAC/s measured): longer would freeze the window
-MAX_VOCAB = 65_536  # an output stage shows a row per token: GPT-2's 50,257 and BERT's 30,522 fit
+# An output stage has a column per token: BERT's 30,522, GPT-2's 50,257, Llama 3's 128,256, Qwen2 / Qwen2.5 / Qwen3's
+# 151,936 (152,064 from Qwen2.5-7B on) fit. Its logits and probabilities on 32 tokens take 37 MiB.
+MAX_VOCAB = 152_064
 FLOAT_BYTES = 4  # every tensor is float32
 
 

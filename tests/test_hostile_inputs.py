@@ -401,7 +401,7 @@ def test_unscaled_gpt2_attention_is_honoured(gpt2):
         ({"add_cross_attention": True}, "add_cross_attention: GPT-2 with cross-attention"),
         ({"scale_attn_weights": "no"}, "scale_attn_weights must be true or false"),
         ({"activation_function": "silu"}, "activation 'silu' is not supported"),
-        ({"vocab_size": 1_000_000}, "has 1000000 tokens; Stepformer shows at most 65536"),
+        ({"vocab_size": 1_000_000}, "has 1000000 tokens; Stepformer shows at most 152064"),
         ({"n_embd": 4096, "n_layer": 24, "n_inner": 16384, "n_head": 8}, "would need 18.0 GiB"),
     ],
 )
@@ -442,8 +442,8 @@ def test_a_gpt2_attention_weight_of_the_wrong_rank_is_named(gpt2, shape):
 
 
 def test_a_vocabulary_too_large_for_the_output_stages_is_refused(gpt2):
-    damage_tensor(gpt2, "transformer.wte.weight", torch.zeros(70_000, 16))
-    with pytest.raises(EngineError, match="has 70000 tokens; Stepformer shows at most 65536"):
+    damage_tensor(gpt2, "transformer.wte.weight", torch.zeros(160_000, 16))
+    with pytest.raises(EngineError, match="has 160000 tokens; Stepformer shows at most 152064"):
         open_checkpoint(gpt2)
 
 
