@@ -121,3 +121,31 @@ def test_the_strongest_key_is_the_largest_weight_of_the_row():
         for query in range(weights.shape[1]):
             j = strongest_key(trace, att, head, query)
             assert j <= query and weights[head, query, j] == weights[head, query].max()
+
+
+def test_a_grouped_query_head_reads_the_key_of_its_kv_head_after_qk_norm_and_rope():
+    cfg = ModelConfig(
+        architecture="decoder",
+        d_model=16,
+        n_heads=4,
+        n_kv_heads=2,
+        qk_norm=True,
+        positional="rope",
+        norm="pre",
+        norm_type="rmsnorm",
+        activation="swiglu",
+        d_ff=16,
+        n_layers=2,
+    )
+    trace = Model.create(cfg).trace("a b c d e")
+    place = dict(stack="dec", block=1)
+    att = attention(trace.stages, **place)
+    scores, keys = trace[att.scores.name], trace[find(trace.stages, "attn.k_rot", **place).name]  # keys [2, n, d_k]
+    queries = trace[find(trace.stages, "attn.q_rot", **place).name]  # [4, n, d_k]
+    n = scores.shape[1]
+    for head in range(4):
+        for i, j in ((n - 1, 0), (n - 1, n - 1), (2, 1)):
+            cell = neuron(trace, att, head, i, j)
+            assert cell.score == pytest.approx(float(scores[head, i, j]), rel=1e-5, abs=1e-5)
+            assert torch.equal(cell.k, keys[head // 2, j]) and torch.equal(cell.q, queries[head, i])
+            torch.testing.assert_close(cell.products.sum(), (queries[head, i] * keys[head // 2, j]).sum(), **TOL)
