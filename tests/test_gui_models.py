@@ -161,7 +161,8 @@ def broken_folders(tmp_path) -> dict[str, tuple]:
     cases = {  # name: (files, words the message must contain)
         "empty": ({}, "no config.json"),
         "not_json": ({"config.json": "{oops"}, "not valid JSON"),
-        "llama": ({"config.json": json.dumps({"model_type": "llama"})}, "not supported"),
+        "t5": ({"config.json": json.dumps({"model_type": "t5"})}, "not supported"),
+        "llama_without_sizes": ({"config.json": json.dumps({"model_type": "llama"})}, "lacks hidden_size"),
         "pickle_only": ({"config.json": json.dumps(bert), "pytorch_model.bin": "x"}, "pickle"),
         "bad_weights": (
             {"config.json": json.dumps(bert), "model.safetensors": "not a tensor file"},

@@ -25,6 +25,7 @@ tokenizers = pytest.importorskip("tokenizers")
 from engine import EngineError  # noqa: E402
 from engine.formats.checkpoints import family_name, open_checkpoint  # noqa: E402
 from engine.formats.hf_decoders import CONFIG_FIELDS, HARMLESS  # noqa: E402
+from engine.formats.hf_tokenizers import readable  # noqa: E402
 from engine.training import backward as backward_module  # noqa: E402
 from engine.training.backward import backward, loss_values  # noqa: E402
 from tests.test_backward import assert_matches, central  # noqa: E402
@@ -309,14 +310,23 @@ def test_the_tokenizer_gives_the_folders_own_ids(folder):
     for sentence in [*SENTENCES, "从 2017 年到今天：RMSNorm、RoPE 和 GQA。", "ünïcödé  spaces\tand\nlines 🙂"]:
         tokens, ids = model.encode("dec", sentence)
         assert ids.tolist() == auto(sentence)["input_ids"] == own.encode(sentence).ids, sentence
-        assert tokens == own.encode(sentence).tokens
+        assert tokens == [readable(t) for t in own.encode(sentence).tokens]
     assert model.tokenizer.kind == "byte-level BPE"
+    assert "".join(model.encode("dec", SENTENCES[1])[0]).removeprefix("<|begin_of_text|>") == SENTENCES[1]  # 我爱猫…
     first = model.trace(SENTENCES[1]).tokens["dec"][0]
     assert (first == "<|begin_of_text|>") == (model.config.rope_theta != 1e6)  # Llama 3's BOS; Qwen has none
     vocab = model.vocabs["dec"]
-    assert len(vocab) == model.params["dec.embed.W_E"].shape[0]
+    assert len(vocab) == model.params["dec.embed.W_E"].shape[0] and len(set(vocab.tokens)) == len(vocab)
     if len(vocab) > own.get_vocab_size():  # Qwen pads its embeddings beyond the tokenizer's last id
         assert vocab.tokens[-1] == f"[id {len(vocab) - 1}]"
+
+
+def test_byte_level_tokens_read_as_text():
+    """Byte-level BPE writes "我" as "æĪĳ": the window shows it as 我; a space stays Ġ, half a character its bytes,
+    and a character whose UTF-8 could be mistaken for the stand-ins of single bytes (é = Ã©) too."""
+    assert readable("æĪĳ") == "我" and readable("ĠçĮ«") == "Ġ猫" and readable("Ġcat") == "Ġcat"
+    assert readable("æĪ") == "æĪ" and readable("Ã©") == "Ã©"
+    assert readable("ðŁĻĤ") == "🙂" and readable("<|endoftext|>") == "<|endoftext|>"
 
 
 def test_float64_matches_to_1e_10():

@@ -2,6 +2,9 @@
 
 Model.encode calls `encode` when a model carries one of these, so a checkpoint sees exactly the ids it
 was trained on, its special tokens included ([CLS] … [SEP] for BERT, none for GPT-2).
+
+A byte-level BPE writes each byte of its tokens as a printable stand-in (GPT-2's alphabet: Ġ for a space), so
+"我" reads "æĪĳ"; its tokens are shown with such characters as themselves (see `readable`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,45 @@ from ..errors import EngineError
 from .reading import read_json, regular_file
 
 
+def _byte_alphabet() -> dict[int, str]:
+    """Byte-level BPE's printable stand-in of each byte (GPT-2's bytes_to_unicode): the printable Latin-1 bytes are
+    themselves, the other 68 the characters from U+0100 on, in byte order."""
+    kept = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    moved = [b for b in range(256) if b not in kept]
+    return {b: chr(b) for b in kept} | {b: chr(256 + k) for k, b in enumerate(moved)}
+
+
+CHAR_OF_BYTE = _byte_alphabet()
+BYTE_OF_CHAR = {c: b for b, c in CHAR_OF_BYTE.items()}
+LAST_STAND_IN = max(map(ord, BYTE_OF_CHAR))  # U+0143
+
+
+def readable(token: str) -> str:
+    """A byte-level token as people read it: each character beyond the stand-in alphabet (Chinese, Japanese,
+    Cyrillic, emoji: any printable character above U+0143) from its UTF-8 bytes; every other byte as its stand-in
+    (Ġ a space, an ASCII letter itself, half a character as bytes). One-to-one: no two tokens read alike. A token
+    that is not byte-level text (an added special token) stays as it is."""
+    try:
+        data = bytes(BYTE_OF_CHAR[c] for c in token)
+    except KeyError:
+        return token
+    out, i = [], 0
+    while i < len(data):
+        for size in (4, 3, 2):  # the longest UTF-8 character that starts here
+            try:
+                char = data[i : i + size].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if len(char) == 1 and ord(char) > LAST_STAND_IN and char.isprintable():
+                out.append(char)
+                i += size
+                break
+        else:
+            out.append(CHAR_OF_BYTE[data[i]])
+            i += 1
+    return "".join(out)
+
+
 class HFTokenizer:
     def __init__(self, tokenizer: Tokenizer | BaseTokenizer, kind: str):
         if tokenizer.get_vocab_size(with_added_tokens=False) == 0:  # special tokens alone cannot spell a sentence
@@ -24,11 +66,12 @@ class HFTokenizer:
         tokenizer.no_truncation()
         self.tokenizer = tokenizer
         self.kind = kind  # "WordPiece" or "byte-level BPE", for people to read
+        self.shown = readable if kind == "byte-level BPE" else str  # a token as the window shows it
 
     def encode(self, text: str) -> tuple[list[str], list[int]]:
-        """The subword tokens of `text` and their ids."""
+        """The subword tokens of `text` (as shown) and their ids."""
         enc = self.tokenizer.encode(text)
-        return list(enc.tokens), list(enc.ids)
+        return [self.shown(t) for t in enc.tokens], list(enc.ids)
 
     def tokens_by_id(self, size: int) -> list[str]:
         """The token of each id 0 … size − 1 (ids the tokenizer never makes are named [id N])."""
@@ -36,7 +79,7 @@ class HFTokenizer:
         for token, i in self.tokenizer.get_vocab(with_added_tokens=True).items():
             if i >= size:
                 raise EngineError(f"the tokenizer has id {i} for {token!r}, but the model has only {size} embeddings")
-            names[i] = token
+            names[i] = self.shown(token)
         return names
 
 
