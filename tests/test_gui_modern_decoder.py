@@ -50,3 +50,15 @@ def test_k_and_w_k_of_a_query_head_are_those_of_its_kv_head(qtbot):
     assert "head 1 of 2" in view.formula.text()
     state.go_to("dec.0.self_attn.k_shared")
     assert "query heads 2–3 share K/V head 1" in view.formula.text()
+
+
+def test_the_kv_cache_and_cost_docks_show_the_kv_heads(qtbot):
+    window = open_window(qtbot, MODERN, text="the cat sat on the mat")
+    window.resize(1920, 1080)
+    qtbot.waitUntil(lambda: window.size().toTuple() == (1920, 1080))
+    views, state = window.teaching, window.state
+    state.set_head(3)
+    views.kv_action.trigger()
+    qtbot.waitUntil(lambda: views.kv_cache.rows() == len(state.trace.tokens["dec"]))
+    caption = views.kv_cache.cache.maps[0].plot.caption_shown[0]
+    assert "head 1" in caption and "head 3" not in caption  # query head 3 reads K/V head 1 of the cache's 2

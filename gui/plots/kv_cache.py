@@ -20,7 +20,7 @@ from engine.kv_cache import trace_keys_values
 from .bars import Bars
 from .captions import caption
 from .heatmap import Heatmap, format_cell
-from .matrix import head_of
+from .matrix import head_in, head_of
 from .style import PlotOptions, color
 
 TOP_CANDIDATES = 10
@@ -91,8 +91,8 @@ class CachePanel:
         self.rows = 0
 
     def update(self, trace, attention: str, opts: PlotOptions) -> None:
-        k, v = trace_keys_values(trace)[attention]  # [h, rows, d_k]
-        h = head_of(trace, opts)
+        k, v = trace_keys_values(trace)[attention]  # [h_kv, rows, d_k]: n_kv_heads with grouped-query attention
+        h = head_in(trace, k.shape[0], head_of(trace, opts))  # the K/V head the shown query head reads
         tokens = list(trace.tokens["dec"])
         self.rows = k.shape[1]
         head = caption("head", opts.lang, head=h)
