@@ -195,10 +195,11 @@ def checkpoint(folder: str | Path) -> Opened:
     cfg = model.config
     family = family_name(folder)
     title = _texts(f"{folder.name} ({family})", f"{folder.name}（{family}）")
+    kv = (f" ({cfg.kv_heads} K/V heads)", f"（{cfg.kv_heads} 个 K/V 头）") if cfg.kv_heads < cfg.n_heads else ("", "")
     description = _texts(
-        f"{family} checkpoint from {folder}: {cfg.n_layers} layers, d_model {cfg.d_model}, {cfg.n_heads} heads, "
+        f"{family} checkpoint from {folder}: {cfg.n_layers} layers, d_model {cfg.d_model}, {cfg.n_heads} heads{kv[0]}, "
         f"{model.tokenizer.kind} tokens",
-        f"{family} 检查点，来自 {folder}：{cfg.n_layers} 层，d_model {cfg.d_model}，{cfg.n_heads} 个头，"
+        f"{family} 检查点，来自 {folder}：{cfg.n_layers} 层，d_model {cfg.d_model}，{cfg.n_heads} 个头{kv[1]}，"
         f"{model.tokenizer.kind} 分词")
     return Opened(model, CHECKPOINT_EXAMPLE, title=title, description=description)
 
