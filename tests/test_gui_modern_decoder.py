@@ -62,3 +62,13 @@ def test_the_kv_cache_and_cost_docks_show_the_kv_heads(qtbot):
     qtbot.waitUntil(lambda: views.kv_cache.rows() == len(state.trace.tokens["dec"]))
     caption = views.kv_cache.cache.maps[0].plot.caption_shown[0]
     assert "head 1" in caption and "head 3" not in caption  # query head 3 reads K/V head 1 of the cache's 2
+
+
+def test_a_rotate_half_pair_highlights_its_two_cells_only():
+    from engine import Model
+    from engine.provenance import sources
+    from gui.views.tensor_slice import hits
+
+    trace = Model.create(MODERN.replace(head_dim=4, n_heads=2, n_kv_heads=1)).trace("the cat sat")
+    (selector,) = sources(trace, "dec.0.self_attn.q_rot", (1, 2, 3)).values()  # pair (1, 3) of d_k 4
+    assert [c for c in range(4) if hits(selector[2], c)] == [1, 3]

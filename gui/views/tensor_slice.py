@@ -59,7 +59,9 @@ class TensorSlice:
         elif self.col_start and cols != ALL:
             shift = self.col_start
             cols = slice(
-                None if cols.start is None else cols.start - shift, None if cols.stop is None else cols.stop - shift
+                None if cols.start is None else cols.start - shift,
+                None if cols.stop is None else cols.stop - shift,
+                cols.step,
             )
         return rows, cols
 
@@ -80,7 +82,8 @@ def hits(sel: int | slice, i: int) -> bool:
     """Whether a row or column selector (an index or a slice) takes index `i`."""
     if isinstance(sel, int):
         return sel == i
-    return (sel.start is None or i >= sel.start) and (sel.stop is None or i < sel.stop)
+    start, step = sel.start or 0, sel.step or 1  # a step: RoPE's rotate-half pair (i, i + r/2)
+    return i >= start and (sel.stop is None or i < sel.stop) and (i - start) % step == 0
 
 
 def axis_labels(trace, part: TensorSlice) -> tuple[list[str], list[str]]:
