@@ -58,12 +58,13 @@ def stage_title_dock():
 
 
 def test_the_lesson_format_opens_the_registrys_lesson_openable_docks_and_layouts_keep_their_names():
-    views = ("heads", "whatif", "generation", "kv_cache", "cost", "lab", "neuron", "lens", "modernise")
+    views = ("heads", "overview", "whatif", "generation", "kv_cache", "cost", "lab", "neuron", "lens", "modernise")
     assert lesson.VIEWS == registry.lesson_views() == views
     names = [spec.object_name for spec in registry.specs()]
     assert names == [  # what stored window layouts know them by
         "dock_map",
         "dock_heads",
+        "dock_overview",
         "dock_whatif",
         "dock_generation",
         "dock_kv_cache",
@@ -113,8 +114,9 @@ def test_a_dock_defined_in_a_test_joins_the_menu_the_toolbar_a_lesson_and_a_new_
     dock = window.docks["stage_title"]
     assert dock.widget.objectName() == "dock_stage_title" and not dock.widget.isVisible()
     assert dock.toggle in window.menus["view"].actions() and dock.toggle.shortcut().toString() == "Ctrl+Shift+T"
-    assert window.teaching.toolbar.actions()[:5] == [  # after the teaching docks' buttons, in the registry's order
+    assert window.teaching.toolbar.actions()[:6] == [  # after the teaching docks' buttons, in the registry's order
         window.docks["heads"].toggle,
+        window.docks["overview"].toggle,
         window.teaching.generation.generate_action,
         window.docks["kv_cache"].toggle,
         window.docks["cost"].toggle,

@@ -415,11 +415,12 @@ def window_texts(controller) -> set[str]:
     window = controller.window
     QApplication.sendPostedEvents()
     teaching = window.teaching
-    lazy = (window.docks["neuron"].view, window.docks["lens"].view)  # (drawn when in sight)
+    lazy = (window.docks["neuron"].view, window.docks["lens"].view, window.docks["overview"].view)  # (drawn in sight)
     for view in (window.map_dock.widget(), teaching.heads, teaching.kv_cache, teaching.whatif, *lazy):
         view.timer.stop()
         view.draw()
     window.teaching.cost.draw()
+    window.teaching.generation.show_choice()  # (drawn when on screen: one more dock may leave it unsaid until then)
     window.training_step_dock.widget().show_step(window.training_step_dock.widget().step)
     window.stage_view.draw_plots()
     return {text for text in widget_strings(window) if re.search(r"[^\W\d_]", text)}

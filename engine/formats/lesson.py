@@ -40,7 +40,7 @@ _OPTIONAL = ("views", "lab", "show")  # absent in older files
 # The window's views (docks) a lesson may open with it, by name: plain data. The GUI declares its docks in
 # gui/docks/registry.py (tests/test_dock_registry.py checks these are its lesson-openable keys, in its order); a dock
 # registered there later is added here (set_views).
-VIEWS = ("heads", "whatif", "generation", "kv_cache", "cost", "lab", "neuron", "lens", "modernise")
+VIEWS = ("heads", "overview", "whatif", "generation", "kv_cache", "cost", "lab", "neuron", "lens", "modernise")
 # What a lesson opens on, so its point is on screen: the head, the query row (a token index, or "last" for the
 # sentence's last token) and the decimals the matrices and plots show (the seeds' 0.452 and −0.447 need three).
 SHOW_KEYS = ("head", "row", "decimals")

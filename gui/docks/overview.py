@@ -85,11 +85,11 @@ class OverviewView(LazyView):
         for k, metric in enumerate(METRICS):
             self.metric_box.setItemText(k, metric_name(metric, lang))
             self.metric_box.setItemData(k, metric_help(metric, lang), Qt.ItemDataRole.ToolTipRole)
-        self.metric_box.setToolTip(metric_help(self.metric(), lang))
+        self.metric_box.setToolTip(metric_help(self.chosen_metric(), lang))
         self.detail_for = ()
         self.schedule()
 
-    def metric(self) -> str:
+    def chosen_metric(self) -> str:
         return self.metric_box.currentData() or METRICS[0]
 
     def set_metric(self, metric: str, sort: bool | None = None) -> None:
@@ -99,13 +99,13 @@ class OverviewView(LazyView):
             self.sort_box.setChecked(sort)
 
     def _metric_changed(self, *_) -> None:
-        self.metric_box.setToolTip(metric_help(self.metric(), self.settings.lang))
+        self.metric_box.setToolTip(metric_help(self.chosen_metric(), self.settings.lang))
         if self.figure is not None:
-            self.figure.set_metric(self.metric(), self.sort_box.isChecked())
+            self.figure.set_metric(self.chosen_metric(), self.sort_box.isChecked())
 
     def _draw_for_export(self, layout, trace, stage, opts):
         """The grid as the teacher sees it (metric and order) in the slide style (right-click ▸ Export figure)."""
-        return draw_overview(layout, trace, stage, opts, self.metric(), self.sort_box.isChecked())
+        return draw_overview(layout, trace, stage, opts, self.chosen_metric(), self.sort_box.isChecked())
 
     # ---- drawing -------------------------------------------------------------------------------------------------
     def draw(self) -> None:
@@ -113,17 +113,18 @@ class OverviewView(LazyView):
         key = opts.lang, opts.colormap, opts.font_scale, trace_structure(trace)
         self.figure = self.figures.show(
             key,
-            lambda layout: OverviewFigure(layout, opts, self.metric(), self.sort_box.isChecked()),
+            lambda layout: OverviewFigure(layout, opts, self.chosen_metric(), self.sort_box.isChecked()),
         )
         if self.figure.trace is None:
             self.figure.grid.hovered.connect(self._pointed)
             self.figure.grid.clicked.connect(self._clicked)
-        self.figure.set_metric(self.metric(), self.sort_box.isChecked())
+        self.figure.set_metric(self.chosen_metric(), self.sort_box.isChecked())
         self.figure.refresh(trace, opts)
         self.grid_view.settle()
         self.draws += 1
         self._arrange()
         self._select()
+        self._show_detail()  # (now: the grid and the head it enlarges are painted together)
 
     def _edited(self, names) -> None:
         if self.figure is None:
@@ -211,7 +212,8 @@ class OverviewView(LazyView):
         lang = self.settings.lang
         pattern = self.figure.thumbnail(row, head).pattern
         values = "\n".join(f"{metric_name(m, lang)}: {metric_value(pattern.metric(m), lang)}" for m in METRICS)
-        return f"{self._detail_caption(row, head)}\n{values}\n\n{metric_help(self.metric(), lang)}\n{pattern.stage}"
+        definition = metric_help(self.chosen_metric(), lang)
+        return f"{self._detail_caption(row, head)}\n{values}\n\n{definition}\n{pattern.stage}"
 
     def _clicked(self, cell: tuple[int, int]) -> None:
         """Open the head's attention weights in the stepper, that head chosen."""

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
 from engine.formats import lesson
 from gui.docks import map as map_dock
-from gui.docks import training_step
+from gui.docks import overview, training_step
 from gui.docks.cost import CostView
 from gui.docks.generation import GenerationPanel
 from gui.docks.heads import HeadGridView
@@ -97,6 +97,18 @@ _SPECS: list[DockSpec] = [
         shortcut="Ctrl+H",
         toolbar=True,
         lesson_openable=True,
+    ),
+    DockSpec(
+        "overview",
+        lambda: QCoreApplication.translate("TeachingViews", "Every head at a glance"),
+        overview.OverviewView,
+        placed=None,  # beside the stage view at the desk, the whole slide in presentation mode (overview.set_up)
+        shortcut="Ctrl+Shift+H",
+        toolbar=True,
+        lesson_openable=True,
+        scrolls=False,
+        button_text=lambda: QCoreApplication.translate("TeachingViews", "All heads"),
+        setup=overview.set_up,
     ),
     DockSpec(
         "whatif",

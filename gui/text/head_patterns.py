@@ -38,8 +38,8 @@ METRIC_DEFINITIONS: dict[str, tuple[str, str]] = {
     "entropy": (
         "Mean over the query rows of −Σ w·ln w over the keys a query may see (natural log): 0 when every query "
         "looks at one key, ln(visible keys) when it spreads evenly.",
-        "对每个查询行求 −Σ w·ln w（只计它能看到的键，自然对数），再对各行取平均：每个查询只看一个键时为 0，"
-        "平均分给能看到的键时为 ln(可见键数)。",
+        "对每个查询行求 −Σ w·log w（只计它能看到的键，以 e 为底的自然对数），再对各行取平均：每个查询只看一个键时为 0，"
+        "平均分给能看到的键时为 log(可见键数)。",
     ),
     "self": (
         "Mean over the queries of the weight a token gives to its own position (self-attention only).",
@@ -51,12 +51,12 @@ METRIC_DEFINITIONS: dict[str, tuple[str, str]] = {
     ),
     "first": (
         "Mean over the queries of the weight given to the first key ([CLS], <start>, the first word).",
-        "各查询给第一个键（[CLS]、<start>、第一个词）的权重的平均值。",
+        "各查询给第一个键（BERT 的分类符、<start>、第一个词）的权重的平均值。",
     ),
     "last": (
         "Mean over the queries of the weight given to the last key (BERT's [SEP]); a key a query may not see "
         "counts as 0.",
-        "各查询给最后一个键（BERT 的 [SEP]）的权重的平均值；查询看不到的键记为 0。",
+        "各查询给最后一个键（如 BERT 的分隔符）的权重的平均值；查询看不到的键记为 0。",
     ),
 }
 
@@ -73,7 +73,7 @@ PATTERN_RULE = (
     "(the head gives that one key at least half its attention); broad when none is and the entropy is at least "
     "{broad} × the mean ln(visible keys); none otherwise.",
     "模式：某一份额（前一个、第一个、自身、最后一个）是四者中最大且至少为 {dominant} 时（这个头至少一半的注意力"
-    "给了那一个键），以它命名；都不是而熵至少为 {broad} × 平均 ln(可见键数) 时为“分散”；否则无。",
+    "给了那一个键），以它命名；都不是而熵至少为 {broad} × 平均 log(可见键数) 时为“分散”；否则无。",
 )
 
 LANGS = ("en", "zh")
