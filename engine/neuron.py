@@ -104,3 +104,8 @@ def neuron(trace: Trace, attention: Attention, head: int, query: int, key: int) 
 def strongest_key(trace: Trace, attention: Attention, head: int, query: int) -> int:
     """The key column query row `query` of head `head` gives the largest weight to (the first, where several tie)."""
     return int(torch.argmax(trace[attention.weights.name][head, query]))
+
+
+def hidden_keys(trace: Trace, attention: Attention, head: int, query: int) -> list[bool]:
+    """For each key column, whether the mask hides it from query row `query` of head `head` (its weight is 0)."""
+    return torch.isneginf(trace[attention.masked.name][head, query]).tolist()

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from engine.graph import find
 from engine.lens import logit_lens
-from engine.neuron import attention_at, neuron
+from engine.neuron import attention_at, hidden_keys, neuron
 from gui.state import display
 from gui.views.steady_label import line_heights
 from tests import gui_lessons
@@ -29,7 +29,9 @@ def open_docks(qtbot, window, *keys):
 
 
 def drawn(qtbot, window, *keys) -> None:
-    """Wait until the docks' views have drawn what is pending."""
+    """Wait until the docks are placed and their views have drawn what is pending."""
+    placement = window.teaching.placement
+    qtbot.waitUntil(lambda: not placement.timer.isActive())
     qtbot.waitUntil(lambda: not any(window.docks[key].view.timer.isActive() for key in keys))
     QApplication.processEvents()
 
@@ -50,6 +52,8 @@ def assert_neuron_shows_the_engine(state, view) -> None:
     assert rows.texts == [(fmt(cell.q[d]), fmt(cell.k[d]), fmt(cell.products[d])) for d in order]
     assert rows.products == cell.products.tolist()
     assert fmt(expected.score) in view.summary.text() and fmt(expected.weight) in view.summary.text()
+    att = expected.attention
+    assert view.keys.hidden == hidden_keys(state.trace, att, cell.head, cell.query) and view.keys.current == cell.key
 
 
 def test_the_neuron_view_shows_the_engines_numbers_and_follows_an_edit_the_head_the_row_and_a_click(qtbot):
@@ -65,6 +69,7 @@ def test_the_neuron_view_shows_the_engines_numbers_and_follows_an_edit_the_head_
     state.set_row(4)
     drawn(qtbot, window, "neuron")
     assert (view.cell.head, view.cell.query) == (1, 4)
+    assert view.keys.hidden == [False] * 5 + [True] * 2  # <start> the cat sat on | the mat: after the query
     assert_neuron_shows_the_engine(state, view)
 
     chips = view.keys

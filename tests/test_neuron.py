@@ -9,7 +9,7 @@ import torch
 
 from engine import EngineError, Model, ModelConfig
 from engine.graph import attention, find
-from engine.neuron import attention_at, neuron, strongest_key
+from engine.neuron import attention_at, hidden_keys, neuron, strongest_key
 
 TOL = dict(rtol=1e-5, atol=1e-5)
 
@@ -121,6 +121,7 @@ def test_the_strongest_key_is_the_largest_weight_of_the_row():
         for query in range(weights.shape[1]):
             j = strongest_key(trace, att, head, query)
             assert j <= query and weights[head, query, j] == weights[head, query].max()
+            assert hidden_keys(trace, att, head, query) == [key > query for key in range(weights.shape[2])]
 
 
 def test_a_grouped_query_head_reads_the_key_of_its_kv_head_after_qk_norm_and_rope():

@@ -999,8 +999,8 @@
 <context>
     <name>NeuronView</name>
     <message>
-        <source>Keys (click one to take it apart):</source>
-        <translation>键（点击一个，把它拆开看）：</translation>
+        <source>Keys (click one to take it apart; greyed: hidden by the mask):</source>
+        <translation>键（点击一个，把它拆开看；灰色：被掩码遮住）：</translation>
     </message>
     <message>
         <source>Sort the dimensions by q ⊙ k</source>
@@ -1063,11 +1063,11 @@
     <name>OverviewView</name>
     <message>
         <source>Colour by:</source>
-        <translation>着色依据：</translation>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Sort each row by it</source>
-        <translation>各行按它排序</translation>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1347,14 +1347,6 @@
     <message>
         <source>Heads side by side</source>
         <translation>各头并排</translation>
-    </message>
-    <message>
-        <source>Every head at a glance</source>
-        <translation>一览所有注意力头</translation>
-    </message>
-    <message>
-        <source>All heads</source>
-        <translation>所有头</translation>
     </message>
     <message>
         <source>What if</source>

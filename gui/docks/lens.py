@@ -23,6 +23,7 @@ from gui.views.steady_label import SteadyLabel, line_heights
 
 CELL_PAD = 8  # px above and below a cell's two lines
 TITLE_PAD = 16  # px beside a row's title in the table's header
+ROWS_ALWAYS_SHOWN = 4  # the table is never lower than this many rows (a twelve-block model's 13 scroll beyond)
 
 
 class LensView(LazyView):
@@ -131,7 +132,10 @@ class LensView(LazyView):
         header = max(table.horizontalHeader().sizeHint().height(), line + CELL_PAD)
         table.horizontalHeader().setFixedHeight(header)
         whole = header + table.verticalHeader().length() + 2 * table.frameWidth()
-        table.setMaximumHeight(whole + table.horizontalScrollBar().sizeHint().height())
+        whole += table.horizontalScrollBar().sizeHint().height()
+        table.setMaximumHeight(whole)
+        least = header + 2 * table.frameWidth() + min(table.rowCount(), ROWS_ALWAYS_SHOWN) * table.rowHeight(0)
+        table.setMinimumHeight(min(whole, least))  # a dock too low for them scrolls the others
         if self.picked is not None:
             self.picked = min(self.picked[0], len(lens.layers) - 1), min(self.picked[1], len(lens.tokens) - 1)
         self._show_picked()

@@ -11,7 +11,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout
 
-from engine.neuron import Neuron, attention_at, neuron, strongest_key
+from engine.neuron import Neuron, attention_at, hidden_keys, neuron, strongest_key
 from gui.plots.neuron import NeuronBars, NeuronRows
 from gui.state import display
 from gui.state.app_state import AppState
@@ -35,7 +35,9 @@ class NeuronView(LazyView):
         self.heading.setTextFormat(Qt.RichText)
         self.keys_label = QLabel(self)
         self.keys_label.setWordWrap(True)
-        self.texts.set(self.keys_label.setText, lambda: self.tr("Keys (click one to take it apart):"))
+        self.texts.set(
+            self.keys_label.setText, lambda: self.tr("Keys (click one to take it apart; greyed: hidden by the mask):")
+        )
         self.keys = TokenChips(self)
         self.keys.chosen.connect(self.choose_key)
         self.sort = QCheckBox(self)
@@ -87,7 +89,7 @@ class NeuronView(LazyView):
             query, q_tokens[query], key, k_tokens[key]
         )
         self.heading.setText(f"<b>{html.escape(where)}</b><br>{html.escape(cell_named)}")
-        self.keys.show_tokens(k_tokens, key)
+        self.keys.show_tokens(k_tokens, key, hidden_keys(trace, att, head, query))  # (greyed: masked)
         self.summary.setText(self._summary(cell, q_tokens[query], k_tokens[key]))
         self.bars.show_rows(self._rows(cell))
 

@@ -1,5 +1,6 @@
 """A row of token chips that wraps to the width it is given; a click chooses one (the neuron view's key column).
-Every token is shown whole, each chip as wide as its text in the widget's font."""
+Every token is shown whole, each chip as wide as its text in the widget's font; a chip marked hidden (a key the
+mask hides from the query) is drawn greyed, with a dashed edge."""
 
 from __future__ import annotations
 
@@ -16,16 +17,18 @@ class TokenChips(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.tokens: list[str] = []
+        self.hidden: list[bool] = []  # per chip: drawn greyed
         self.current = -1
         policy = QSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
         self.setCursor(Qt.PointingHandCursor)
 
-    def show_tokens(self, tokens: list[str], current: int) -> None:
+    def show_tokens(self, tokens: list[str], current: int, hidden: list[bool] | None = None) -> None:
         if tokens != self.tokens:
             self.tokens = list(tokens)
             self.updateGeometry()
+        self.hidden = list(hidden) if hidden is not None else [False] * len(tokens)
         self.current = current
         self.update()
 
@@ -70,10 +73,13 @@ class TokenChips(QWidget):
         palette = self.palette()
         for index, (token, rect) in enumerate(zip(self.tokens, self.chip_rects(self.width()))):
             box = QRectF(rect).adjusted(0.5, 0.5, -0.5, -0.5)
-            chosen = index == self.current
-            p.setBrush(palette.highlight() if chosen else palette.base())
-            p.setPen(QPen(palette.highlight().color() if chosen else palette.mid().color(), 1))
+            chosen, hidden = index == self.current, self.hidden[index]
+            p.setBrush(palette.highlight() if chosen else palette.window() if hidden else palette.base())
+            edge = QPen(palette.highlight().color() if chosen else palette.mid().color(), 1)
+            edge.setStyle(Qt.DashLine if hidden else Qt.SolidLine)
+            p.setPen(edge)
             p.drawRoundedRect(box, 4, 4)
-            p.setPen(palette.highlightedText().color() if chosen else palette.text().color())
+            text = palette.placeholderText() if hidden else palette.text()
+            p.setPen(palette.highlightedText().color() if chosen else text.color())
             p.drawText(rect, Qt.AlignCenter, token)
         p.end()
