@@ -1063,11 +1063,11 @@
     <name>OverviewView</name>
     <message>
         <source>Colour by:</source>
-        <translation type="unfinished"></translation>
+        <translation>着色依据：</translation>
     </message>
     <message>
         <source>Sort each row by it</source>
-        <translation type="unfinished"></translation>
+        <translation>各行按它排序</translation>
     </message>
 </context>
 <context>
@@ -1347,6 +1347,14 @@
     <message>
         <source>Heads side by side</source>
         <translation>各头并排</translation>
+    </message>
+    <message>
+        <source>Every head at a glance</source>
+        <translation>一览所有注意力头</translation>
+    </message>
+    <message>
+        <source>All heads</source>
+        <translation>所有头</translation>
     </message>
     <message>
         <source>What if</source>
