@@ -72,3 +72,26 @@ def test_a_rotate_half_pair_highlights_its_two_cells_only():
     trace = Model.create(MODERN.replace(head_dim=4, n_heads=2, n_kv_heads=1)).trace("the cat sat")
     (selector,) = sources(trace, "dec.0.self_attn.q_rot", (1, 2, 3)).values()  # pair (1, 3) of d_k 4
     assert [c for c in range(4) if hits(selector[2], c)] == [1, 3]
+
+
+def test_the_settings_dialog_shows_and_sets_today_s_fields(qtbot):
+    from gui.window.settings_dialog import SettingsDialog
+
+    window = open_window(qtbot, MODERN, text="the cat sat on the mat")
+    state = window.state
+    dialog = SettingsDialog(state, window)
+    qtbot.addWidget(dialog)
+    shown = (dialog.norm_type, dialog.qk_norm, dialog.rope_pairs, dialog.biases, dialog.tied)
+    assert [box.currentData() for box in shown] == ["rmsnorm", True, "half", "none", True]
+    assert dialog.n_kv_heads.value() == 2 and dialog.error.isHidden()
+    dialog.n_kv_heads.setValue(3)  # does not divide 4 heads
+    assert "n_kv_heads" in dialog.error.text() and not dialog.apply()
+    dialog.n_kv_heads.setValue(0)  # one per head
+    dialog.norm_type.setCurrentIndex(dialog.norm_type.findData("layernorm"))
+    dialog.tied.setCurrentIndex(dialog.tied.findData(False))
+    dialog.biases.setCurrentIndex(dialog.biases.findData("qkv"))
+    assert dialog.apply()
+    cfg = state.config
+    assert (cfg.n_kv_heads, cfg.norm_type, cfg.tied_embeddings, cfg.biases) == (None, "layernorm", False, "qkv")
+    assert cfg.qk_norm and cfg.sliding_window == 3 and cfg.head_dim == 2  # the fields it does not show are kept
+    assert "unembed.W_U" in state.trace.params and "dec.0.norm1.beta" in state.trace.params

@@ -1139,6 +1139,78 @@
 <context>
     <name>SettingsDialog</name>
     <message>
+        <source>Output head</source>
+        <translation>输出层</translation>
+    </message>
+    <message>
+        <source>Biases</source>
+        <translation>偏置</translation>
+    </message>
+    <message>
+        <source>RoPE&apos;s pairs</source>
+        <translation>RoPE 的维度配对</translation>
+    </message>
+    <message>
+        <source>QK-norm</source>
+        <translation>QK 归一化</translation>
+    </message>
+    <message>
+        <source>K/V heads</source>
+        <translation>K/V 头数</translation>
+    </message>
+    <message>
+        <source>Normalisation</source>
+        <translation>归一化</translation>
+    </message>
+    <message>
+        <source>Tied to the embeddings W_E</source>
+        <translation>与词嵌入 W_E 共享</translation>
+    </message>
+    <message>
+        <source>Own matrix W_U</source>
+        <translation>独立矩阵 W_U</translation>
+    </message>
+    <message>
+        <source>Attention only</source>
+        <translation>仅注意力层</translation>
+    </message>
+    <message>
+        <source>Q, K, V only (Qwen2)</source>
+        <translation>仅 Q、K、V（Qwen2）</translation>
+    </message>
+    <message>
+        <source>None (LLaMA, Mistral, Qwen3)</source>
+        <translation>无（LLaMA、Mistral、Qwen3）</translation>
+    </message>
+    <message>
+        <source>Every linear layer</source>
+        <translation>每个线性层</translation>
+    </message>
+    <message>
+        <source>Halves (i, i + d_k/2), as Hugging Face</source>
+        <translation>前后两半成对 (i, i + d_k/2)，同 Hugging Face</translation>
+    </message>
+    <message>
+        <source>Pairs (2i, 2i+1), as RoFormer</source>
+        <translation>相邻成对 (2i, 2i+1)，同 RoFormer</translation>
+    </message>
+    <message>
+        <source>On (Qwen3)</source>
+        <translation>开（Qwen3）</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>one per head</source>
+        <translation>每个头一个</translation>
+    </message>
+    <message>
+        <source>RMSNorm (LLaMA, Qwen)</source>
+        <translation>RMSNorm（LLaMA、Qwen）</translation>
+    </message>
+    <message>
         <source>Model settings</source>
         <translation>模型设置</translation>
     </message>

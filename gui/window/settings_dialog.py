@@ -1,4 +1,5 @@
-"""Model settings: architecture, sizes, LayerNorm placement, activation, positions, seed.
+"""Model settings: architecture, sizes, LayerNorm placement, activation, positions, today's decoder parts (RMSNorm,
+grouped-query attention, QK-norm, RoPE's layout, biases, a tied output head), seed.
 
 Every change is checked by ModelConfig's own validation; an invalid combination is explained inline and
 OK / Apply stay disabled, so it can change nothing.
@@ -83,6 +84,31 @@ class SettingsDialog(QDialog):
             ],
             cfg.positional,
         )
+        self.norm_type = combo(
+            [("layernorm", self.tr("LayerNorm")), ("rmsnorm", self.tr("RMSNorm (LLaMA, Qwen)"))], cfg.norm_type
+        )
+        self.n_kv_heads = spin(0, MAX_D_MODEL, cfg.n_kv_heads or 0)
+        self.n_kv_heads.setSpecialValueText(self.tr("one per head"))
+        self.qk_norm = combo([(False, self.tr("Off")), (True, self.tr("On (Qwen3)"))], cfg.qk_norm)
+        self.rope_pairs = combo(
+            [
+                ("interleaved", self.tr("Pairs (2i, 2i+1), as RoFormer")),
+                ("half", self.tr("Halves (i, i + d_k/2), as Hugging Face")),
+            ],
+            cfg.rope_pairs,
+        )
+        self.biases = combo(
+            [
+                ("all", self.tr("Every linear layer")),
+                ("none", self.tr("None (LLaMA, Mistral, Qwen3)")),
+                ("qkv", self.tr("Q, K, V only (Qwen2)")),
+                ("attn", self.tr("Attention only")),
+            ],
+            cfg.biases,
+        )
+        self.tied = combo(
+            [(False, self.tr("Own matrix W_U")), (True, self.tr("Tied to the embeddings W_E"))], cfg.tied_embeddings
+        )
         self.seed = spin(0, 2**31 - 1, cfg.seed)
         self.decimals = spin(-1, 8, -1 if cfg.decimals is None else cfg.decimals)
         self.decimals.setSpecialValueText(self.tr("full precision"))
@@ -96,6 +122,12 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("LayerNorm"), self.norm)
         form.addRow(self.tr("Activation"), self.activation)
         form.addRow(self.tr("Positional encoding"), self.positional)
+        form.addRow(self.tr("Normalisation"), self.norm_type)
+        form.addRow(self.tr("K/V heads"), self.n_kv_heads)
+        form.addRow(self.tr("QK-norm"), self.qk_norm)
+        form.addRow(self.tr("RoPE's pairs"), self.rope_pairs)
+        form.addRow(self.tr("Biases"), self.biases)
+        form.addRow(self.tr("Output head"), self.tied)
         form.addRow(self.tr("Seed for the weights"), self.seed)
         form.addRow(self.tr("Round weights to decimals"), self.decimals)
 
@@ -134,6 +166,12 @@ class SettingsDialog(QDialog):
             norm=self.norm.currentData(),
             activation=self.activation.currentData(),
             positional=self.positional.currentData(),
+            norm_type=self.norm_type.currentData(),
+            n_kv_heads=self.n_kv_heads.value() or None,
+            qk_norm=self.qk_norm.currentData(),
+            rope_pairs=self.rope_pairs.currentData(),
+            biases=self.biases.currentData(),
+            tied_embeddings=self.tied.currentData() if self.architecture.currentData() != "encoder" else False,
             seed=self.seed.value(),
             decimals=None if decimals < 0 else decimals,
         )
