@@ -126,6 +126,11 @@ def test_the_lens_table_is_the_engines_follows_an_edit_and_a_click_shows_the_top
     assert_lens_table_is_the_engines(state, view)
     assert view.table.item(2, 2).toolTip() != before or view.table.item(1, 2).toolTip() != before
 
+    assert state.set_sentences("the mat sat")  # another sentence: its tokens are the columns
+    drawn(qtbot, window, "lens")
+    assert view.lens.tokens == state.trace.tokens["dec"] and view.table.columnCount() == 4
+    assert_lens_table_is_the_engines(state, view)
+
     rect = view.table.visualItemRect(view.table.item(1, 3))
     qtbot.mouseClick(view.table.viewport(), Qt.LeftButton, pos=rect.center())
     assert state.row == 3 and view.lens.layers[1].top[3][0][0] in view.details.text()
