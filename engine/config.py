@@ -279,6 +279,10 @@ def _check_modern(cfg: ModelConfig) -> None:
             "config: tied_embeddings ties the output head to the decoder's embeddings, but an encoder "
             "has no output head; remove it or choose a decoder"
         )
+    if cfg.sliding_window is not None and cfg.tiled is not None:
+        raise EngineError(
+            "config: tiled attention steps the causal mask but not a sliding window; remove tiled or sliding_window"
+        )
     if cfg.sliding_window is not None and "dec" not in cfg.stacks:
         raise EngineError(
             "config: sliding_window narrows the decoder's causal mask, but an encoder has no mask; "

@@ -314,6 +314,7 @@ def test_the_layernorm_switch_turns_rmsnorm_off_too():
         (dict(sliding_window=0), "sliding_window"),
         (dict(head_dim=0), "head_dim"),
         (dict(architecture="encoder", tied_embeddings=True), "tied_embeddings"),
+        (dict(sliding_window=3, tiled=(2, 2)), "sliding_window"),
     ],
 )
 def test_bad_fields_are_refused_in_one_line(changes, words):
@@ -388,3 +389,9 @@ def test_the_memory_budget_bounds_the_trace_and_counts_its_products(family):
     kept = sum(trace[name].numel() for name in trace.stage_names)
     assert kept <= budget.trace_floats(cfg, {"dec": n}, vocab) <= 1.1 * kept
     assert budget.trace_macs(cfg, {"dec": n}, vocab) == cost.totals(cost.stage_costs(trace))["macs"]
+
+
+def test_tiled_attention_steps_grouped_query_attention():
+    trace = traced("qwen3", tiled=(2, 3))
+    for a in ("dec.0.self_attn", "dec.1.self_attn"):
+        assert torch.allclose(trace[f"{a}.tiled.z"], trace[f"{a}.z"], atol=1e-12)
