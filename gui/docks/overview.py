@@ -28,7 +28,7 @@ from gui.text.head_patterns import column_header, metric_help, metric_name, metr
 from gui.views.figure_view import FigureView
 from gui.views.lazy_view import LazyView, on_screen
 
-BESIDE_SHARE = 0.35  # of the view's width (or height) the enlarged head takes, right of the grid or under it
+BESIDE_SHARE = 0.3  # of the view's width (or height) the enlarged head takes, right of the grid or under it
 
 
 class OverviewView(LazyView):

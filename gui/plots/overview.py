@@ -39,6 +39,18 @@ SHRINK = 0.6  # a caption or a column header may be drawn this much smaller to f
 PAD = 6  # px around the headers
 
 
+@dataclass(frozen=True)
+class Measures:
+    """The headers' and captions' sizes at their full size: the row headers' width, a header line's height, the
+    widest column header on one line and on two, the widest caption with its badge (full names, short names)."""
+
+    row_w: float
+    line_h: float
+    column_w: tuple[float, float]
+    caption_w: tuple[float, float]
+    caption_h: float
+
+
 @dataclass
 class Thumbnail:
     """One head of one attention, as drawn: its weights [n_q, n_k], their image, and what the engine measured."""
@@ -95,8 +107,10 @@ class OverviewGrid(pg.GraphicsWidget):
         self.column_headers: list[QRectF] = []
         self.column_font = QFont(self.header_font)
         self.small_caption = QFont(self.caption_font)
+        self.column_lines = 1  # the column headers' lines: 2 where "Head 11" is too wide for a column
+        self.short = False  # the captions give the patterns' short names (the full ones are too wide)
         self.repainted: set[tuple[int, int]] = set()  # the thumbnails the last refresh drew anew (tests, benchmarks)
-        self.measured: tuple | None = None  # _measures(), until a text changes
+        self.measured: Measures | None = None  # _measures(), until a text changes
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
     # ---- what it shows -------------------------------------------------------------------------------------------
@@ -167,79 +181,97 @@ class OverviewGrid(pg.GraphicsWidget):
         self.updateGeometry()
         self.update()
 
-    def _texts(self) -> tuple[list[str], list[str], list[str]]:
-        lang, stacks = self.opts.lang, len({a.stack for a in self.rows})
-        rows = [row_header(a.stack, a.layer, a.kind, stacks, lang) for a in self.rows]
+    def column_texts(self, lines: int | None = None) -> list[str]:
+        """The column headers: each head ("Head 5"), or each rank where the heads are sorted ("#1"); on two lines
+        ("Head" over "5") where one line does not fit the column (lay_out chooses `lines`)."""
+        lang = self.opts.lang
         if self.sorted:
-            columns = [rank_header(k + 1, lang) for k in range(self.n_heads)]
-        else:
-            columns = [column_header(h, lang) for h in range(self.n_heads)]
-        captions = [self.caption_text(r, h) for r in range(len(self.rows)) for h in range(self.n_heads)]
-        return rows, columns, captions
+            return [rank_header(k + 1, lang) for k in range(self.n_heads)]
+        texts = [column_header(h, lang) for h in range(self.n_heads)]
+        return [t.replace(" ", "\n", 1) for t in texts] if (lines or self.column_lines) == 2 else texts
 
-    def caption_text(self, row: int, head: int) -> str:
-        """A thumbnail's caption: its pattern's name, after the head's number where the heads are sorted."""
+    def caption_text(self, row: int, head: int, short: bool | None = None) -> str:
+        """A thumbnail's caption: its pattern's name (its short name where the full one does not fit, lay_out), after
+        the head's number where the heads are sorted."""
         thumb = self.thumbs.get((row, head))
-        name = pattern_name(None if thumb is None else thumb.pattern.pattern, self.opts.lang)
+        pattern = None if thumb is None else thumb.pattern.pattern
+        name = pattern_name(pattern, self.opts.lang, short=self.short if short is None else short)
         return f"{head} · {name}" if self.sorted else name
 
-    def _measures(self) -> tuple[float, float, float, float]:
-        """The row headers' width, the column headers' height, the widest column header and caption (plus its
-        badge) at their full size."""
-        rows, columns, captions = self._texts()
+    def _measures(self) -> Measures:
+        """How wide the headers and captions are at their full size (kept until a text changes)."""
+        if self.measured is not None:
+            return self.measured
+        lang, stacks = self.opts.lang, len({a.stack for a in self.rows})
         header, caption = QFontMetricsF(self.header_font), QFontMetricsF(self.caption_font)
-        row_w = max((header.horizontalAdvance(t) for t in rows), default=0.0) + 2 * PAD
-        column_w = max((header.horizontalAdvance(t) for t in columns), default=0.0)
-        caption_w = max((caption.horizontalAdvance(t) for t in captions), default=0.0) + caption.height() * 1.3
-        self.measured = (row_w, header.height() + PAD, column_w, caption_w)
+        rows = [row_header(a.stack, a.layer, a.kind, stacks, lang) for a in self.rows]
+        badge = caption.height() * 1.3
+
+        def widest(metrics: QFontMetricsF, texts: list[str]) -> float:
+            return max((metrics.horizontalAdvance(line) for t in texts for line in t.split("\n")), default=0.0)
+
+        def captions(short: bool) -> list[str]:
+            return [self.caption_text(r, h, short) for r in range(len(self.rows)) for h in range(self.n_heads)]
+
+        self.measured = Measures(
+            row_w=widest(header, rows) + 2 * PAD,
+            line_h=header.height(),
+            column_w=(widest(header, self.column_texts(1)), widest(header, self.column_texts(2))),
+            caption_w=(widest(caption, captions(False)) + badge, widest(caption, captions(True)) + badge),
+            caption_h=caption.height(),
+        )
         return self.measured
 
     def sizeHint(self, which, constraint=None) -> QSizeF:
-        """The least size: every header whole at its size, every caption and column header whole at SHRINK of
-        theirs, thumbnails LEAST_THUMB high; larger is preferred (a figure in a smaller view is shrunk whole)."""
+        """The least size: every row header whole at its size, the column headers (on two lines) and the captions
+        (short names) whole at SHRINK of theirs, thumbnails LEAST_THUMB high; larger is preferred (a figure in a
+        smaller view is shrunk whole)."""
         if which == Qt.SizeHint.MaximumSize:
             return QSizeF(1e6, 1e6)
-        row_w, column_h, column_w, caption_w = self._measures()
-        cell_w = max(LEAST_THUMB, SHRINK * max(column_w, caption_w)) / (1 - GAP)
-        cell_h = LEAST_THUMB + QFontMetricsF(self.caption_font).height() * SHRINK / (1 - GAP) + 4
-        least = QSizeF(row_w + self.n_heads * cell_w, column_h + len(self.rows) * cell_h)
+        m = self._measures()
+        cell_w = max(LEAST_THUMB, SHRINK * max(m.column_w[1], m.caption_w[1])) / (1 - GAP)
+        cell_h = (LEAST_THUMB + m.caption_h * SHRINK + 4) / (1 - GAP)
+        least = QSizeF(m.row_w + self.n_heads * cell_w, 2 * m.line_h + PAD + len(self.rows) * cell_h)
         if which == Qt.SizeHint.MinimumSize:
             return least
         return QSizeF(least.width() * 2, least.height() * 2)
 
     def lay_out(self) -> None:
-        """Where each header, thumbnail and caption goes in the grid's present size (once per size and contents)."""
+        """Where each header, thumbnail and caption goes in the grid's present size (once per size and contents):
+        the column headers on one line, else on two, at their size where they fit, else smaller; the captions with
+        the patterns' full names, else their short ones, at their size, else smaller (down to SHRINK: never cut)."""
         size = self.size()
         key = (size.width(), size.height(), self.sorted, len(self.rows), self.n_heads, self.opts.lang)
         if key == self.layout_for:
             return
         self.layout_for = key
-        row_w, column_h, column_w, caption_w = self._measures()
-        caption_h = QFontMetricsF(self.caption_font).height()
+        m = self._measures()
         n_rows, n_cols = max(1, len(self.rows)), max(1, self.n_heads)
-        cell_w = (size.width() - row_w) / n_cols
+        cell_w = (size.width() - m.row_w) / n_cols
+        room = cell_w * (1 - GAP)
+        self.column_lines = 1 if m.column_w[0] <= room or self.sorted else 2
+        column_fit = min(1.0, max(SHRINK, room / max(m.column_w[self.column_lines - 1], 1.0)))
+        self.column_font = QFont(self.header_font)
+        self.column_font.setPointSizeF(self.header_font.pointSizeF() * column_fit)
+        column_h = self.column_lines * m.line_h * column_fit + PAD
+        self.short = m.caption_w[0] > room
+        caption_fit = min(1.0, max(SHRINK, room / max(m.caption_w[self.short], 1.0)))
+        self.small_caption = QFont(self.caption_font)
+        self.small_caption.setPointSizeF(self.caption_font.pointSizeF() * caption_fit)
+        caption_h = m.caption_h * caption_fit
         cell_h = (size.height() - column_h) / n_rows
         gap = GAP * min(cell_w, cell_h)
-        # the captions and column headers at their size where they fit their cells, else smaller (never cut)
-        fit = min(1.0, max(SHRINK, (cell_w - gap) / max(caption_w, 1.0)))
-        self.small_caption = QFont(self.caption_font)
-        self.small_caption.setPointSizeF(self.caption_font.pointSizeF() * fit)
-        caption_h *= fit
-        self.column_font = QFont(self.header_font)
-        self.column_font.setPointSizeF(
-            self.header_font.pointSizeF() * min(1.0, max(SHRINK, (cell_w - gap) / max(column_w, 1.0)))
-        )
         side = max(1.0, min(cell_w - gap, cell_h - gap - caption_h))  # square thumbnails
         self.cells, self.row_headers, self.column_headers = {}, [], []
         for c in range(self.n_heads):
-            self.column_headers.append(QRectF(row_w + c * cell_w, 0, cell_w, column_h))
+            self.column_headers.append(QRectF(m.row_w + c * cell_w, 0, cell_w, column_h))
         for r in range(len(self.rows)):
             top = column_h + r * cell_h
-            self.row_headers.append(QRectF(0, top, row_w - PAD, cell_h))
+            self.row_headers.append(QRectF(0, top, m.row_w - PAD, cell_h))
             for c in range(self.n_heads):
-                left = row_w + c * cell_w + (cell_w - side) / 2
+                left = m.row_w + c * cell_w + (cell_w - side) / 2
                 thumb = QRectF(left, top + gap / 2, side, side)
-                caption = QRectF(row_w + c * cell_w + gap / 2, thumb.bottom() + 1, cell_w - gap, caption_h + 2)
+                caption = QRectF(m.row_w + c * cell_w + gap / 2, thumb.bottom() + 1, cell_w - gap, caption_h + 2)
                 self.cells[r, c] = (thumb, caption)
 
     def resizeEvent(self, event) -> None:
@@ -259,9 +291,8 @@ class OverviewGrid(pg.GraphicsWidget):
             if rect.intersects(exposed):
                 painter.drawText(rect, right, row_header_of(self.rows[r], len({a.stack for a in self.rows}), lang))
         painter.setFont(self.column_font)
-        for c, rect in enumerate(self.column_headers):
+        for c, (rect, text) in enumerate(zip(self.column_headers, self.column_texts())):
             if rect.intersects(exposed):
-                text = rank_header(c + 1, lang) if self.sorted else column_header(c, lang)
                 painter.setPen(self.ink if self.sorted else color(c))
                 painter.drawText(rect, centre, text)
         painter.setFont(self.small_caption)
@@ -331,9 +362,10 @@ class OverviewGrid(pg.GraphicsWidget):
     def header_texts(self) -> list[tuple[str, QRectF, QFont]]:
         """Each header as painted: its text, its rectangle (the grid's coordinates) and its font."""
         self.lay_out()
-        rows, columns, _ = self._texts()
+        lang, stacks = self.opts.lang, len({a.stack for a in self.rows})
+        rows = [row_header(a.stack, a.layer, a.kind, stacks, lang) for a in self.rows]
         return [(t, rect, self.header_font) for t, rect in zip(rows, self.row_headers)] + [
-            (t, rect, self.column_font) for t, rect in zip(columns, self.column_headers)
+            (t, rect, self.column_font) for t, rect in zip(self.column_texts(), self.column_headers)
         ]
 
     def caption_texts(self) -> list[tuple[str, QRectF, QFont]]:

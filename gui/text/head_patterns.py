@@ -68,6 +68,14 @@ PATTERN_NAMES: dict[str, tuple[str, str]] = {
     "broad": ("broad", "分散"),
 }
 
+PATTERN_SHORT: dict[str, tuple[str, str]] = {  # where the full name is too wide for a thumbnail's caption
+    "previous": ("prev.", "前一"),
+    "first": ("first", "第一"),
+    "self": ("self", "自身"),
+    "last": ("last", "最后"),
+    "broad": ("broad", "分散"),
+}
+
 PATTERN_RULE = (
     "Pattern: previous, first, self or last when that share is the largest of the four and at least {dominant} "
     "(the head gives that one key at least half its attention); broad when none is and the entropy is at least "
@@ -91,9 +99,12 @@ def metric_name(metric: str, lang: str) -> str:
     return _pick(METRIC_NAMES[metric], lang)
 
 
-def pattern_name(pattern: str | None, lang: str) -> str:
-    """A head's pattern in words; "—" for a head whose attention no one key or spread names."""
-    return word("no_pattern", lang) if pattern is None else _pick(PATTERN_NAMES[pattern], lang)
+def pattern_name(pattern: str | None, lang: str, short: bool = False) -> str:
+    """A head's pattern in words (`short`: in fewer letters); "—" for a head whose attention no one key or spread
+    names."""
+    if pattern is None:
+        return word("no_pattern", lang)
+    return _pick((PATTERN_SHORT if short else PATTERN_NAMES)[pattern], lang)
 
 
 def pattern_rule(lang: str) -> str:
