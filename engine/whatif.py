@@ -49,7 +49,8 @@ def max_weight_by_dk(config: ModelConfig, text: str, d_ks: list[int], samples: i
         d = config.n_heads * d_k
         sums = {"scaled": 0.0, "unscaled": 0.0}
         for seed in range(config.seed, config.seed + samples):
-            base = config.replace(d_model=d, n_layers=1, switches=others, seed=seed)
+            # d_k = d_model / n_heads here: an explicit head_dim (and a partial rotary_dim) would hold it fixed
+            base = config.replace(d_model=d, n_layers=1, switches=others, seed=seed, head_dim=None, rotary_dim=None)
             model = Model.create(base)
             for key, switches in (("scaled", others), ("unscaled", others + ("no_scale",))):
                 trace = model.with_config(base.replace(switches=switches)).trace(text, target)

@@ -395,3 +395,14 @@ def test_tiled_attention_steps_grouped_query_attention():
     trace = traced("qwen3", tiled=(2, 3))
     for a in ("dec.0.self_attn", "dec.1.self_attn"):
         assert torch.allclose(trace[f"{a}.tiled.z"], trace[f"{a}.z"], atol=1e-12)
+
+
+def test_the_scale_switch_s_d_k_sweep_varies_d_k_under_an_explicit_head_dim(monkeypatch):
+    from engine import whatif
+
+    built = []
+    create = Model.create
+    monkeypatch.setattr(Model, "create", classmethod(lambda cls, cfg: built.append(cfg.d_k) or create(cfg)))
+    cfg = ModelConfig(**QWEN3 | dict(rotary_dim=4))
+    whatif.max_weight_by_dk(cfg, "the cat sat", [2, 64], samples=1)
+    assert built == [2, 64]
