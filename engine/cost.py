@@ -228,8 +228,9 @@ def attention_seconds(cfg: ModelConfig, n: int, repeats: int = 5) -> float:
 
 
 def measured_times(cfg: ModelConfig, ns=MEASURED_N) -> list[dict]:
-    """Seconds of one attention at each n, beside its formula count 2·n²·d of multiply-adds."""
-    return [{"n": n, "seconds": attention_seconds(cfg, n), "formula_macs": 2 * n * n * cfg.d_model} for n in ns]
+    """Seconds of one attention at each n, beside its formula count 2·n²·h·d_k of multiply-adds (2·n²·d)."""
+    width = cfg.n_heads * cfg.d_k
+    return [{"n": n, "seconds": attention_seconds(cfg, n), "formula_macs": 2 * n * n * width} for n in ns]
 
 
 def report(trace: Trace, measure: bool = False) -> dict:
