@@ -109,13 +109,15 @@ class ModelConfig:
 
     def with_architecture(self, architecture: str) -> ModelConfig:
         """These settings for another architecture, dropping what it has no use for (a vocabulary of a stack
-        it lacks; no_mask without a decoder)."""
+        it lacks; no_mask, a tied output head and a sliding window without a decoder)."""
         has_enc, has_dec = architecture != "decoder", architecture != "encoder"
         return self.replace(
             architecture=architecture,
             enc_vocab=self.enc_vocab if has_enc else None,
             dec_vocab=self.dec_vocab if has_dec else None,
             switches=[s for s in self.switches if has_dec or s != "no_mask"],
+            tied_embeddings=self.tied_embeddings and has_dec,  # an encoder has no output head to tie
+            sliding_window=self.sliding_window if has_dec else None,  # nor a causal mask to narrow
         )
 
     def to_dict(self) -> dict:

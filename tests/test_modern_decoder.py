@@ -406,3 +406,8 @@ def test_the_scale_switch_s_d_k_sweep_varies_d_k_under_an_explicit_head_dim(monk
     cfg = ModelConfig(**QWEN3 | dict(rotary_dim=4))
     whatif.max_weight_by_dk(cfg, "the cat sat", [2, 64], samples=1)
     assert built == [2, 64]
+
+
+def test_another_architecture_drops_what_it_has_no_use_for():
+    cfg = ModelConfig(**MISTRAL | dict(tied_embeddings=True)).with_architecture("encoder")
+    assert not cfg.tied_embeddings and cfg.sliding_window is None and cfg.n_kv_heads == 2
