@@ -20,6 +20,7 @@ import torch
 
 from .config import ModelConfig
 from .errors import EngineError
+from .graph import Stage, find
 from .model import Model
 from .params import Params, init_params
 
@@ -31,6 +32,7 @@ class Change:
     old: object  # the 2017 block's value
     year: str  # when it came
     models: str  # who introduced it and who made it common
+    shows: str  # the kind of stage (op) whose numbers show the change best, in the first block
 
 
 def grouped_kv_heads(cfg: ModelConfig) -> int:
@@ -40,12 +42,12 @@ def grouped_kv_heads(cfg: ModelConfig) -> int:
 
 
 CHANGES: tuple[Change, ...] = (
-    Change("pre_ln", "norm", "post", "2019", "GPT-2"),
-    Change("rmsnorm", "norm_type", "layernorm", "2019 / 2023", "Zhang & Sennrich; Llama"),
-    Change("swiglu", "activation", "relu", "2020 / 2022", "Shazeer; PaLM, Llama"),
-    Change("rope", "positional", "sinusoidal", "2021 / 2023", "RoFormer; Llama"),
-    Change("gqa", "n_kv_heads", None, "2023", "Llama 2 70B, Mistral, Qwen2"),
-    Change("qk_norm", "qk_norm", False, "2023–25", "Qwen3"),
+    Change("pre_ln", "norm", "post", "2019", "GPT-2", "norm.out"),
+    Change("rmsnorm", "norm_type", "layernorm", "2019 / 2023", "Zhang & Sennrich; Llama", "norm.rms_out"),
+    Change("swiglu", "activation", "relu", "2020 / 2022", "Shazeer; PaLM, Llama", "ffn.act"),
+    Change("rope", "positional", "sinusoidal", "2021 / 2023", "RoFormer; Llama", "attn.scores"),
+    Change("gqa", "n_kv_heads", None, "2023", "Llama 2 70B, Mistral, Qwen2", "attn.scores"),
+    Change("qk_norm", "qk_norm", False, "2023–25", "Qwen3", "attn.scores"),
 )
 STEPS = len(CHANGES)
 
@@ -76,9 +78,12 @@ def step_of(cfg: ModelConfig) -> int | None:
     return next((k for k in range(STEPS + 1) if config_at(cfg, k) == cfg), None)
 
 
-def changed_fields(before: ModelConfig, after: ModelConfig) -> list[Change]:
-    """The changes whose field differs between the two configs, in order."""
-    return [c for c in CHANGES if getattr(before, c.field) != getattr(after, c.field)]
+def shown_stage(stages: list[Stage], before: int, after: int) -> str | None:
+    """The stage to look at after moving from step `before` to step `after` (among the new model's `stages`): the
+    first of the kind that shows the change made (forward) or undone (back); None when the model has none."""
+    change = CHANGES[max(before, after) - 1] if before != after else None
+    found = None if change is None else find(stages, change.shows)
+    return None if found is None else found.name
 
 
 def regroup_heads(weight: torch.Tensor, d_k: int, heads: int) -> torch.Tensor:

@@ -4,7 +4,7 @@ the 2017 block bit for bit, Reset weights works at any step, and it speaks Engli
 
 import torch
 
-from engine.modernise import STEPS, step_of
+from engine.modernise import STEPS, config_at, step_of
 from gui.state.app_state import AppState
 from gui.text.modernise import on_map, step_name, why
 from tests.gui_lessons import own_folders, start_window  # noqa: F401 (fixtures)
@@ -12,6 +12,11 @@ from tests.gui_lessons import own_folders, start_window  # noqa: F401 (fixtures)
 
 def view_of(controller):
     return controller.window.docks["modernise"].view
+
+
+def maps_drawn(view) -> list:
+    """The configs of the maps the dock shows: before and after the change."""
+    return [next(reversed(cache.figures))[0] if cache.figures else None for cache in view.maps.figures]
 
 
 def test_the_lesson_opens_the_dock_on_the_2017_block(start_window):  # noqa: F811
@@ -32,7 +37,7 @@ def test_the_lesson_opens_the_dock_on_the_2017_block(start_window):  # noqa: F81
     assert "64 bytes per generated token" in view.kv.text() and "448 bytes for the 7 tokens" in view.kv.text()
 
 
-def test_next_and_back_step_through_the_changes_and_undo_gives_back_the_2017_block(start_window):  # noqa: F811
+def test_next_and_back_step_through_the_changes_and_undo_gives_back_the_2017_block(qtbot, start_window):  # noqa: F811
     controller = start_window("2017-to-today")
     state, view = controller.state, view_of(controller)
     params = {k: v.clone() for k, v in state.trace.params.items()}
@@ -45,6 +50,11 @@ def test_next_and_back_step_through_the_changes_and_undo_gives_back_the_2017_blo
         assert f"✓ {step}." in view.steps.item(step).text()
         if step == 1:  # pre-LN: the norm now reads the block's input, so its numbers moved, and are marked
             assert state.current_stage == "dec.0.norm1.out" and state.changed("dec.0.norm1.out").any()
+        if step in (1, 6):  # the dock's own map before and after the change (the map dock may give way)
+            qtbot.waitUntil(lambda: maps_drawn(view) == [config_at(state.config, step - 1), state.config])  # noqa: B023
+            assert view.maps.labels[1].isVisible() and view.maps.labels[1].text() == "After"
+        if step == 3:  # SwiGLU: the window stands on the activation, whose numbers the gate moved
+            assert state.current_stage == "dec.0.ffn.act" and state.changed("dec.0.ffn.act").any()
         if step == 5:
             assert "Multi-head → grouped-query: 64 → 32 bytes per token" in view.kv.text()
     assert not view.next.isEnabled()

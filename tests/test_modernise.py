@@ -7,7 +7,7 @@ import torch
 from engine import EngineError, Model, ModelConfig, cost
 from engine.architecture import architecture
 from engine.formats.lesson import open_lesson
-from engine.modernise import CHANGES, STEPS, config_at, model_at, regroup_heads, step_of
+from engine.modernise import CHANGES, STEPS, config_at, model_at, regroup_heads, shown_stage, step_of
 
 TEXT = "the cat sat on the mat"
 MODERN = {
@@ -156,3 +156,15 @@ def test_the_lesson_is_the_2017_block_and_today_is_six_steps_away():
     today = model_at(model, STEPS)
     assert step_of(today.config) == STEPS
     assert cost.kv_cache(today.trace(lesson.text))["per_token_bytes"] == 32
+
+
+def test_the_stage_that_shows_each_change_made_or_undone():
+    model = Model.create(base())
+    wanted = ["dec.0.norm1.out", "dec.0.norm1.out", "dec.0.ffn.act"] + ["dec.0.self_attn.scores"] * 3
+    for step in range(1, STEPS + 1):
+        forward = model_at(model, step).trace(TEXT).stages
+        back = model_at(model, step - 1).trace(TEXT).stages
+        assert shown_stage(forward, step - 1, step) == wanted[step - 1]
+        # back from RMSNorm the LayerNorm model has no RMSNorm output: the window stays where it is
+        assert shown_stage(back, step, step - 1) == (None if step == 2 else wanted[step - 1])
+    assert shown_stage(forward, 6, 6) is None

@@ -5,9 +5,12 @@ did and why (gui/text/modernise.py), what the map shows now, and the KV cache's 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QRect, Qt
+from dataclasses import replace
+
+from PySide6.QtCore import QCoreApplication, QEvent, QRect, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -18,11 +21,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine import cost
-from engine.modernise import STEPS, step_of
+from engine import Trace, cost
+from engine.modernise import STEPS, model_at, step_of
+from gui.plots.map import MapFigure
+from gui.plots.view import FigureCache, FittedLayoutWidget
 from gui.state.app_state import AppState
 from gui.text import modernise as texts
 from gui.text.live_texts import LiveTexts
+from gui.views.lazy_view import LazyView
 
 
 def title() -> str:
@@ -36,6 +42,53 @@ def wrapped_label(parent: QWidget) -> QLabel:
     return label
 
 
+def whole_map(layout, trace: Trace, opts) -> MapFigure:
+    """The model's map, every box computed, without its captions."""
+    figure = MapFigure(layout, trace, opts, ("map",), captions=False)
+    figure.show_stage(None)
+    return figure
+
+
+class StepMaps(LazyView):
+    """The map before and after the change the model is at, side by side (the boxes without captions, as a deck's
+    inset draws them): the map dock gives way to the stage view in a small window and in presentation mode, and the
+    change should still be seen on a map. Drawn only while in sight: the map before needs the model one step back."""
+
+    def __init__(self, state: AppState, parent=None):
+        super().__init__(parent)
+        self.state = state
+        self.labels, self.plots, self.figures = [], [], []
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        for column in range(2):
+            label = QLabel(self)
+            label.setAlignment(Qt.AlignCenter)
+            plot = FittedLayoutWidget(self)
+            plot.keeps_shrink = False
+            plot.setMinimumSize(120, 440)  # the boxes' names legible (the dock scrolls)
+            self.labels.append(label)
+            self.plots.append(plot)
+            self.figures.append(FigureCache(plot, limit=4))  # a step back and forth, in either language
+            grid.addWidget(label, 0, column)
+            grid.addWidget(plot, 1, column)
+        state.lessonChanged.connect(self.schedule)
+
+    def draw(self) -> None:
+        step, lang = step_of(self.state.config), self.state.display.lang
+        shown = step not in (None, 0)  # (the 2017 block has no change before it)
+        for widget in (*self.labels, *self.plots):
+            widget.setVisible(shown)
+        if not shown:
+            return
+        trace = self.state.trace
+        before = Trace(model_at(trace.model, step - 1), {s: list(t) for s, t in trace.tokens.items()}, dict(trace.ids))
+        opts = replace(self.state.display.plot_options(), title=False)
+        for k, (shown_trace, side) in enumerate(((before, "before"), (trace, "after"))):
+            self.labels[k].setText(texts.side_name(side, lang))
+            key = (shown_trace.config, tuple(shown_trace.tokens["dec"] if "dec" in shown_trace.tokens else ()), lang)
+            self.figures[k].show(key, lambda layout, t=shown_trace: whole_map(layout, t, opts))
+
+
 class ModerniseView(QWidget):
     def __init__(self, state: AppState, parent=None):
         super().__init__(parent)
@@ -46,6 +99,7 @@ class ModerniseView(QWidget):
         self.steps.setWordWrap(True)
         self.steps.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)  # as tall as its seven steps (fit_steps)
         self.steps.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
+        self.steps.installEventFilter(self)  # its width changed: its wrapped steps' height too
         for _ in range(STEPS + 1):
             self.steps.addItem(QListWidgetItem())
         self.steps.itemClicked.connect(lambda item: state.set_modern_step(self.steps.row(item)))
@@ -78,18 +132,20 @@ class ModerniseView(QWidget):
         layout.addWidget(self.why)
         layout.addWidget(self.on_map)
         layout.addWidget(self.kv)
-        layout.addStretch(1)
+        self.maps = StepMaps(state, self)
+        layout.addWidget(self.maps, 1)
         for signal in (state.lessonChanged, state.display.changed):
             signal.connect(lambda *_: self.refresh())
         self.refresh()
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self.fit_steps()
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.steps and event.type() == QEvent.Type.Resize:
+            self.fit_steps()
+        return False
 
     def fit_steps(self) -> None:
         """The list as tall as its steps at this width (they wrap), so that every step shows without scrolling."""
-        width = max(self.steps.viewport().width() - 8, 60)
+        width = max(self.steps.width() - 2 * self.steps.frameWidth() - 8, 60)
         rows = 0
         for k in range(self.steps.count()):
             item = self.steps.item(k)
@@ -108,6 +164,7 @@ class ModerniseView(QWidget):
     def retranslate(self) -> None:
         self.texts.retranslate()
         self.refresh()
+        self.maps.schedule()
 
     def refresh(self) -> None:
         lang, step = self.state.display.lang, self.step()

@@ -77,11 +77,10 @@ def draw_change_page(
     painter.setPen(PLACE_COLOR)
     draw_line(painter, QRectF(MARGIN, 52, width, 28), page_subtitle(step, lang), slide_font(15), 10)
     half = (width - 24) / 2
-    labels = {"before": ("之前", "Before"), "after": ("之后", "After")}
     for k, (key, trace) in enumerate((("before", before), ("after", after))):
         x = MARGIN + k * (half + 24)
         painter.setPen(LABEL_COLOR[key])
-        label = labels[key][0 if lang == "zh" else 1]
+        label = texts.side_name(key, lang)
         center = Qt.AlignmentFlag.AlignHCenter
         draw_line(painter, QRectF(x, MAP_TOP - 22, half, 24), label, slide_font(16, bold=True), 10, center)
         with offscreen_figure(trace, None, opts, MAP_LAYOUT, draw=draw_inset) as view:  # the boxes without captions

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication
 
 from engine import EngineError, Model, Trace
-from engine.modernise import CHANGES, carried_params, model_at, step_of
+from engine.modernise import CHANGES, carried_params, model_at, shown_stage, step_of
 from gui.state.commands import SavedTrace, SwapTraceCommand
 from gui.text.modernise import change_name
 
@@ -49,8 +49,10 @@ def step_text(step: int, lang: str) -> str:
 
 def set_step(state: AppState, step: int) -> bool:
     """Push a ModerniseCommand that moves the model to `step` (0: the 2017 block … 6: today's), keeping the
-    sentences and the pinned stages that still exist with their shape. A refusal is explained and changes nothing."""
-    if step_of(state.config) == step:
+    sentences and the pinned stages that still exist with their shape, and go to the stage that shows the change.
+    A refusal is explained and changes nothing."""
+    now = step_of(state.config)
+    if now == step:
         return True
     try:
         model = model_at(state.model, step)
@@ -63,6 +65,8 @@ def set_step(state: AppState, step: int) -> bool:
     except EngineError as exc:
         state.message.emit(str(exc))
         return False
-    after = SavedTrace(trace, state.text, state.target, state.current_stage, state.row)
+    # the window goes to the stage that shows the change made or undone (its cells a change moved are marked)
+    stage = (now is not None and shown_stage(trace.stages, now, step)) or state.current_stage
+    after = SavedTrace(trace, state.text, state.target, stage, state.row)
     state.undo_stack.push(ModerniseCommand(state, lambda: step_text(step, state.display.lang), after, originals))
     return True

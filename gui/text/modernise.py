@@ -133,6 +133,13 @@ CHANGE_TEXTS: dict[str, ChangeText] = {
 }
 
 
+SIDES = {"before": ("Before", "之前"), "after": ("After", "之后")}  # the maps on either side of a change
+
+
+def side_name(side: str, lang: str) -> str:
+    return _in(SIDES[side], lang)
+
+
 def _in(texts: tuple[str, str], lang: str) -> str:
     en, zh = texts
     return zh if lang == "zh" else en
