@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QRect, Qt
+from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QImage
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -26,7 +26,7 @@ from gui.state import display
 from gui.state.app_state import AppState
 from gui.text import head_patterns as words
 from gui.window.main_window import MainWindow
-from tests.gui_window import settle, show_window
+from tests.gui_window import Regions, settle, show_window
 
 CONFIG = ModelConfig(architecture="encoder-decoder", d_model=8, n_heads=4, d_ff=12, n_layers=2)
 TEXT, TARGET = "the cat sat on the mat", "猫 坐 在 垫子 上"
@@ -107,6 +107,33 @@ def test_an_edit_draws_again_only_the_thumbnails_of_the_attentions_it_changed(sh
         state.undo_stack.undo()
         settle(bot)
     assert all(np.array_equal(t.values, before[key]) for key, t in grid.thumbs.items())
+
+
+def test_an_edit_repaints_the_cells_of_the_attentions_it_changed_only(shown):
+    """Coloured by a share (its scale stays 0 … 1), an edit of the last decoder layer's W_Q repaints that layer's
+    rows of the grid, nothing above them."""
+    window, view, bot = shown
+    state, grid = window.state, view.figure.grid
+    view.set_metric("first", False)
+    settle(bot)
+    last_self = next(r for r, at in enumerate(grid.rows) if at.stack == "dec" and at.layer == 1 and at.kind == "self")
+    W_Q = grid.rows[last_self].stages.weights.name.rsplit(".", 1)[0] + ".W_Q"  # (a parameter's name)
+    changed = [rects for (r, _), rects in grid.cells.items() if grid.rows[r].layer == 1 and grid.rows[r].stack == "dec"]
+    area = QRectF()
+    for thumb, caption in changed:
+        area = area.united(thumb.united(caption).adjusted(-7, -7, 7, 7))
+    allowed = view.grid_view.mapFromScene(grid.mapRectToScene(area)).boundingRect().adjusted(-2, -2, 2, 2)
+    regions = Regions()
+    view.grid_view.viewport().installEventFilter(regions)
+    try:
+        assert state.edit_cell(W_Q, (0, 1), float(state.trace[W_Q][0, 1]) - 2.0)
+        settle(bot)
+        assert regions.painted and all(allowed.contains(rect) for rect in regions.painted), (allowed, regions.painted)
+    finally:
+        view.grid_view.viewport().removeEventFilter(regions)
+        state.undo_stack.undo()
+        view.set_metric(METRICS[0], False)
+        settle(bot)
 
 
 def test_a_new_sentence_and_a_what_if_switch_redraw_the_grid(shown):

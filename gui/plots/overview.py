@@ -111,22 +111,40 @@ class OverviewGrid(pg.GraphicsWidget):
         self.short = False  # the captions give the patterns' short names (the full ones are too wide)
         self.repainted: set[tuple[int, int]] = set()  # the thumbnails the last refresh drew anew (tests, benchmarks)
         self.measured: Measures | None = None  # _measures(), until a text changes
+        self.captions_changed = False  # a thumbnail's pattern changed since the captions were measured
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
     # ---- what it shows -------------------------------------------------------------------------------------------
     def set_rows(self, rows: list[AttentionAt], n_heads: int) -> None:
-        if [(a.stack, a.layer, a.kind) for a in rows] != [(a.stack, a.layer, a.kind) for a in self.rows] or (
-            n_heads != self.n_heads
-        ):
-            self.thumbs = {}
+        """The model's attentions (a new trace's stages); laid out again only for other attentions or heads."""
+        same = [(a.stack, a.layer, a.kind) for a in rows] == [(a.stack, a.layer, a.kind) for a in self.rows]
+        same = same and n_heads == self.n_heads
         self.rows, self.n_heads = rows, n_heads
-        self._lay_out_again()
+        if not same:
+            self.thumbs = {}
+            self._lay_out_again()
 
     def set_thumbnail(self, row: int, head: int, thumb: Thumbnail) -> None:
         old = self.thumbs.get((row, head))
         self.thumbs[row, head] = thumb
-        if old is None or old.pattern.pattern != thumb.pattern.pattern:  # a caption changed: measured again
-            self._lay_out_again()
+        if old is None or old.pattern.pattern != thumb.pattern.pattern:  # a caption changed
+            self.captions_changed = True
+
+    def measure_captions(self) -> None:
+        """After new captions: measured again; the grid laid out and repainted again only where that moved a cell or
+        a font, and its least size asked for again only where that moved (else the cells whose captions changed are
+        repainted, as any other cell drawn anew)."""
+        if not self.captions_changed:
+            return
+        self.captions_changed = False
+        least = self.sizeHint(Qt.SizeHint.MinimumSize)
+        laid = (self.cells, self.small_caption, self.short, self.column_font, self.column_lines)
+        self.measured, self.layout_for = None, ()
+        self.lay_out()
+        if (self.cells, self.small_caption, self.short, self.column_font, self.column_lines) != laid:
+            self.update()
+        if self.sizeHint(Qt.SizeHint.MinimumSize) != least:
+            self.updateGeometry()
 
     def set_metric(self, metric: str, sort: bool) -> None:
         self.metric, self.sorted = metric, sort
@@ -408,6 +426,7 @@ class OverviewFigure:
         self.weights_bar.setLevels((scale_of(probability=True).lo, scale_of(probability=True).hi))
         self.lut = colormap(opts, False).getLookupTable(nPts=256, alpha=False)
         self.trace = None
+        self.legend: tuple = ()  # the metric bar's levels and metric, as set
         self.set_metric(metric, sort)
 
     def set_metric(self, metric: str, sort: bool) -> None:
@@ -417,8 +436,14 @@ class OverviewFigure:
         self._metric_legend()
 
     def _metric_legend(self) -> None:
-        self.metric_bar.setLevels(self.grid.levels)
-        self.metric_bar.axis.setLabel(metric_name(self.metric, self.opts.lang), color=foreground(self.opts).name())
+        """The metric's colour bar: its range and name (set again only when they change: each sets its axis out
+        anew, and the whole figure is repainted)."""
+        legend = (self.grid.levels, self.metric)
+        if legend != self.legend:
+            self.legend = legend
+            self.metric_bar.setLevels(self.grid.levels)
+            name = metric_name(self.metric, self.opts.lang)
+            self.metric_bar.axis.setLabel(name, color=foreground(self.opts).name())
 
     def refresh(self, trace, opts: PlotOptions, stages=None) -> None:
         """Read the trace again: the thumbnails of the attentions whose weights are among `stages` (None: any whose
@@ -442,6 +467,7 @@ class OverviewFigure:
                 values = np.array(weights[head], dtype=np.float64)
                 grid.set_thumbnail(r, head, Thumbnail(values, weights_image(values, self.lut), pattern))
                 grid.repainted.add((r, head))
+        grid.measure_captions()
         before = grid.order, grid.levels
         grid.order_heads()
         self._metric_legend()
