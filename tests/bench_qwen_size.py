@@ -10,10 +10,11 @@ window, beside the large lesson's edit for the multiple.
   gui/app.py builds it;
 - peak memory: the process's peak resident size (getrusage) after each step; Python's own allocations (tracemalloc)
   beside it, which torch's tensors are not part of;
-- edit, engine: `Trace.set_cell` on W_Q of block 0 (everything downstream recomputed), the median of `--edits`;
+- edit, engine: `Trace.set_cell` on W_Q of block 0 (everything downstream recomputed) on a trace of its own;
 - edit-to-repaint: the window opened by `gui.launch.launch` (autosave on, fresh settings), normal at 1600×1000, at
-  Q = X·W_Q of block 0; a number committed into a W_Q cell through the table model until W_Q, Q and the plots have
-  repainted (tests/bench_latency.py's measure), the median of `--edits`;
+  Q = X·W_Q of block 0; the same number committed into the same W_Q cell through the table model until W_Q, Q and
+  the plots have repainted (as tests/bench_latency.py times it), right after the engine's edit, so each pair shares
+  its moment on a busy machine; medians of `--edits` pairs and of their ratios;
 - the large lesson (n = 64, d = 384, 12 heads, 6 layers) measured the same way in the same run, for the multiple
   edit-to-repaint ÷ engine recompute.
 
@@ -40,6 +41,7 @@ import pyqtgraph as pg  # noqa: E402
 import torch  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from engine import Model  # noqa: E402
 from engine.sources import open_source  # noqa: E402
 from gui.idle_collection import collect_between_events  # noqa: E402
 from gui.state.app_state import AppState  # noqa: E402
@@ -66,22 +68,15 @@ def sentence_of(model, n: int) -> str:
     raise RuntimeError(f"no start of the sentence has {n} tokens")
 
 
-def engine_edits(trace, edits: int) -> float:
-    """Median ms of the engine's recompute after a W_Q cell edit (everything downstream of it)."""
-    samples = []
-    for k in range(edits):
-        index, value = edit(k)
-        start = time.perf_counter()
-        trace.set_cell(W_Q, index, float(value))
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
-
-
-def window_edits(app: QApplication, state: AppState, edits: int) -> float:
-    """Median ms from a W_Q cell commit until W_Q, Q and the plots have repainted, through `launch` (as
-    tests/bench_latency.py's time_edits, with a minute to repaint rather than 10 s)."""
+def paired_edits(app: QApplication, state: AppState, apart, edits: int) -> tuple[float, float, float]:
+    """Medians (engine ms, edit-to-repaint ms, their ratio) of `edits` W_Q cell edits, each made first on `apart` (a
+    trace of its own: `Trace.set_cell`, everything downstream recomputed) and right after in the window opened by
+    `launch` (committed through the table model until W_Q, Q and the plots have repainted, as
+    tests/bench_latency.py's time_edits, with a minute to repaint rather than 10 s). Pairs taken moment by moment
+    keep the ratio fair on a machine whose other programs come and go."""
     from gui.launch import launch
 
+    engine, window_ms = [], []
     with tempfile.TemporaryDirectory(prefix="stepformer-bench-") as folder:
         os.environ["STEPFORMER_SETTINGS_DIR"] = str(Path(folder) / "settings")
         os.environ["STEPFORMER_DATA_DIR"] = str(Path(folder) / "data")
@@ -91,20 +86,23 @@ def window_edits(app: QApplication, state: AppState, edits: int) -> float:
         window.resize(1600, 1000)
         counter = watch_stage(app, window, STAGE, W_Q)
         model = next(p for p in window.stage_view.inputs if p.model.slice.name == W_Q).model
-        samples = []
         for k in range(edits):
             (row, col), value = edit(k)
+            start = time.perf_counter()
+            apart.set_cell(W_Q, (row, col), float(value))
+            engine.append((time.perf_counter() - start) * 1000)
             before, start = dict(counter.counts), time.perf_counter()
             assert model.setData(model.index(row, col), value) is not False, f"edit {k} refused"
             while not counter.all_painted_since(before):
                 app.processEvents()
                 if time.perf_counter() - start > 60:
                     raise RuntimeError(f"edit {k}: W_Q, Q and the plots were not repainted within a minute")
-            samples.append((time.perf_counter() - start) * 1000)
+            window_ms.append((time.perf_counter() - start) * 1000)
         assert state.undo_stack.count() == edits
         controller.prompts.unsaved = lambda *_: "discard"
         window.close()
-    return statistics.median(samples)
+    ratios = [w / e for w, e in zip(window_ms, engine)]
+    return statistics.median(engine), statistics.median(window_ms), statistics.median(ratios)
 
 
 def main() -> int:
@@ -129,9 +127,9 @@ def main() -> int:
     state = AppState.from_model(model, text, "", None, opened.title, opened.description)
     rows.append((f"trace {TOKENS} tokens (app state)", time.perf_counter() - start, peak_mib()))
 
-    engine = engine_edits(model.trace(text), args.edits)
+    apart = Model(model.config, dict(model.params), model.vocabs, model.tokenizer)  # a trace edits its model's params
+    engine, repaint, multiple = paired_edits(app, state, apart.trace(text), args.edits)
     rows.append(("edit W_Q[0]: engine recompute (median)", engine / 1000, peak_mib()))
-    repaint = window_edits(app, state, args.edits)
     rows.append(("edit W_Q[0]: edit-to-repaint (median)", repaint / 1000, peak_mib()))
     python_peak = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()

@@ -32,26 +32,38 @@ BYTE_OF_CHAR = {c: b for b, c in CHAR_OF_BYTE.items()}
 LAST_STAND_IN = max(map(ord, BYTE_OF_CHAR))  # U+0143
 
 
+def _utf8_length(lead: int) -> int:
+    """The bytes of the UTF-8 character a byte begins (1 for ASCII or a byte that begins none)."""
+    return 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else 4 if 0xF0 <= lead <= 0xF4 else 1
+
+
+def _character(piece: bytes) -> str | None:
+    """The character these UTF-8 bytes spell when it is printable and above the stand-ins, else None."""
+    try:
+        char = piece.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return char if len(char) == 1 and ord(char) > LAST_STAND_IN and char.isprintable() else None
+
+
 def readable(token: str) -> str:
     """A byte-level token as people read it: each character beyond the stand-in alphabet (Chinese, Japanese,
     Cyrillic, emoji: any printable character above U+0143) from its UTF-8 bytes; every other byte as its stand-in
     (Ġ a space, an ASCII letter itself, half a character as bytes). One-to-one: no two tokens read alike. A token
     that is not byte-level text (an added special token) stays as it is."""
+    if token.isascii():  # printable ASCII only: no byte above 0x7F, nothing to read otherwise
+        return token
     try:
         data = bytes(BYTE_OF_CHAR[c] for c in token)
     except KeyError:
         return token
     out, i = [], 0
     while i < len(data):
-        for size in (4, 3, 2):  # the longest UTF-8 character that starts here
-            try:
-                char = data[i : i + size].decode("utf-8")
-            except UnicodeDecodeError:
-                continue
-            if len(char) == 1 and ord(char) > LAST_STAND_IN and char.isprintable():
-                out.append(char)
-                i += size
-                break
+        size = _utf8_length(data[i])
+        char = _character(data[i : i + size]) if size > 1 else None
+        if char is not None:
+            out.append(char)
+            i += size
         else:
             out.append(CHAR_OF_BYTE[data[i]])
             i += 1
