@@ -8,8 +8,8 @@ window, beside the large lesson's edit for the multiple.
   every weight read into float32);
 - trace: the app state of a 32-token sentence (`AppState.from_model`, the whole trace with every stage kept), as
   gui/app.py builds it;
-- peak memory: the process's peak resident size (getrusage) after each step; Python's own allocations (tracemalloc)
-  beside it, which torch's tensors are not part of;
+- peak memory: the process's peak resident size (getrusage) after each step; Python's own allocations (tracemalloc,
+  from the trace on) beside it, which torch's tensors are not part of;
 - edit, engine: `Trace.set_cell` on W_Q of block 0 (everything downstream recomputed) on a trace of its own;
 - edit-to-repaint: the window opened by `gui.launch.launch` (autosave on, fresh settings), normal at 1600×1000, at
   Q = X·W_Q of block 0; the same number committed into the same W_Q cell through the table model until W_Q, Q and
@@ -114,12 +114,12 @@ def main() -> int:
     app = QApplication.instance() or QApplication([])
     collect_between_events()
     pg.setConfigOptions(background="w", foreground="k", antialias=True)
-    tracemalloc.start()
     rows = [("start", 0.0, peak_mib())]
 
     start = time.perf_counter()
     opened = open_source(None, None, None, args.folder)
     rows.append(("open the folder", time.perf_counter() - start, peak_mib()))
+    tracemalloc.start()  # from here: it slows Python's own allocations, which the open has many of (the vocabulary)
     model = opened.model
     text = sentence_of(model, TOKENS)
 
@@ -145,7 +145,7 @@ def main() -> int:
     print(f"{'step':44} {'seconds':>9} {'peak RSS MiB':>13}")
     for name, seconds, peak in rows:
         print(f"{name:44} {seconds:9.2f} {peak:13,.0f}")
-    print(f"Python's own allocations (tracemalloc) peaked at {python_peak:,.0f} MiB")
+    print(f"Python's own allocations (tracemalloc, from the trace on) peaked at {python_peak:,.0f} MiB")
     print(
         f"large lesson (n 64, d 384, 6 layers), same run: edit-to-repaint {large_window:.1f} ms, engine "
         f"{large_engine:.2f} ms (×{large_window / large_engine:.1f}); Qwen size ×{repaint / engine:.2f}"
