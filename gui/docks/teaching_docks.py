@@ -4,7 +4,7 @@ step), each a view of the app state, and the toolbar's buttons for those that wa
 
 The main window makes one `TeachingViews(window)`, which adds the docks (`by_key`, the window's `docks`); its menus
 (gui/window/menus.py) place the actions (each dock's toggle, generation_actions, the switches). Where a dock opens
-(beside the stage view, tabbed, floating over it, under it): gui/docks/placement.py.
+(beside the stage view, tabbed, under it, or as a composed slide's one companion): gui/docks/placement.py.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ class TeachingViews(QObject):
         self._toolbar()
 
     def docks(self) -> list[QDockWidget]:
-        """The docks placed beside the stage view when they open (registry.BESIDE)."""
-        return [dock.widget for dock in self.by_key.values() if dock.spec.placed == BESIDE]
+        """The docks placed beside or under the stage view when they open (registry.BESIDE, BELOW)."""
+        return [dock.widget for dock in self.by_key.values() if dock.spec.placed is not None]
 
     def open_views(self, names: tuple[str, ...], experiment: str | None = None) -> None:
         """Show the docks a lesson opens with (the others stay as they are), the training lab with the
@@ -105,6 +105,6 @@ class TeachingViews(QObject):
 
     def carry_over(self, old: TeachingViews) -> None:
         """What the docks of a window being replaced showed (a new language, text size, presentation mode), and
-        which of them floated over its stage view."""
+        which of them its composed slide kept."""
         self.whatif.show_switch(old.whatif.switch())
         self.placement.carry_over(old.placement)

@@ -30,6 +30,7 @@ class StageControls:
         self.texts.set(self.head_label.setText, lambda: tr("Head:"))
         self.head_box = QComboBox(parent)
         self.head_box.setFocusPolicy(Qt.NoFocus)
+        self.head_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # "0 of 2" in zh is wider
         self.head_box.activated.connect(set_head)
         self.temp_label = QLabel(parent)
         self.temp_slider = QSlider(Qt.Horizontal, parent)

@@ -11,7 +11,7 @@ import math
 from dataclasses import replace
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QGridLayout,
     QLabel,
@@ -56,8 +56,6 @@ def is_editable(trace, name: str) -> bool:
 
 
 class StageView(QWidget):
-    tablesFitted = Signal()  # the matrices were fitted to the view's width: tables_width may be another
-
     def __init__(self, state: AppState, parent=None):
         # (Over 60 lines: the widgets are built in the order they stand on screen, one flat sequence.)
         super().__init__(parent)
@@ -66,8 +64,6 @@ class StageView(QWidget):
         self.shown_head = state.head
         self.shown_for: tuple = (None, None)  # the trace (stepped view) and stage shown
         self.presenting = False
-        self.dock_reach = 0  # px at the right under a dock floating over the view (set_covered) …
-        self.covered = 0  # … which the tables leave free too: the dock is at its least width
 
         self.title = scale_font(QLabel(self), 1.5, bold=True)
         self.location = QLabel(self)
@@ -137,18 +133,12 @@ class StageView(QWidget):
         page = QWidget(self)
         layout = self.stage_layout = QVBoxLayout(page)
         layout.setContentsMargins(*PAGE_MARGINS)
-        self.header = QVBoxLayout()  # (its right margin, as the explanation's: a dock floating over the view)
-        self.header.setSpacing(layout.spacing())
         for widget in (self.title, self.location, self.formula):
-            self.header.addWidget(widget)
-        self.header.addLayout(controls.row)
-        layout.addLayout(self.header)
+            layout.addWidget(widget)
+        layout.addLayout(controls.row)
         layout.addWidget(self.splitter, 1)
-        self.footer = QVBoxLayout()  # the explanation and the hint (the right margin: a dock floating over the view)
-        self.footer.setSpacing(layout.spacing())
-        self.footer.addWidget(explanation_box)
-        self.footer.addWidget(hint)
-        layout.addLayout(self.footer)
+        layout.addWidget(explanation_box)
+        layout.addWidget(hint)
 
         self.problem = scale_font(QLabel(self), 1.4)
         self.problem.setWordWrap(True)
@@ -225,52 +215,19 @@ class StageView(QWidget):
     def _fit_split(self) -> None:
         """Matrices get the width they need, the plots the rest (see matrix_layout.matrices_width); matrices that
         do not fit their share that way reflow, or take a smaller font (matrix_layout.MatrixLayout.fit), and what
-        still does not fit scrolls. A dock floating over the view's right part at its least width (set_covered) takes
-        that part: the matrices are fitted left of it, the figure goes under it, or, with no figure, the whole stage
-        (the tables' scroll bars too) ends left of it. The words (title, formula, controls, explanation, hint)
-        always end left of a dock floating over the view."""
+        still does not fit scrolls. (A dock beside the view, a companion of a composed slide, narrows the view
+        itself: gui/docks/placement.py.)"""
         figure_shown = not self.plot.isHidden()
-        page = 0 if figure_shown else self.covered
-        self._end_left_of_dock(page, max(0, self.dock_reach - page))
         total = self.splitter.width()
         if total <= 0:
             self.layout_of_matrices.fit([])  # no room to fit yet: the stage's own arrangement
             return
-        free = total - (self.covered if figure_shown else 0)
         edges = self.tables_width() - self.matrices.sizeHint().width()
-        widths = [min(width, free) for width in matrices_widths(total, self.presenting, figure_shown)]
+        widths = matrices_widths(total, self.presenting, figure_shown)
         rooms = [QSize(width - edges, self.splitter.height()) for width in widths]
         self.layout_of_matrices.fit(rooms, table_scales(self.output.table, self.presenting))
-        left = min(matrices_width(total, self.tables_width(), self.presenting, figure_shown), free)
+        left = matrices_width(total, self.tables_width(), self.presenting, figure_shown)
         self.splitter.setSizes([left, total - left])
-        self.tablesFitted.emit()
-
-    def _end_left_of_dock(self, page: int, shorter: int) -> None:
-        """The stage's page ends `page` px short of the view's right edge (laid out now: its splitter's new width is
-        the one fitted), its words (the title, formula and controls above, the explanation and hint below) `shorter`
-        px shorter still."""
-        left, top, right, bottom = PAGE_MARGINS
-        if (self.stage_layout.contentsMargins().right(), self.footer.contentsMargins().right()) == (
-            right + page,
-            shorter,
-        ):
-            return
-        self.stage_layout.setContentsMargins(left, top, right + page, bottom)
-        for words in (self.header, self.footer):
-            words.setContentsMargins(0, 0, shorter, 0)
-        self.stage_layout.activate()
-        # and laid out again once the pass that called this is over: called from inside one (the splitter resized),
-        # that pass goes on with the margins it began with and gave the words the whole width
-        self.stage_layout.invalidate()
-
-    def set_covered(self, reach: int, tables: bool) -> None:
-        """The right `reach` pixels of the view lie under a dock floating over it (gui/docks/placement.py): the
-        title, formula, explanation and hint wrap left of it; `tables`: the dock can move aside no further, and the
-        tables are fitted left of it too (reflowed, or scrolling), not cut under it mid-number."""
-        covered = reach if tables else 0
-        if (reach, covered) != (self.dock_reach, self.covered):
-            self.dock_reach, self.covered = reach, covered
-            self._fit_split()
 
     def tables_width(self) -> int:
         """The width the matrices would like, with room for their vertical scroll bar (they scroll in less)."""
