@@ -88,7 +88,9 @@ class ModelConfig:
 
     def has_bias(self, layer: str) -> bool:
         """Whether linear layer `layer` ("q", "k", "v", "o", "ffn", "head") has a bias under `biases`."""
-        return {"all": True, "none": False, "qkv": layer in "qkv", "attn": layer in "qkvo"}[self.biases]
+        return {"all": True, "none": False, "qkv": layer in ("q", "k", "v"), "attn": layer in ("q", "k", "v", "o")}[
+            self.biases
+        ]
 
     @property
     def stacks(self) -> tuple[str, ...]:
