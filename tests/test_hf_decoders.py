@@ -548,3 +548,14 @@ def test_refused_fields_are_refused_before_any_weight_is_read(qwen2_folder, tmp_
     monkeypatch.setattr("engine.formats.hf_decoders.safe_open", lambda *a, **k: pytest.fail("the weights were read"))
     with pytest.raises(EngineError, match="hidden_act 'relu'"):
         open_checkpoint(folder)
+
+
+def test_the_budget_takes_qwen_and_llama_3_vocabularies():
+    """Qwen2/Qwen2.5/Qwen3's 151,936 tokens (152,064 from Qwen2.5-7B on) and Llama 3's 128,256 fit the output
+    stages' limit (it was 65,536); one more is refused."""
+    from engine.budget import check_vocab_size
+
+    for size in (128_256, 151_936, 152_064):
+        check_vocab_size(size, "the vocabulary")
+    with pytest.raises(EngineError, match="has 152065 tokens"):
+        check_vocab_size(152_065, "the vocabulary")
