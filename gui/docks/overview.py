@@ -227,13 +227,23 @@ class OverviewView(LazyView):
         self._arrange()
 
     def _arrange(self) -> None:
-        """The enlarged head right of the grid or under it, whichever leaves the thumbnails larger."""
+        """The enlarged head right of the grid or under it: where the grid has the room it needs (else it is drawn
+        smaller, type and all); where both give it that, whichever gives the larger thumbnails and enlarged head
+        together (the thumbnails' side counting twice: thumbs² × enlarged side)."""
         grid = None if self.figure is None else self.figure.grid
         rows, cols = (1, 1) if grid is None or not grid.rows else (len(grid.rows), grid.n_heads)
-        width, height = self.width(), self.height()
-        beside = min(width * (1 - BESIDE_SHARE) / cols, height / rows)
-        under = min(width / cols, height * (1 - BESIDE_SHARE) / rows)
-        direction = QBoxLayout.Direction.LeftToRight if beside > under else QBoxLayout.Direction.TopToBottom
+        width, height, share = self.width(), self.height(), BESIDE_SHARE
+        need = self.grid_view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+        fits = (
+            need.width() <= width * (1 - share) and need.height() <= height,
+            need.width() <= width and need.height() <= height * (1 - share),
+        )
+        score = (
+            min(width * (1 - share) / cols, height / rows) ** 2 * min(width * share, height),
+            min(width / cols, height * (1 - share) / rows) ** 2 * min(width, height * share),
+        )
+        beside = fits[0] and not fits[1] if fits[0] != fits[1] else score[0] >= score[1]
+        direction = QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.TopToBottom
         if self.body.direction() != direction:
             self.body.setDirection(direction)
 
