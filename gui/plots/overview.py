@@ -272,14 +272,15 @@ class OverviewGrid(pg.GraphicsWidget):
         self.column_font = QFont(self.header_font)
         self.column_font.setPointSizeF(self.header_font.pointSizeF() * column_fit)
         column_h = self.column_lines * m.line_h * column_fit + PAD
+        cell_h = (size.height() - column_h) / n_rows
         self.short = m.caption_w[0] > room
-        caption_fit = min(1.0, max(SHRINK, room / max(m.caption_w[self.short], 1.0)))
+        height_fit = (cell_h * (1 - GAP) - LEAST_THUMB - 4) / max(m.caption_h, 1.0)  # a thumbnail's least room left
+        caption_fit = min(1.0, max(SHRINK, min(room / max(m.caption_w[self.short], 1.0), height_fit)))
         self.small_caption = QFont(self.caption_font)
         self.small_caption.setPointSizeF(self.caption_font.pointSizeF() * caption_fit)
         caption_h = m.caption_h * caption_fit
-        cell_h = (size.height() - column_h) / n_rows
         gap = GAP * min(cell_w, cell_h)
-        side = max(1.0, min(cell_w - gap, cell_h - gap - caption_h))  # square thumbnails
+        side = max(1.0, min(cell_w - gap, cell_h - gap - caption_h - 4))  # square thumbnails; the caption under
         self.cells, self.row_headers, self.column_headers = {}, [], []
         for c in range(self.n_heads):
             self.column_headers.append(QRectF(m.row_w + c * cell_w, 0, cell_w, column_h))
