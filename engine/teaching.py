@@ -78,6 +78,13 @@ def layer_norm_steps(x: Tensor, gamma: Tensor, beta: Tensor, eps: float) -> dict
     return {"x": x, "mean": mean, "var": var, "centred": centred, "hat": hat, "out": hat * gamma + beta}
 
 
+def rms_norm_steps(x: Tensor, gamma: Tensor, eps: float) -> dict[str, Tensor]:
+    """RMSNorm of rows x [n, d] one step at a time: ms [n, 1]; hat, out [n, d] (no mean is subtracted)."""
+    ms = (x * x).mean(dim=-1, keepdim=True)
+    hat = x / torch.sqrt(ms + eps)
+    return {"x": x, "ms": ms, "hat": hat, "out": hat * gamma}
+
+
 def weighted_rows(weights: Tensor, v: Tensor) -> Tensor:
     """Each value row scaled by its attention weight: weights [n_k] and v [n_k, d_k] → [n_k, d_k].
 

@@ -2,6 +2,7 @@
 its shared K and V, QK-norm, rotate-half RoPE, no biases, a tied output head, a sliding window) shown and stepped,
 the last head's K and W_K sliced by the K/V head it reads, and the map's and cost dock's words for them."""
 
+import pytest
 import torch
 from PySide6.QtCore import Qt
 
@@ -95,3 +96,20 @@ def test_the_settings_dialog_shows_and_sets_today_s_fields(qtbot):
     assert (cfg.n_kv_heads, cfg.norm_type, cfg.tied_embeddings, cfg.biases) == (None, "layernorm", False, "qkv")
     assert cfg.qk_norm and cfg.sliding_window == 3 and cfg.head_dim == 2  # the fields it does not show are kept
     assert "unembed.W_U" in state.trace.params and "dec.0.norm1.beta" in state.trace.params
+
+
+def test_the_rmsnorm_plots_walk_x_through_its_steps(qtbot):
+    from engine import Model
+    from gui.plots import PlotOptions, draw_stage
+    from gui.plots.norm import NormStepsPanel
+    from gui.plots.view import FittedLayoutWidget
+
+    trace = Model.create(MODERN).trace("the cat sat")
+    view = FittedLayoutWidget()
+    qtbot.addWidget(view)
+    figure = draw_stage(view.ci, trace, "dec.0.norm2.out", PlotOptions(row=1))
+    (steps,) = [p for p in figure.panels if isinstance(p, NormStepsPanel)]
+    ys = [line.yData for line in steps.lines]  # one line per feature: x, x/√(ms+ε), γ ⊙ that
+    for f, y in enumerate(ys):
+        want = [trace["dec.0.add1"][1, f], trace["dec.0.norm2.hat"][1, f], trace["dec.0.norm2.out"][1, f]]
+        assert y == pytest.approx([float(w) for w in want], abs=1e-6)

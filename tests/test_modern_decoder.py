@@ -411,3 +411,14 @@ def test_the_scale_switch_s_d_k_sweep_varies_d_k_under_an_explicit_head_dim(monk
 def test_another_architecture_drops_what_it_has_no_use_for():
     cfg = ModelConfig(**MISTRAL | dict(tied_embeddings=True)).with_architecture("encoder")
     assert not cfg.tied_embeddings and cfg.sliding_window is None and cfg.n_kv_heads == 2
+
+
+def test_rms_norm_steps_for_the_plots_match_the_trace():
+    from engine import teaching
+
+    trace = traced("llama")
+    x, gamma = trace["dec.0.add1"], trace.params["dec.0.norm2.gamma"]
+    steps = teaching.rms_norm_steps(x, gamma, trace.config.ln_eps)
+    for key in ("ms", "hat", "out"):
+        assert torch.allclose(steps[key], trace[f"dec.0.norm2.{key}"], rtol=1e-12, atol=1e-12)
+    assert torch.allclose(steps["out"], rms(x, gamma, trace.config.ln_eps), rtol=1e-12, atol=1e-12)

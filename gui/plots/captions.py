@@ -48,6 +48,9 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "step_centred": ("x − μ", "x − μ"),
     "step_hat": ("÷ √(σ²+ε)", "÷ √(σ²+ε)"),
     "step_out": ("× γ + β", "× γ + β"),
+    "before_after_rms": ("Each token before (○) and after (●) RMSNorm", "RMSNorm 前（○）后（●）的各词元"),
+    "step_rms_hat": ("÷ √(ms+ε)", "÷ √(ms+ε)"),
+    "step_gain": ("× γ", "× γ"),
     "activation": (
         "{name} on this sentence\n{off} of {total} switched off",
         "{name} 作用于本句的数值\n{total} 个中 {off} 个被关闭",
