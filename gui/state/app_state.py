@@ -53,7 +53,7 @@ class AppState(QObject):
         self.model = self.trace.model
         self.text, self.target = text, target
         self.problem = ""
-        self.original_params = {k: v.clone() for k, v in self.model.params.items()}
+        self.original_params = dict(self.model.params)  # shared: a weight is replaced, never changed in place
         self.cursor = 0
         self.generated_tokens = 0  # appended by "Generate" since the sentence was typed (commands.AppendTokenCommand)
         self.previous: dict[str, torch.Tensor] = {}  # values before the last edit, for "show difference"
@@ -202,7 +202,7 @@ class AppState(QObject):
         target = self.target if cfg.architecture == "encoder-decoder" else ""
         if self._rebuild(model, self.text, target):
             return False
-        self.original_params = {k: v.clone() for k, v in self.model.params.items()}
+        self.original_params = dict(self.model.params)  # shared: a weight is replaced, never changed in place
         return True
 
     def load_lesson(self, lesson: Lesson, trace: Trace | None = None) -> None:
@@ -253,7 +253,7 @@ class AppState(QObject):
         self.model, self.trace, self.text, self.target = trace.model, trace, text, target
         self.title, self.description, self.views, self.lab = dict(title), dict(description), tuple(views), lab
         self.show = dict(show or {})
-        self.original_params = {k: v.clone() for k, v in self.model.params.items()}
+        self.original_params = dict(self.model.params)  # shared: a weight is replaced, never changed in place
         self.cursor = self.stage_names.index(stage) if stage in self.stage_names else 0
         row = self._last_row() if self.show.get("row") == "last" else self.show.get("row", 0)
         # the lesson's numbers may need their own decimals (View ▸ Decimals can change them)
