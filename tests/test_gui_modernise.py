@@ -138,3 +138,17 @@ def test_the_deck_tells_the_story_a_page_per_change(qapp, tmp_path, capsys):
     notes = [slide.notes_slide.notes_text_frame.text for slide in list(slides)[1:]]
     assert [why(step, "zh") in note for step, note in enumerate(notes, start=1)] == [True] * STEPS
     assert "KV 缓存：每生成一个词元 64 → 32 字节" in notes[4] and "64 → 32" not in notes[3]
+
+
+def test_a_deleted_view_is_no_longer_told(qtbot):
+    """A window rebuilt for presentation mode deleted the view, and the next lesson change still reached its slot
+    (RuntimeError: Internal C++ object already deleted)."""
+    from shiboken6 import delete
+
+    from engine.formats.lesson import open_lesson
+    from gui.docks.modernise import ModerniseView
+
+    state = AppState.from_lesson(open_lesson("2017-to-today"))
+    delete(ModerniseView(state))
+    state.display.set(lang="zh")
+    assert state.set_modern_step(1) and step_of(state.config) == 1

@@ -134,8 +134,9 @@ class ModerniseView(QWidget):
         layout.addWidget(self.kv)
         self.maps = StepMaps(state, self)
         layout.addWidget(self.maps, 1)
-        for signal in (state.lessonChanged, state.display.changed):
-            signal.connect(lambda *_: self.refresh())
+        # (bound methods: a window rebuilt for a language or presentation mode deletes this view, and its slots go too)
+        state.lessonChanged.connect(self.refresh)
+        state.display.changed.connect(self._display_changed)
         self.refresh()
 
     def eventFilter(self, watched, event) -> bool:
@@ -152,6 +153,10 @@ class ModerniseView(QWidget):
             box = QFontMetrics(item.font()).boundingRect(QRect(0, 0, width, 10_000), Qt.TextWordWrap, item.text())
             rows += box.height() + 4
         self.steps.setFixedHeight(rows + 2 * self.steps.frameWidth() + 4)
+
+    def _display_changed(self, names: frozenset[str]) -> None:
+        if "lang" in names:
+            self.refresh()
 
     def step(self) -> int | None:
         """The step the model is at (None: its settings are not one of the steps)."""
