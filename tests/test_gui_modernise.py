@@ -152,3 +152,20 @@ def test_a_deleted_view_is_no_longer_told(qtbot):
     delete(ModerniseView(state))
     state.display.set(lang="zh")
     assert state.set_modern_step(1) and step_of(state.config) == 1
+
+
+def test_a_step_is_autosaved_as_a_snapshot_not_a_retrace_of_the_same_weights(qapp):
+    """A "retrace" journal record replays the same weights under another config: a step changes the weights'
+    shapes, so a restore from such a record failed; no record describes a step, so the autosave writes a snapshot."""
+    from engine.formats.journal import replay
+    from engine.formats.lesson import open_lesson
+    from gui.state.change_records import undo_moves
+
+    lesson = open_lesson("2017-to-today")
+    state = AppState.from_lesson(lesson)
+    assert state.set_modern_step(3)
+    assert undo_moves(state.undo_stack, 0, 1) is None and undo_moves(state.undo_stack, 1, 0) is None
+    state.edit_cell("dec.0.ffn.W_gate", (0, 0), 0.5)  # a weight of the new model: its record replays on a snapshot
+    records = undo_moves(state.undo_stack, 1, 2)
+    restored = replay(state.to_lesson(), records).trace()
+    assert restored.config == state.config and torch.equal(restored["probs"], state.trace["probs"])

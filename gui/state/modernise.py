@@ -1,8 +1,8 @@
 """2017 → today as an undoable change: the model moved to another step of engine.modernise (its config and the
-weights the step carries over), traced on the same sentences, swapped in by a SwapTraceCommand so that the stages
-whose numbers the change moved are marked as an edit's are (AppState.changed) and undo brings back the very trace
-before it. The lesson's own weights (Reset weights) follow the step too, so a reset never meets weights of another
-shape.
+weights the step carries over), traced on the same sentences and swapped in as a what-if switch's trace is, so that
+the stages whose numbers the change moved are marked as an edit's are (AppState.changed) and undo brings back the
+very trace before it. The lesson's own weights (Reset weights) follow the step too, so a reset never meets
+weights of another shape.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from PySide6.QtCore import QCoreApplication
 
 from engine import EngineError, Model, Trace
 from engine.modernise import CHANGES, carried_params, model_at, shown_stage, step_of
-from gui.state.commands import SavedTrace, SwapTraceCommand
+from gui.state.commands import LessonCommand, SavedTrace, current_trace
 from gui.text.modernise import change_name
 
 if TYPE_CHECKING:
@@ -24,20 +24,31 @@ def tr(text: str) -> str:
     return QCoreApplication.translate("Commands", text)
 
 
-class ModerniseCommand(SwapTraceCommand):
-    """The model moved from one step of 2017 → today to another; the lesson's own weights move with it."""
+class ModerniseCommand(LessonCommand):
+    """The model moved from one step of 2017 → today to another, shown as a what-if switch's trace is (the values
+    of the stages both traces have are the "before" of an edit, so the cells the change moved are marked); the
+    lesson's own weights move with it. Its weights are not the trace's before it, so no journal record describes it
+    (gui/state/change_records.py): the autosave writes a snapshot of the lesson instead."""
 
     def __init__(self, state: AppState, text, after: SavedTrace, originals: tuple[dict, dict]):
-        super().__init__(state, text, after)
+        super().__init__(text)
+        self.state, self.before, self.after = state, current_trace(state), after
         self.originals = originals  # (the lesson's own weights before, after)
 
+    def _show(self, shown: SavedTrace, other: SavedTrace, originals: dict) -> None:
+        self.state.original_params = originals
+        same = {
+            n: t for n, t in other.trace.values.items() if n in shown.trace.values and shown.trace[n].shape == t.shape
+        }
+        self.state.show_trace(shown.trace, shown.text, shown.target, shown.stage, shown.row, previous=same)
+
     def redo(self) -> None:
-        self.state.original_params = self.originals[1]
-        super().redo()
+        self._show(self.after, self.before, self.originals[1])
+        self.state.message.emit(self.text())
 
     def undo(self) -> None:
-        self.state.original_params = self.originals[0]
-        super().undo()
+        self._show(self.before, self.after, self.originals[0])
+        self.state.message.emit(tr("Undone: {0}").format(self.text()))
 
 
 def step_text(step: int, lang: str) -> str:
