@@ -18,8 +18,10 @@ if TYPE_CHECKING:  # engine/config.py calls check_parameters while validating
     from .config import ModelConfig
 
 # Fits every shipped lesson and model, all-MiniLM-L6-v2 at its 512 tokens, the picker's large random model
-# (d_model 384, 6 layers, 12 heads) on 256 tokens, and a 300-token sentence on a classroom model, on a laptop.
-MAX_MODEL_BYTES = 2 * 2**30
+# (d_model 384, 6 layers, 12 heads) on 256 tokens, a 300-token sentence on a classroom model, and a Qwen2.5-0.5B
+# checkpoint (1.84 GiB of weights) on up to about 100 tokens, where MAX_TRACE_MACS stops it (at 2 GiB it stopped at
+# 37 tokens), on a laptop. A 1.5B model (5.75 GiB of weights, 28 layers) needs about 6.5 GiB and is refused.
+MAX_MODEL_BYTES = 3 * 2**30
 MAX_TRACE_MACS = 50 * 10**9  # about 3 s of one CPU core (17 GMAC/s measured): longer would freeze the window
 # An output stage has a column per token: BERT's 30,522, GPT-2's 50,257, Llama 3's 128,256, Qwen2 / Qwen2.5 / Qwen3's
 # 151,936 (152,064 from Qwen2.5-7B on) fit. Its logits and probabilities on 32 tokens take 37 MiB.
@@ -148,7 +150,7 @@ def check_for_sentences(cfg: ModelConfig, tokens: dict[str, list[str]]) -> None:
 RUNTIME_BYTES = 400 * 2**20
 FIGURE_BYTES = 640 * 2**20
 PICTURE_BYTES = 2**20  # a PPTX slide's PNG figure and "you are here" map
-MAX_EXPORT_BYTES = MAX_MODEL_BYTES
+MAX_EXPORT_BYTES = 2 * 2**30  # an export's peak on a laptop (the window may hold a larger model: MAX_MODEL_BYTES)
 
 
 def trace_bytes(trace) -> int:

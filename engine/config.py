@@ -23,7 +23,7 @@ BIASES = ("all", "none", "qkv", "attn")
 SWITCHES = ("no_pe", "no_scale", "no_mask", "no_residual", "no_layernorm")
 
 MAX_D_MODEL = 4096
-MAX_LAYERS = 24
+MAX_LAYERS = 48  # Qwen3-0.6B and Qwen2.5-1.5B have 28 layers, SmolLM2 30–32 (the memory budget limits the rest)
 MAX_LEN = 4096
 MAX_CONFIG_BYTES = 2**20  # a config with fixed vocabularies of a few thousand words is some 100 kB
 

@@ -50,7 +50,10 @@ def blocks(text: str) -> list[tuple[str, int, list[str]]]:
 def command(line: str) -> list[str] | None:
     """The verb and arguments of a `python main.py VERB …` line, or None for any other line (the window, make, pip,
     output shown in a block)."""
-    words = shlex.split(line.strip().removeprefix("$ "), comments=True)
+    line = line.strip().removeprefix("$ ")
+    if not line.startswith(tuple(program[0] for program in PROGRAMS)):  # output shown, JSON ("the decoder's …")
+        return None
+    words = shlex.split(line, comments=True)
     for program in PROGRAMS:
         if tuple(words[: len(program)]) == program:
             argv = words[len(program) :]

@@ -66,7 +66,7 @@ def config_file(tmp_path) -> str:
 
 def test_settings_that_need_gigabytes_are_refused_with_the_figure():
     start = time.perf_counter()
-    with pytest.raises(EngineError, match=r"would need 18\.0 GiB of memory \(limit 2\.0 GiB\)"):
+    with pytest.raises(EngineError, match=r"would need 18\.0 GiB of memory \(limit 3\.0 GiB\)"):
         ModelConfig(**HUGE_SETTINGS)
     assert time.perf_counter() - start < 0.1  # refused from the config's numbers, nothing allocated
 
@@ -154,7 +154,7 @@ def refuse_tracing(monkeypatch):
 def test_a_small_lesson_file_asking_gigabytes_is_refused_before_tracing(tmp_path, monkeypatch, capsys):
     path = bomb_lesson(tmp_path)
     refuse_tracing(monkeypatch)
-    with pytest.raises(EngineError, match=r"would need \d+\.\d GiB of memory \(limit 2\.0 GiB\).* 64 × 4096 × 4096"):
+    with pytest.raises(EngineError, match=r"would need \d+\.\d GiB of memory \(limit 3\.0 GiB\).* 64 × 4096 × 4096"):
         open_lesson(path)
     one_line(capsys, "deck", "--lesson", path, "--out", str(tmp_path / "d.pdf"), match="GiB of memory")
 
