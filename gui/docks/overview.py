@@ -227,22 +227,29 @@ class OverviewView(LazyView):
         self._arrange()
 
     def _arrange(self) -> None:
-        """The enlarged head right of the grid or under it: where the grid has the room it needs (else it is drawn
-        smaller, type and all); where both give it that, whichever gives the larger thumbnails and enlarged head
-        together (the thumbnails' side counting twice: thumbs² × enlarged side)."""
-        grid = None if self.figure is None else self.figure.grid
-        rows, cols = (1, 1) if grid is None or not grid.rows else (len(grid.rows), grid.n_heads)
-        width, height, share = self.width(), self.height(), BESIDE_SHARE
+        """The enlarged head right of the grid or under it: where the thumbnails come out larger (by a tenth); else
+        where the grid has the room its type needs, else where the enlarged head is larger."""
+        if self.figure is None or not self.figure.grid.rows:
+            return
+        figure, share = self.figure, BESIDE_SHARE
+        grid, m = figure.grid, figure.grid._measures()
+        rows, cols = len(grid.rows), grid.n_heads
+        fixed_w = m.row_w + figure.weights_bar.width() + figure.metric_bar.width()  # besides the columns
+        fixed_h, caption = 2 * m.line_h, m.caption_h
+        width, height = self.width(), self.height()
         need = self.grid_view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
-        fits = (
-            need.width() <= width * (1 - share) and need.height() <= height,
-            need.width() <= width and need.height() <= height * (1 - share),
-        )
-        score = (
-            min(width * (1 - share) / cols, height / rows) ** 2 * min(width * share, height),
-            min(width / cols, height * (1 - share) / rows) ** 2 * min(width, height * share),
-        )
-        beside = fits[0] and not fits[1] if fits[0] != fits[1] else score[0] >= score[1]
+        places = []  # (thumbnail side, grid fits, enlarged side) beside, then under
+        for grid_w, grid_h, detail in (
+            (width * (1 - share), height, min(width * share, height)),
+            (width, height * (1 - share), min(width, height * share)),
+        ):
+            side = min((grid_w - fixed_w) / cols, (grid_h - fixed_h) / rows - caption)
+            places.append((side, need.width() <= grid_w and need.height() <= grid_h, detail))
+        (beside_side, *beside_rest), (under_side, *under_rest) = places
+        if max(beside_side, under_side) > 1.1 * min(beside_side, under_side):
+            beside = beside_side > under_side
+        else:
+            beside = beside_rest >= under_rest
         direction = QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.TopToBottom
         if self.body.direction() != direction:
             self.body.setDirection(direction)
