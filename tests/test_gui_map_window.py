@@ -66,7 +66,7 @@ def test_every_stage_figure_fits_beside_the_map_at_1280x720(qtbot, start_window,
         assert QRectF(plot.viewport().rect()).adjusted(-1, -1, 1, 1).contains(QRectF(shown)), name
         assert plot.scale <= SHRUNK_BESIDE_MAP, (name, plot.scale)
         for panel in view.panels():
-            assert every_row_shows(panel.table), (name, panel.model.window.name)
+            assert every_row_shows(panel.table), (name, panel.model.slice.name)
 
 
 def test_a_click_on_the_map_steps_the_window_there(qtbot, start_window):

@@ -327,8 +327,28 @@ class MatrixTable(QTableView):
         rows_shown = self.height() - self._scroll_bar_room()
         return self.verticalScrollBar().sizeHint().width() if rows_shown < self.content_size().height() else 0
 
+    def event(self, event) -> bool:
+        """The table's own resize (resizeEvent is the viewport's): where the viewport keeps its size, the scroll
+        bars are measured again here. A table squeezed below its rows for a moment (a layout before its area grew)
+        shows the vertical bar, which narrows its columns, so the horizontal one comes too; given its whole size
+        back just as that bar appears, its viewport was as large as before, QTableView measured nothing, and both
+        bars stayed over a table that fits, its last row under the horizontal one (cross-attention in Chinese at
+        1280×720 beside the map)."""
+        if event.type() != QEvent.Type.Resize:
+            return super().event(event)
+        viewport = self.viewport().size()
+        handled = super().event(event)
+        if self.viewport().size() == viewport:
+            self.updateGeometries()  # the bars' ranges; which bars show follows (queued), resizing the viewport
+            self._follow_size()
+        return handled
+
     def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
+        super().resizeEvent(event)  # (the viewport's: QTableView measures its bars)
+        self._follow_size()
+
+    def _follow_size(self) -> None:
+        """The maximum (_largest) for the size the table has now."""
         if self.maximumSize() != self._largest():
             self._limit_size()
 
