@@ -92,7 +92,7 @@ def opened_from_args(args: argparse.Namespace, default_model: str | None = None)
 
 
 def find_stage(names: list[str], wanted: str) -> str:
-    """A stage by full name, or by a unique ending ("attn.scores" → "enc.0.attn.scores", the first one)."""
+    """A stage by full name, or by a unique ending ("attn.weights" → "enc.0.attn.weights", the first one)."""
     if wanted in names:
         return wanted
     matches = [n for n in names if n.endswith("." + wanted)]

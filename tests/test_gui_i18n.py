@@ -515,6 +515,7 @@ SYMBOLS = {
     *("sin", "cos", "max", "rowmax", "log", "exp", "diag"),
     *("scores", "scaled", "masked", "logits", "logit", "Logits", "Logit"),
     *("dec", "enc", "old", "pos", "rot"),
+    *("Llama", "Qwen", "Mistral", "GPT", "BERT"),  # the models' own names
 }
 
 

@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from engine import teaching
-from gui.text.operations import beside
+from gui.text.operations import activation_of
 
 from .captions import caption
 from .matrix import row_of
@@ -20,7 +20,7 @@ ACTIVATION_NAMES = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU (tanh)", 
 def ffn_parts(trace, name: str) -> tuple[str, str | None, str]:
     """The up, gate (None without SwiGLU) and act stages of the FFN that stage `name` belongs to: act reads
     (gate, up) under SwiGLU, else (up,)."""
-    act = trace.stage(beside(trace, name, "ffn.act"))
+    act = trace.stage(activation_of(trace, name))
     *gate, up = act.inputs
     return up, (gate[0] if gate else None), act.name
 

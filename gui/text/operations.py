@@ -421,6 +421,11 @@ def beside(trace, name: str, op: str) -> str:
     return next(st.name for st in trace.stages if st.op == op and st.place == place)
 
 
+def activation_of(trace, name: str) -> str:
+    """The activation stage (act = f(up), or silu(gate) ⊙ up) of the FFN that stage `name` belongs to."""
+    return beside(trace, name, "ffn.act")
+
+
 def text_key(trace, name: str) -> str:
     """The stage_texts.json entry a stage shows: its operation's, or the cross-attention wording where there is
     one (rows are target tokens, columns source tokens; q from the decoder, k, v from the encoder)."""
