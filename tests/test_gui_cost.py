@@ -5,7 +5,7 @@ import re
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, QPoint
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication
 
@@ -146,6 +146,7 @@ def floated(qtbot, controller):
     cost = shown(qtbot, window)
     dock = window.teaching.cost_dock
     dock.setFloating(True)
+    dock.move(window.frameGeometry().topRight() + QPoint(10, 0))  # off the stage view (over it, it is docked again)
     dock.resize(450, 600)
     qtbot.waitUntil(lambda: dock.size().toTuple() == (450, 600))
     window.state.go_to("dec.x0")

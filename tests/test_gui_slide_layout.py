@@ -1,8 +1,9 @@
 """A slide is composed, never covered: over every shipped lesson × each dock (the registry's, so docks added later
 join the sweep) × 1280×720 and 1920×1080 × English and Chinese × the desk and presentation mode, no text of the
 stage view or of the dock (labels, buttons, combo boxes, the tables' cells and headers) is cut, elided or under
-another widget, the figure lies under no dock, and every table of the stage is whole (tests/test_gui_present_mode.py's
-cut_tables). One window per lesson and mode's type size; the language and the dock are switched in place."""
+another widget, the figure lies under no dock (a dock is beside the stage view, or a page of its own that takes the
+whole slide), and every table of the stage is whole (tests/test_gui_present_mode.py's cut_tables). One window per
+lesson and mode's type size; the language and the dock are switched in place."""
 
 from __future__ import annotations
 
@@ -123,7 +124,8 @@ def shortened_on_purpose(window) -> set[QWidget]:
 
 def slide_problems(window, dock) -> list[str]:
     """What the class cannot read with `dock` open: text cut, elided or under the other part, outside the window,
-    the figure under the dock, a table of the stage not whole."""
+    the figure under the dock, a table of the stage not whole. (A dock that takes the whole slide, a page of its own
+    in place of the stage, hides none of it in part: the overview in presentation mode, gui/docks/overview.py.)"""
     view, problems, shortened = window.stage_view, [], shortened_on_purpose(window)
     frame = global_rect(window)
     stage_part = [*text_widgets(view, window)]
@@ -140,7 +142,8 @@ def slide_problems(window, dock) -> list[str]:
         problems += [f"{label(widget)}: {p}" for p in cuts + ([] if widget in shortened else elided(widget))]
         if widget.window() is window and not frame.contains(seen):
             problems.append(f"{label(widget)} leaves the window")
-    if dock.isVisible():
+    page = dock.isVisible() and dock_frame.contains(global_rect(view))  # the slide given to the dock whole
+    if dock.isVisible() and not page:
         figure = {view.plot: clipped(view.plot)[1]} if view.plot.isVisible() else {}
         for widget, seen in [*((w, on_screen[w]) for w in stage_part if w in on_screen), *figure.items()]:
             if dock_frame.intersects(seen):

@@ -39,12 +39,14 @@ BELOW_SHARE = 0.4  # of a tall window's height, for a dock under the stage view
 
 
 class DockPlacement(QObject):
-    """Places the docks `docks()` of `window` (a MainWindow: its stage list and stage view) when they open."""
+    """Places the docks `docks()` of `window` (a MainWindow: its stage list and stage view) when they open, and those
+    given to keep_below."""
 
     def __init__(self, window: QMainWindow, docks: Callable[[], list[QDockWidget]]):
         super().__init__(window)
         self.window, self.docks = window, docks
         self.pending: list[QDockWidget] = []  # opened before the window was shown
+        self.below: list[QDockWidget] = []  # the docks that open under the stage view in a tall window (keep_below)
         self.companion: QDockWidget | None = None  # the dock placed last: the one a composed slide keeps
         self.fitted: tuple[int, float] | None = None  # the window's width and type scale the docks were placed for
         self.restored_layout = False  # given a stored layout since the last refit
@@ -96,11 +98,12 @@ class DockPlacement(QObject):
     def carry_over(self, old: DockPlacement) -> None:
         """The window replacing `old`'s: the companion its composed slide kept is this one's too."""
         if old.companion is not None:
-            docks = {dock.objectName(): dock for dock in self.docks()}
+            docks = {dock.objectName(): dock for dock in [*self.docks(), *self.below]}
             self.companion = docks.get(old.companion.objectName())
 
     def keep_below(self, dock: QDockWidget) -> None:
         """`dock` opens under the stage view in a tall window, with BELOW_SHARE of its height, else beside it."""
+        self.below.append(dock)
         dock.visibilityChanged.connect(
             lambda visible: visible and QTimer.singleShot(0, dock, lambda: self._below(dock))
         )
@@ -137,6 +140,9 @@ class DockPlacement(QObject):
         for dock in self.docks():
             if dock.isVisible() and dock.isFloating() and self._over_stage(dock):
                 self.place(dock)
+        for dock in self.below:
+            if dock.isVisible() and dock.isFloating() and self._over_stage(dock):
+                self._below(dock)
         shown = self._shown()
         if self.composed() and len(shown) > 1:
             self.place(self.companion if self.companion in shown else shown[0])
@@ -198,7 +204,8 @@ class DockPlacement(QObject):
         """The docks shown beside or under the stage view."""
         window = self.window
         areas = (*SIDES, Qt.BottomDockWidgetArea)
-        return [d for d in self.docks() if d.isVisible() and not d.isFloating() and window.dockWidgetArea(d) in areas]
+        docks = [*self.docks(), *self.below]
+        return [d for d in docks if d.isVisible() and not d.isFloating() and window.dockWidgetArea(d) in areas]
 
     def _over_stage(self, dock: QDockWidget) -> bool:
         """Whether floating `dock` lies over the stage view (a part of it: what it covers the class cannot read)."""

@@ -40,8 +40,8 @@ class TeachingViews(QObject):
         self._toolbar()
 
     def docks(self) -> list[QDockWidget]:
-        """The docks placed beside or under the stage view when they open (registry.BESIDE, BELOW)."""
-        return [dock.widget for dock in self.by_key.values() if dock.spec.placed is not None]
+        """The docks placed beside the stage view when they open (registry.BESIDE)."""
+        return [dock.widget for dock in self.by_key.values() if dock.spec.placed == BESIDE]
 
     def open_views(self, names: tuple[str, ...], experiment: str | None = None) -> None:
         """Show the docks a lesson opens with (the others stay as they are), the training lab with the
