@@ -33,7 +33,7 @@ from gui.docks.whatif import WhatIfView
 from gui.state.app_state import AppState
 from gui.views.scrolling import scrolling
 
-BESIDE = "beside"  # placed beside the stage view, or floating over its right part, each time it opens (place)
+BESIDE = "beside"  # placed beside the stage view (a composed slide's one companion) each time it opens (place)
 BELOW = "below"  # under the stage view in a tall window, beside it in a short one (keep_below)
 SIDES_AND_BOTTOM = Qt.LeftDockWidgetArea | Qt.RightDockWidgetArea | Qt.BottomDockWidgetArea
 
