@@ -136,24 +136,29 @@ def test_an_edit_repaints_the_cells_of_the_attentions_it_changed_only(shown):
         settle(bot)
 
 
-def test_a_new_sentence_and_a_what_if_switch_redraw_the_grid(shown):
+def test_a_new_sentence_a_what_if_switch_and_a_generated_token_redraw_the_grid(shown):
     window, view, bot = shown
     state, grid = window.state, view.figure.grid
+
+    def drawn_as_traced() -> bool:
+        trace = state.trace
+        return all(
+            np.array_equal(t.values, trace[grid.rows[r].stages.weights.name][h].numpy())
+            for (r, h), t in grid.thumbs.items()
+        )
+
     assert state.set_sentences("a dog", "狗")
     settle(bot)
     try:
-        trace = state.trace
-        assert all(
-            np.array_equal(t.values, trace[grid.rows[r].stages.weights.name][h].numpy())
-            for (r, h), t in grid.thumbs.items()
-        )
+        assert drawn_as_traced()
         assert state.set_switch("no_scale", True)
         settle(bot)
-        trace = state.trace
-        assert all(
-            np.array_equal(t.values, trace[grid.rows[r].stages.weights.name][h].numpy())
-            for (r, h), t in grid.thumbs.items()
-        )
+        assert drawn_as_traced()
+        decoder_rows = {r for r, at in enumerate(grid.rows) if at.stack == "dec"}
+        assert state.append_token(int(state.trace.ids["dec"][-1]))  # a generated token: the decoder's rows grow
+        settle(bot)
+        assert drawn_as_traced() and {r for r, _ in grid.repainted} == decoder_rows
+        assert grid.thumbs[min(decoder_rows), 0].values.shape[0] == len(state.trace.tokens["dec"])
     finally:
         assert state.set_sentences(TEXT, TARGET)
         settle(bot)
@@ -169,6 +174,12 @@ def test_a_metric_colours_the_badges_and_sorts_each_row(shown):
             firsts = [grid.thumbs[r, h].pattern.first for h in grid.order[r]]
             assert firsts == sorted(firsts, reverse=True)
         assert f"{DOMINANT}" in view.metric_box.toolTip() and "first key" in view.metric_box.toolTip()
+        grid.set_pointed((1, 2))  # the pointer over a thumbnail: its numbers and the metric's definition
+        tip = grid.toolTip()
+        assert (
+            "Head 2" in tip and "first key" in tip and f"{DOMINANT}" in tip and grid.rows[1].stages.weights.name in tip
+        )
+        grid.set_pointed(None)
         headers = [text for text, _, _ in grid.header_texts()]
         assert headers[-CONFIG.n_heads :] == [f"#{k}" for k in range(1, CONFIG.n_heads + 1)]
         assert all(" · " in text for text, _, _ in grid.caption_texts())  # the head's number before its pattern
