@@ -122,6 +122,20 @@ def shortened_on_purpose(window) -> set[QWidget]:
     return {window.lab_dock.widget().choice}
 
 
+def cut_mid_column(view) -> list[str]:
+    """The stage's tables narrower than the matrices area that it cuts at its right edge (an arrangement wider than the
+    area: a number half shown, the rest a scroll away); a table wider than the area scrolls whatever the arrangement."""
+    viewport = view.matrices_box.viewport()
+    area = QRect(viewport.mapToGlobal(QPoint(0, 0)), viewport.size())
+    return [
+        f"{panel.model.slice.name} cut at the matrices area's edge ({table.width()} px, {seen.width()} shown)"
+        for panel in view.panels()
+        for table in [panel.table]
+        for seen in [global_rect(table).intersected(area)]
+        if not seen.isEmpty() and seen.width() < table.width() <= area.width()
+    ]
+
+
 def slide_problems(window, dock) -> list[str]:
     """What the class cannot read with `dock` open: text cut, elided or under the other part, outside the window,
     the figure under the dock, a table of the stage not whole. (A dock that takes the whole slide, a page of its own
@@ -148,7 +162,7 @@ def slide_problems(window, dock) -> list[str]:
         for widget, seen in [*((w, on_screen[w]) for w in stage_part if w in on_screen), *figure.items()]:
             if dock_frame.intersects(seen):
                 problems.append(f"{label(widget)} lies under the {dock.objectName()} dock {dock_frame}")
-    problems += [f"table: {p}" for p in cut_tables(window)]
+    problems += [f"table: {p}" for p in cut_tables(window) + cut_mid_column(view)]
     return problems
 
 

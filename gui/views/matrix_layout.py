@@ -6,8 +6,9 @@ parameters) beside their gradients; otherwise the inputs stand above the output.
 room they have that way reflow into one row, one column, the inputs in a row over the output, two columns
 (reading order, two to a row), the inputs in a column beside the output, or the output over the inputs; then the
 same in a slightly smaller table font (TABLE_SCALES; in presentation mode never below what the back row reads). The
-tables stay whole; when nothing fits, the arrangement that hides least of the stage's output (then least of all)
-is shown, and scrolls (a 64×64 weight above it would push it off screen: then it comes first).
+tables stay whole; when nothing fits, the arrangement that hides least of the stage's output (then one that scrolls
+only down, then least of all) is shown, and scrolls (a 64×64 weight above it would push it off screen: then it
+comes first).
 """
 
 from __future__ import annotations
@@ -53,10 +54,16 @@ def hidden(rect: QRect, room: QSize) -> int:
 
 def least_hidden(measures: dict[tuple[float, str], tuple[QSize, QRect]], room: QSize) -> tuple[float, str]:
     """Of (scale, arrangement) → (the matrices' size, the output's place), none fitting `room`: the one that hides
-    least of the output, then least of all the matrices (the first, in the order given, of those alike)."""
+    least of the output, then one as narrow as the room (it scrolls down to whole tables; one wider shows a table cut
+    mid-number at the room's right edge: cost-of-context's K beside Q in presentation mode with the Cost dock), then
+    the one that hides least of all the matrices (the first, in the order given, of those alike)."""
     return min(
         measures,
-        key=lambda k: (hidden(measures[k][1], room), hidden(QRect(QPoint(0, 0), measures[k][0]), room)),
+        key=lambda k: (
+            hidden(measures[k][1], room),
+            measures[k][0].width() > room.width(),
+            hidden(QRect(QPoint(0, 0), measures[k][0]), room),
+        ),
     )
 
 

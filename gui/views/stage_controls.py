@@ -30,7 +30,8 @@ class StageControls:
         self.texts.set(self.head_label.setText, lambda: tr("Head:"))
         self.head_box = QComboBox(parent)
         self.head_box.setFocusPolicy(Qt.NoFocus)
-        self.head_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # "0 of 2" in zh is wider
+        # as wide as its items in the language shown ("0 of 2" in zh is wider: cut after a switch, sized for English)
+        self.head_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.head_box.activated.connect(set_head)
         self.temp_label = QLabel(parent)
         self.temp_slider = QSlider(Qt.Horizontal, parent)
@@ -61,9 +62,12 @@ class StageControls:
         self.show_temperature()
 
     def show_heads(self, n_heads: int, head: int) -> None:
-        """The head box lists the model's heads ("0 of 2", …), at `head`."""
-        self.head_box.clear()
-        self.head_box.addItems([tr("{0} of {1}").format(h, n_heads) for h in range(n_heads)])
+        """The head box lists the model's heads ("0 of 2", …), at `head`. (Listed again only when the list changes: a
+        box that follows its items' width would be laid out again at every step.)"""
+        items = [tr("{0} of {1}").format(h, n_heads) for h in range(n_heads)]
+        if [self.head_box.itemText(i) for i in range(self.head_box.count())] != items:
+            self.head_box.clear()
+            self.head_box.addItems(items)
         self.head_box.setCurrentIndex(head)
 
     def show_head_choice(self, on: bool) -> None:
