@@ -59,6 +59,11 @@ def build_state(args: argparse.Namespace):
 
 def run_app(argv: list[str]) -> int:
     """The window: a light one at once (PySide6 only), the lesson's as soon as torch and its trace are ready."""
+    import gc
+
+    # Importing torch, pyqtgraph and the app makes a few million objects, and the collections they set off took a
+    # fifth of the start (0.25 of 1.35 s): none runs until collect_between_events freezes them all.
+    gc.disable()
     from PySide6.QtWidgets import QApplication
 
     from gui.state.preferences import saved_language

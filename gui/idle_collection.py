@@ -7,7 +7,8 @@ instead, generation by generation, when the usual thresholds are crossed. (Whene
 never meet a cycle holding Qt items that are still alive: the figure cache deletes the figures it lets go itself,
 gui/plots/view.py.)
 
-The objects made by importing torch, pyqtgraph and the app are frozen out of the collector's view first: a full
+The objects made by importing torch, pyqtgraph and the app are frozen out of the collector's view first (not
+collected: the imports leave next to no garbage, and a whole-heap scan then took 0.1 s of the start): a full
 collection then scans what the lessons made, in milliseconds instead of the ~0.5 s a whole-heap scan takes in
 the middle of an action.
 """
@@ -28,6 +29,5 @@ def collect_between_events() -> None:
     global _collector
     if _collector is not None:
         return
-    gc.collect()
     gc.freeze()
     _collector = GarbageCollector(interval=INTERVAL_S)
