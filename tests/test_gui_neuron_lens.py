@@ -197,7 +197,7 @@ def test_both_docks_speak_both_languages_and_are_whole_in_presentation_mode(qtbo
         assert neuron_view.cell is not None and all(shown[lang])
     assert all(en != zh for en, zh in zip(shown["en"], shown["zh"]))
     assert "缩放前的分数" in shown["zh"][0] and "预测" in shown["zh"][1]
-    assert window.docks["lens"].widget.windowTitle() == "逻辑透镜"
+    assert window.docks["lens"].widget.windowTitle() == "Logit 透镜"
     assert window.docks["neuron"].widget.windowTitle() == "神经元视图"
     settings = controller.state.display
     for size in ((1280, 720), (1920, 1080)):

@@ -511,7 +511,7 @@
     </message>
     <message>
         <source>The logit lens needs an output head: an encoder has none, so there is nothing to decode.</source>
-        <translation>逻辑透镜需要输出头：编码器没有输出头，所以没有可解码的内容。</translation>
+        <translation>Logit 透镜需要输出头：编码器没有输出头，所以没有可解码的内容。</translation>
     </message>
     <message>
         <source>The last row is the model&apos;s own prediction (its output probabilities).</source>
@@ -535,7 +535,7 @@
     </message>
     <message>
         <source>Logit lens</source>
-        <translation>逻辑透镜</translation>
+        <translation>Logit 透镜</translation>
     </message>
 </context>
 <context>
