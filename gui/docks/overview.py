@@ -58,7 +58,6 @@ class OverviewView(LazyView):
         self.detail_view.setMinimumSize(160, 120)
         self.detail: Heatmap | None = None
         self.detail_for: tuple = ()  # what the enlarged head was drawn from
-        self.pointed: tuple[int, int] | None = None
         self.detail_timer = QTimer(self)  # the pointer crossing many thumbnails draws the last one only
         self.detail_timer.setSingleShot(True)
         self.detail_timer.setInterval(0)
@@ -147,7 +146,7 @@ class OverviewView(LazyView):
     def selected(self) -> tuple[int, int] | None:
         """(row, head) of the current stage's head: the attention the stage sits in, else the last one before it
         (None before the first)."""
-        if self.figure is None:
+        if not self._current():
             return None
         trace, stage = self.state.trace, self.state.forward_stage()
         names = trace.stage_names
@@ -157,13 +156,16 @@ class OverviewView(LazyView):
         before = [r for index, r in rows if index <= here]
         return (before[-1], self.state.head) if before else None
 
+    def _current(self) -> bool:
+        """Whether the grid is drawn from the trace shown now (another model's rows until it is drawn again)."""
+        return self.figure is not None and self.figure.trace is self.state.trace
+
     def _select(self, *_) -> None:
         if self.figure is not None:
             self.figure.grid.set_selected(self.selected())
             self.detail_timer.start()
 
     def _pointed(self, cell) -> None:
-        self.pointed = cell
         self.figure.grid.setToolTip(self._tooltip(cell) if cell is not None else "")
         self.detail_timer.start()
 
@@ -172,10 +174,10 @@ class OverviewView(LazyView):
         first attention's head)."""
         if self.figure is None or not self.figure.grid.rows:
             return None
-        return self.pointed or self.selected() or (0, self.state.head)
+        return self.figure.grid.pointed or self.selected() or (0, self.state.head)
 
     def _show_detail(self) -> None:
-        if self.figure is None or not self.isVisible():
+        if not (self._current() and self.isVisible()):
             return
         cell = self.shown_head()
         opts = self.settings.plot_options()

@@ -228,7 +228,7 @@ class OutputPartsPanel:
         return [t.heatmap.plot for t in self.tiles]
 
     def update(self, trace, opts: PlotOptions) -> None:
-        concat, W_O, _ = trace.stage(self.name).inputs
+        concat, W_O = trace.stage(self.name).inputs[:2]  # (then b_O, where the model has biases)
         cfg = trace.config
         parts = head_contributions(trace[concat], trace[W_O], cfg.n_heads)  # [h, n, d]
         rows = axis_labels(trace, trace.stage(self.name).rows, parts.shape[1])

@@ -1,7 +1,7 @@
 """The overview: every attention of the model (self and cross, every stack, layer and head) on the current sentence,
 as one grid of thumbnails: a row per attention ("Layer 3 · self"), a column per head ("Head 5"), each thumbnail the
-head's attention weights on the weights' colour map, with its pattern's name under it beside a badge coloured by a
-head metric (engine/head_patterns.py measures them), and a colour bar for each scale.
+head's attention weights on the weights' colour map, with its pattern's name under it written on a badge coloured by
+a head metric (engine/head_patterns.py measures them), and a colour bar for each scale, one above the other.
 
     figure = draw_overview(layout, trace, None, PlotOptions(lang="zh"), metric="previous", sort=True)
     figure.refresh(trace, opts, stages)   # after an edit: only the thumbnails of `stages` drawn anew
@@ -35,8 +35,10 @@ from .view import clear_layout
 BADGE_MAP = "CET-L8"  # the metric badges' sequential map (blue → yellow), unlike the weights' own
 LEAST_THUMB = 14  # px: a thumbnail is never smaller (the whole figure is shrunk instead, never cut)
 GAP = 0.12  # of a cell's width, between thumbnails
-SHRINK = 0.6  # a caption or a column header may be drawn this much smaller to fit its cell, no smaller
+SHRINK = 0.6  # a caption or a column header may be drawn this much smaller to fit its cell at the desk, no smaller
 PAD = 6  # px around the headers
+CAPTION_GAP = 6  # px between neighbouring captions
+BADGE_PAD = 0.2  # of a caption's line height, left and right of its text on the badge
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,7 @@ class OverviewGrid(pg.GraphicsWidget):
         self.small_caption = QFont(self.caption_font)
         self.column_lines = 1  # the column headers' lines: 2 where "Head 11" is too wide for a column
         self.short = False  # the captions give the patterns' short names (the full ones are too wide)
+        self.least_type = SHRINK  # the smallest a caption or column header is drawn, of its size (1: presentation)
         self.repainted: set[tuple[int, int]] = set()  # the thumbnails the last refresh drew anew (tests, benchmarks)
         self.measured: Measures | None = None  # _measures(), until a text changes
         self.captions_changed = False  # a thumbnail's pattern changed since the captions were measured
@@ -121,7 +124,10 @@ class OverviewGrid(pg.GraphicsWidget):
         same = same and n_heads == self.n_heads
         self.rows, self.n_heads = rows, n_heads
         if not same:
-            self.thumbs = {}
+            self.thumbs, self.selected = {}, None
+            if self.pointed is not None:  # (its cell is gone with the old rows)
+                self.pointed = None
+                self.hovered.emit(None)
             self._lay_out_again()
 
     def set_thumbnail(self, row: int, head: int, thumb: Thumbnail) -> None:
@@ -145,6 +151,13 @@ class OverviewGrid(pg.GraphicsWidget):
             self.update()
         if self.sizeHint(Qt.SizeHint.MinimumSize) != least:
             self.updateGeometry()
+
+    def set_least_type(self, least: float) -> None:
+        """Captions and column headers never drawn below `least` of their size (1.0 in presentation mode: the back
+        row's type; the whole figure is shrunk instead where the view is too small)."""
+        if least != self.least_type:
+            self.least_type = least
+            self._lay_out_again()
 
     def set_metric(self, metric: str, sort: bool) -> None:
         self.metric, self.sorted = metric, sort
@@ -223,7 +236,7 @@ class OverviewGrid(pg.GraphicsWidget):
         lang, stacks = self.opts.lang, len({a.stack for a in self.rows})
         header, caption = QFontMetricsF(self.header_font), QFontMetricsF(self.caption_font)
         rows = [row_header(a.stack, a.layer, a.kind, stacks, lang) for a in self.rows]
-        badge = caption.height() * 1.3
+        badge = 2 * BADGE_PAD * caption.height()  # the badge's margins round the text
 
         def widest(metrics: QFontMetricsF, texts: list[str]) -> float:
             return max((metrics.horizontalAdvance(line) for t in texts for line in t.split("\n")), default=0.0)
@@ -242,24 +255,29 @@ class OverviewGrid(pg.GraphicsWidget):
 
     def sizeHint(self, which, constraint=None) -> QSizeF:
         """The least size: every row header whole at its size, the column headers (on two lines) and the captions
-        (short names) whole at SHRINK of theirs, thumbnails LEAST_THUMB high; larger is preferred (a figure in a
-        smaller view is shrunk whole)."""
+        (short names) whole at `least_type` of theirs, thumbnails LEAST_THUMB high; larger is preferred (a figure in
+        a smaller view is shrunk whole)."""
         if which == Qt.SizeHint.MaximumSize:
             return QSizeF(1e6, 1e6)
-        m = self._measures()
-        cell_w = max(LEAST_THUMB, SHRINK * max(m.column_w[1], m.caption_w[1])) / (1 - GAP)
-        cell_h = (LEAST_THUMB + m.caption_h * SHRINK + 4) / (1 - GAP)
-        least = QSizeF(m.row_w + self.n_heads * cell_w, 2 * m.line_h + PAD + len(self.rows) * cell_h)
+        least = self.size_for(LEAST_THUMB, self.least_type)
         if which == Qt.SizeHint.MinimumSize:
             return least
         return QSizeF(least.width() * 2, least.height() * 2)
+
+    def size_for(self, thumb: float, type_fit: float = 1.0) -> QSizeF:
+        """The grid's size with thumbnails `thumb` px wide and high, the captions (short names) and column headers
+        (on two lines) at `type_fit` of their size."""
+        m = self._measures()
+        cell_w = max(thumb / (1 - GAP), type_fit * m.column_w[1] / (1 - GAP), type_fit * m.caption_w[1] + CAPTION_GAP)
+        cell_h = (thumb + m.caption_h * type_fit + 4) / (1 - GAP)
+        return QSizeF(m.row_w + self.n_heads * cell_w, 2 * m.line_h + PAD + len(self.rows) * cell_h)
 
     def lay_out(self) -> None:
         """Where each header, thumbnail and caption goes in the grid's present size (once per size and contents):
         the column headers on one line, else on two, at their size where they fit, else smaller; the captions with
         the patterns' full names, else their short ones, at their size, else smaller (down to SHRINK: never cut)."""
         size = self.size()
-        key = (size.width(), size.height(), self.sorted, len(self.rows), self.n_heads, self.opts.lang)
+        key = (size.width(), size.height(), self.sorted, len(self.rows), self.n_heads, self.opts.lang, self.least_type)
         if key == self.layout_for:
             return
         self.layout_for = key
@@ -268,14 +286,16 @@ class OverviewGrid(pg.GraphicsWidget):
         cell_w = (size.width() - m.row_w) / n_cols
         room = cell_w * (1 - GAP)
         self.column_lines = 1 if m.column_w[0] <= room or self.sorted else 2
-        column_fit = min(1.0, max(SHRINK, room / max(m.column_w[self.column_lines - 1], 1.0)))
+        column_fit = min(1.0, max(self.least_type, room / max(m.column_w[self.column_lines - 1], 1.0)))
         self.column_font = QFont(self.header_font)
         self.column_font.setPointSizeF(self.header_font.pointSizeF() * column_fit)
         column_h = self.column_lines * m.line_h * column_fit + PAD
         cell_h = (size.height() - column_h) / n_rows
-        self.short = m.caption_w[0] > room
+        caption_room = cell_w - CAPTION_GAP
+        self.short = m.caption_w[0] > caption_room
         height_fit = (cell_h * (1 - GAP) - LEAST_THUMB - 4) / max(m.caption_h, 1.0)  # a thumbnail's least room left
-        caption_fit = min(1.0, max(SHRINK, min(room / max(m.caption_w[self.short], 1.0), height_fit)))
+        fit = min(caption_room / max(m.caption_w[self.short], 1.0), height_fit)
+        caption_fit = min(1.0, max(self.least_type, fit))
         self.small_caption = QFont(self.caption_font)
         self.small_caption.setPointSizeF(self.caption_font.pointSizeF() * caption_fit)
         caption_h = m.caption_h * caption_fit
@@ -290,7 +310,9 @@ class OverviewGrid(pg.GraphicsWidget):
             for c in range(self.n_heads):
                 left = m.row_w + c * cell_w + (cell_w - side) / 2
                 thumb = QRectF(left, top + gap / 2, side, side)
-                caption = QRectF(m.row_w + c * cell_w + gap / 2, thumb.bottom() + 1, cell_w - gap, caption_h + 2)
+                caption = QRectF(
+                    m.row_w + c * cell_w + CAPTION_GAP / 2, thumb.bottom() + 1, caption_room, caption_h + 2
+                )
                 self.cells[r, c] = (thumb, caption)
 
     def resizeEvent(self, event) -> None:
@@ -340,24 +362,28 @@ class OverviewGrid(pg.GraphicsWidget):
                 pen.setCosmetic(True)
                 painter.setPen(pen)
                 painter.drawRect(thumb_rect.adjusted(-3, -3, 3, 3))
-        text = self.caption_text(row, head)
-        side = caption_rect.height() - 4
-        width = side + 4 + QFontMetricsF(painter.font()).horizontalAdvance(text)  # the badge and the text, centred
-        left = max(caption_rect.left(), thumb_rect.center().x() - width / 2)
-        badge = QRectF(left, caption_rect.top() + 2, side, side)
+        badge = self.badge_rect(self.caption_text(row, head), thumb_rect, caption_rect, QFontMetricsF(painter.font()))
         value = thumb.pattern.metric(self.metric)
         painter.setPen(QPen(self.ink, 0))
+        ink = self.ink
         if value is None:  # no such share (cross-attention's self and previous): an empty badge
             painter.drawRect(badge)
         else:
             lo, hi = self.levels
             entry = int(lut_entries(np.array([value]), lo, hi, len(self.badge_lut))[0])
-            painter.fillRect(badge, QColor(*self.badge_lut[entry][:3].tolist()))
-        room = QRectF(
-            badge.right() + 4, caption_rect.top(), caption_rect.right() - badge.right() - 4, caption_rect.height()
-        )
-        painter.setPen(self.ink)
-        painter.drawText(room, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+            fill = QColor(*self.badge_lut[entry][:3].tolist())
+            painter.fillRect(badge, fill)
+            ink = QColor("black") if fill.lightnessF() > 0.5 else QColor("white")
+        painter.setPen(ink)
+        painter.drawText(badge, int(Qt.AlignmentFlag.AlignCenter), self.caption_text(row, head))
+
+    @staticmethod
+    def badge_rect(text: str, thumb_rect: QRectF, caption_rect: QRectF, metrics: QFontMetricsF) -> QRectF:
+        """The badge a caption is written on: the text and a margin each side, centred under its thumbnail, inside
+        its caption's room."""
+        width = min(caption_rect.width(), metrics.horizontalAdvance(text) + 2 * BADGE_PAD * metrics.height())
+        left = min(max(caption_rect.left(), thumb_rect.center().x() - width / 2), caption_rect.right() - width)
+        return QRectF(left, caption_rect.top() + 1, width, caption_rect.height() - 2)
 
     # ---- pointing ------------------------------------------------------------------------------------------------
     def cell_at(self, pos: QPointF) -> tuple[int, int] | None:
@@ -388,12 +414,14 @@ class OverviewGrid(pg.GraphicsWidget):
         ]
 
     def caption_texts(self) -> list[tuple[str, QRectF, QFont]]:
-        """Each caption as painted (its text's room: the caption less its badge)."""
+        """Each caption as painted: its text, its text's room (its badge less the margins) and its font."""
         self.lay_out()
-        out = []
-        for (r, c), (_, rect) in self.cells.items():
-            head = self.order[r][c]
-            out.append((self.caption_text(r, head), rect.adjusted(rect.height(), 0, 0, 0), self.small_caption))
+        metrics, out = QFontMetricsF(self.small_caption), []
+        pad = BADGE_PAD * metrics.height()
+        for (r, c), (thumb, rect) in self.cells.items():
+            text = self.caption_text(r, self.order[r][c])
+            badge = self.badge_rect(text, thumb, rect, metrics)
+            out.append((text, badge.adjusted(pad - 0.5, 0, 0.5 - pad, 0), self.small_caption))
         return out
 
 
@@ -411,19 +439,19 @@ class OverviewFigure:
         if opts.slide and opts.title:
             self.title = pg.LabelItem(justify="center")
             self.title.item.setFont(font(opts, "title"))
-            layout.addItem(self.title, row=0, col=0, colspan=3)
+            layout.addItem(self.title, row=0, col=0, colspan=2)
             top = 1
         self.grid = OverviewGrid(opts)
-        layout.addItem(self.grid, row=top, col=0)
+        layout.addItem(self.grid, row=top, col=0, rowspan=2)
         self.weights_bar = color_bar(opts, colormap(opts, False), [])
         self.weights_bar.axis.setLabel(word("weights", opts.lang), color=foreground(opts).name())
         self.weights_bar.axis.label.setFont(font(opts, "tick"))
-        layout.addItem(self.weights_bar, row=top, col=1)
+        layout.addItem(self.weights_bar, row=top, col=1)  # the weights' scale over the metric's
         self.metric_bar = ColorBar(badge_map(), 18 if opts.slide else 12)
         self.metric_bar.set_tick_font(font(opts, "tick"))
         self.metric_bar.axis.setTextPen(foreground(opts))
         self.metric_bar.axis.label.setFont(font(opts, "tick"))
-        layout.addItem(self.metric_bar, row=top, col=2)
+        layout.addItem(self.metric_bar, row=top + 1, col=1)
         self.weights_bar.setLevels((scale_of(probability=True).lo, scale_of(probability=True).hi))
         self.lut = colormap(opts, False).getLookupTable(nPts=256, alpha=False)
         self.trace = None
