@@ -2,9 +2,11 @@
 (a crash ends only that walk, and is counted), with faulthandler on, and print the table of results.
 
     QT_QPA_PLATFORM=offscreen python tests/random_walk.py [--actions 1000] [--seed 11 --seed 3 ...]
-        [--lesson two-heads --lesson lab-no-layernorm ...] [--log-dir DIR]
+        [--lesson two-heads --lesson lab-no-layernorm ...] [--model minilm --model FOLDER ...] [--log-dir DIR]
 
-Lessons: shipped lesson names, and "gpt2" (a small random GPT-2 checkpoint folder, needs `transformers`).
+Lessons: shipped lesson names, and "gpt2" (a small random GPT-2 checkpoint folder, needs `transformers`). Models:
+a name of the model picker (minilm, toy, lm, classroom, large) or a checkpoint folder, opened from the picker over
+two-heads; given alone, only the models are walked.
 A walk ends at its first exception (Qt slots included), a weight that is not finite, or an undo that does not
 return to the start exactly ("mismatch"); its log (each action, and the report) is in --log-dir. Exits 1 when a
 walk did not end cleanly.
@@ -29,12 +31,21 @@ sys.path.insert(0, str(ROOT))
 
 LESSONS = ["two-heads", "masked-decoder", "cross-attention", "lab-no-layernorm", "gpt2"]
 RESULT = "RESULT "  # the line a walk's process ends with: its result as JSON
+MODEL = "model:"  # a walk's target that names a model (--model), not a lesson
 
 
 def open_walk(lesson: str, seed: int):
     from tests.gui_lessons import start_controller
     from tests.walk import Walker, lesson_words, settle
 
+    if lesson.startswith(MODEL):
+        controller = start_controller("two-heads")
+        settle()
+        model, picker = lesson[len(MODEL) :], controller.window.model_picker
+        if not (picker.open_folder(model) if Path(model).is_dir() else picker.choose(model)):
+            raise SystemExit(f"the model {model} did not open")
+        settle()
+        return Walker(controller, random.Random(seed), lesson_words(controller.state))
     if lesson != "gpt2":
         controller = start_controller(lesson)
         settle()
@@ -103,6 +114,7 @@ def main() -> int:
     parser.add_argument("--actions", type=int, default=1000, help="actions per walk (default 1000)")
     parser.add_argument("--seed", type=int, action="append", help="a seed (repeatable; default 11)")
     parser.add_argument("--lesson", action="append", help=f"a lesson (repeatable); default: {', '.join(LESSONS)}")
+    parser.add_argument("--model", action="append", help="a model: a picker's name or a checkpoint folder (repeatable)")
     parser.add_argument("--log-dir", default="", help="where each walk's log goes (default: a new temp folder)")
     parser.add_argument("--one", nargs=2, metavar=("LESSON", "SEED"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -117,9 +129,11 @@ def main() -> int:
     print("| lesson | seed | actions | crashes | exceptions | mismatches | slowest action (s) |")
     print("|---|---|---|---|---|---|---|", flush=True)
     clean = True
-    for lesson in args.lesson or LESSONS:
+    models = [MODEL + model for model in args.model or []]
+    for lesson in (args.lesson or ([] if models else LESSONS)) + models:
         for seed in args.seed or [11]:
-            r = walk_in_a_process(lesson, seed, args.actions, logs / f"{lesson}-{seed}.log")
+            log = logs / f"{lesson.replace('/', '_').replace(':', '-')}-{seed}.log"
+            r = walk_in_a_process(lesson, seed, args.actions, log)
             crashes = 1 if r.get("crash") else 0
             clean &= not (crashes or r["exceptions"] or r["mismatches"])
             slowest = f"{r['slowest'][0]:.2f} ({r['slowest'][1][:60]})" if r["slowest"][1] else "–"

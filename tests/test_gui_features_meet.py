@@ -37,15 +37,16 @@ def test_a_language_switch_in_presentation_mode_translates_the_stage_and_keeps_e
         assert isValid(window.menu_bar.recent_menu) and window.menu_bar.recent_menu.actions()
 
 
-WALKS = [("two-heads", 11, 100), ("cross-attention", 3, 100), ("lab-no-layernorm", 3, 120)]  # 320 actions
+WALKS = [("two-heads", 11, 100), ("cross-attention", 3, 100), ("lab-no-layernorm", 3, 120), ("2017-to-today", 3, 100)]
 
 
 @pytest.mark.parametrize("lesson, seed, actions", WALKS)
 def test_a_short_walk_through_every_feature_raises_nothing_keeps_weights_finite_and_undoes_to_the_start(
     qtbot, start_window, lesson, seed, actions
 ):
-    """tests/walk.py's actions on three lessons: every dock, the lab (on the lab lesson it is running from the
-    start, so the window is built anew under it), training steps up to the largest learning rate, F5 and Esc,
+    """tests/walk.py's actions on four lessons: every dock (the overview, neuron view, logit lens and 2017 → today
+    driven through their own controls), the lab (on the lab lesson it is running from the start, so the window is
+    built anew under it), training steps up to the largest learning rate, F5 and Esc,
     the text size, both languages, other lessons and models. tests/random_walk.py runs the long walks."""
     controller = start_window(lesson)
     walker = Walker(controller, random.Random(seed), lesson_words(controller.state))

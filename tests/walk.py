@@ -2,15 +2,18 @@
 good and bad cell values, sentences (empty, 300 tokens, emoji, control characters, too long targets),
 what-if switches, generation and its undo, language, display settings (the text size and presentation mode build
 the window anew), every dock, the training lab (run, pause, stop, step through its model: its run goes on through
-every rebuild), training steps at every learning rate, other lessons and models, undo, redo, Reset weights, and
-pauses (the window idle, drawing the figures beside the cursor ahead).
+every rebuild), training steps at every learning rate, other lessons and models, undo, redo, Reset weights,
+pauses (the window idle, drawing the figures beside the cursor ahead), and the docks' own controls: the overview's
+thumbnails (clicked, pointed at), metric and sorting, the neuron view's key chips, the logit lens's cells, and
+2017 → today's Next, Back and steps (some undone at once, which must return exactly to where it was).
 
 Every action goes through what a user touches (the menus' actions, the sentence boxes and Enter, the stage
-list, the head box, a table's cell editor, the lab's buttons); the walk fails on the first exception raised
-anywhere (Qt slots included) and on a weight that is not finite after any action, and `undo_all` checks that
-undoing everything returns every parameter, stage override and sentence to the start exactly. Used by
-tests/test_gui_random_walk.py (a few dozen actions per lesson), tests/test_gui_features_meet.py (the short walk
-through every feature) and tests/random_walk.py (thousands, each walk in a process of its own).
+list, the head box, a table's cell editor, the lab's buttons, the mouse on a thumbnail, chip or cell); the walk
+fails on the first exception raised anywhere (Qt slots included) and on a weight that is not finite after any
+action, and `undo_all` checks that undoing everything returns every parameter, stage override and sentence to the
+start exactly. Used by tests/test_gui_random_walk.py (a few dozen actions per lesson),
+tests/test_gui_features_meet.py (the short walk through every feature) and tests/random_walk.py (thousands, each
+walk in a process of its own).
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
-from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, Qt, QTimer
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from engine.formats.lesson import shipped_lessons
@@ -122,6 +126,10 @@ class Walker:
             (2, self.training_step),
             (1, self.presentation),
             (1, self.other_lesson),
+            (2, self.overview),
+            (2, self.neuron),
+            (2, self.lens),
+            (3, self.modernise),
         ]
         self.slowest = (0.0, "")  # the slowest action: seconds, what it did
         self.rebuilds_while_training = 0  # windows built anew or translated while the training lab ran
@@ -372,6 +380,101 @@ class Walker:
         """Another lesson or model: its own words, and a new start for undoing everything."""
         self.words = lesson_words(self.state)
         self._new_start_if_history_cleared()
+
+    def _shown_dock_view(self, key: str):
+        """The view of dock `key`, the dock shown first (View menu) and drawn; None where it is not in sight (in
+        presentation mode a companion may give way to another)."""
+        dock = self.window.docks[key]
+        if not dock.widget.isVisible():
+            dock.toggle.trigger()
+            settle()
+        return dock.view if dock.view.isVisible() else None
+
+    def overview(self) -> str:
+        """Every head at a glance: a click on a thumbnail (the mouse, where it is drawn), the pointer over one, the
+        metric that colours the badges, sorting each row by it, or closing the dock."""
+        view = self._shown_dock_view("overview")
+        if view is None or view.figure is None or not view.figure.grid.rows:
+            return "overview: not drawn"
+        grid, choice = view.figure.grid, self.rng.randrange(5)
+        if choice == 0:
+            view.metric_box.setCurrentIndex(self.rng.randrange(view.metric_box.count()))
+            return f"overview: colour by {view.chosen_metric()}"
+        if choice == 1:
+            view.sort_box.setChecked(not view.sort_box.isChecked())
+            return f"overview: sort → {view.sort_box.isChecked()}"
+        if choice == 2:
+            self.window.docks["overview"].toggle.trigger()
+            return "overview: closed"
+        row, head = self.rng.randrange(len(grid.rows)), self.rng.randrange(grid.n_heads)
+        grid.lay_out()
+        rects = grid.cells.get((row, grid.column_of(row, head)))
+        if rects is None:
+            return f"overview: head {row}, {head} not laid out"
+        if choice == 3:
+            grid.set_pointed((row, head))
+            return f"overview: point at row {row} head {head}"
+        point = view.grid_view.mapFromScene(grid.mapToScene(rects[0].center()))
+        QTest.mouseClick(view.grid_view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+        return f"overview: click row {row} head {head}"
+
+    def neuron(self) -> str:
+        """The neuron view: a click on a key's chip, or sorting the dimensions."""
+        view = self._shown_dock_view("neuron")
+        if view is None or view.cell is None:
+            return "neuron: nothing shown"
+        if self.rng.random() < 0.25:
+            view.sort.setChecked(not view.sort.isChecked())
+            return f"neuron: sort → {view.sort.isChecked()}"
+        chips = view.keys
+        rects = chips.chip_rects(chips.width())
+        if not rects:
+            return "neuron: no keys"
+        key = self.rng.randrange(len(rects))
+        QTest.mouseClick(chips, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rects[key].center())
+        return f"neuron: key {key}"
+
+    def lens(self) -> str:
+        """The logit lens: a click on a cell (the mouse, where it is drawn)."""
+        view = self._shown_dock_view("lens")
+        if view is None or view.lens is None or not view.table.rowCount() or not view.table.columnCount():
+            return "lens: nothing shown"
+        table = view.table
+        r, c = self.rng.randrange(table.rowCount()), self.rng.randrange(table.columnCount())
+        table.scrollToItem(table.item(r, c))
+        point = table.visualItemRect(table.item(r, c)).center()
+        QTest.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+        return f"lens: cell {r}, {c}"
+
+    def modernise(self) -> str:
+        """2017 → today: Next, Back or a click on a step; sometimes undone at once, which must return to exactly
+        where it was (weights, pinned stages, sentences and the model's settings)."""
+        view = self._shown_dock_view("modernise")
+        if view is None:
+            return "2017 → today: not in sight"
+        before, config, index = Start.of(self.state), self.state.config, self.state.undo_stack.index()
+        choice = self.rng.randrange(3)
+        if choice < 2:
+            button = view.next if choice == 0 else view.back
+            if not button.isEnabled():
+                return f"2017 → today: {button.text()} disabled"
+            button.click()
+            what = f"2017 → today: {button.text()}"
+        else:
+            step = self.rng.randrange(view.steps.count())
+            view.steps.itemClicked.emit(view.steps.item(step))
+            what = f"2017 → today: step {step}"
+        what += f" (step {view.step()})"
+        if self.state.undo_stack.index() > index and self.rng.random() < 0.4:
+            self.window.undo_action.trigger()
+            settle()
+            differences = before.differences(self.state)
+            if self.state.config != config:
+                differences.append("the model's settings differ")
+            if differences:
+                raise WalkFailure(self.report(f"undoing a 2017 → today step: {'; '.join(differences[:10])}"))
+            what += ", undone"
+        return what
 
     def undo(self) -> str:
         action = self.window.undo_action
