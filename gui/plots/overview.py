@@ -37,8 +37,8 @@ LEAST_THUMB = 14  # px: a thumbnail is never smaller (the whole figure is shrunk
 GAP = 0.12  # of a cell's width, between thumbnails
 SHRINK = 0.6  # a caption or a column header may be drawn this much smaller to fit its cell at the desk, no smaller
 PAD = 6  # px around the headers
-CAPTION_GAP = 6  # px between neighbouring captions
-BADGE_PAD = 0.2  # of a caption's line height, left and right of its text on the badge
+CAPTION_GAP = 4  # px between neighbouring captions
+BADGE_PAD = 0.12  # of a caption's line height, left and right of its text on the badge
 
 
 @dataclass(frozen=True)
