@@ -377,6 +377,7 @@ def test_a_language_switch_moves_nothing_below_the_bars(qtbot, start_window):
     below them were resized (each figure fitted, laid out and painted anew) at every switch."""
     controller = start_window("cross-attention", lang="en")
     window = controller.window
+    qtbot.waitUntil(lambda: not window.teaching.placement.timer.isActive())  # (placed: a composed slide keeps one)
     for dock in window.teaching.docks():
         dock.show()
     window.show()
@@ -433,6 +434,8 @@ def test_a_language_switch_changes_the_window_in_place_to_what_a_new_window_show
     generated token, an edit and a what-if switch on the undo stack, in both directions."""
     controller = start_window(lesson, lang="en")
     window, state = controller.window, controller.state
+    window.resize(2560, 1440)  # room for every dock beside the stage view (a narrower slide keeps one, rebuilt too)
+    qtbot.waitUntil(lambda: not window.teaching.placement.timer.isActive())
     for dock in window.docks.values():
         dock.widget.show()
     window.teaching.generation.generate()

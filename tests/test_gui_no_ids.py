@@ -177,6 +177,8 @@ def settle(qtbot, window) -> None:
 def open_every_dock(qtbot, controller, switch: str) -> None:
     window, state = controller.window, controller.state
     views = window.teaching
+    window.resize(2560, 1440)  # room for every dock beside the stage view (a narrower slide keeps one)
+    qtbot.waitUntil(lambda: not views.placement.timer.isActive())
     for dock in views.docks():
         dock.show()
     window.splitDockWidget(views.heads_dock, views.whatif_dock, Qt.Vertical)  # both shown, not tabbed
