@@ -4,21 +4,21 @@ A dock opens beside the stage view with DOCK_SHARE of the window's width, as lon
 STAGE_MIN_WIDTH for its tables and figure: at the desk, in a wide window, docks stand beside it, one above the other
 (or tabbed, in a window shorter than STACK_MIN_HEIGHT), as many as the teacher opens. Where that leaves the dock
 under DOCK_MIN_WIDTH (a small screen), and always in presentation mode, the slide is *composed*: the stage view and
-one companion, the dock opened last, share the width in the window's one layout (QMainWindow's): the companion
-takes DOCK_MIN_WIDTH (at most half of what the stage view and it share; the map gives way to it), and the stage view
-fits its title, formula, tables, figure and explanation into the rest (its tables reflow or take a
-smaller font down to the back row's size, then scroll: gui/views/matrix_layout.py). Opening another dock there
-replaces the companion (closes it: its toggle brings it back in the other's place). Nothing floats over the stage
-view: a dock given back floating over it (a stored layout, a window built anew for presentation mode, the text
-size or a language) is docked beside it again and placed like one just opened; a dock the teacher dragged
-elsewhere stays where it is.
+one companion, the dock opened last, share the window in its one layout (QMainWindow's). The companion takes
+DOCK_MIN_WIDTH (at most COMPANION_MAX_SHARE of what it and the stage view share); the stage view fits its title,
+formula, tables, figure and explanation into the rest (its tables reflow, or take a smaller font down to the back
+row's size, then scroll down: gui/views/matrix_layout.py). Opening another dock, beside or under the stage view,
+replaces the companion (closes it, and the map: their toggles bring them back). Nothing floats over the stage view:
+a dock given back floating over it (a stored layout, a window built anew for presentation mode, the text size or a
+language) is docked beside it again and placed like one just opened; a dock the teacher dragged elsewhere stays
+there. (The overview in presentation mode is not a companion but a page of its own: gui/docks/overview.py.)
 
 The widths are in pixels at normal type and grow with the display settings' type_scale. A window made smaller later,
 or its type made larger, places the docks again the same way; a window not shown yet places them once it is; a
-window given back a stored layout keeps its docks where that layout has them (unless composed: one companion stays).
-The docks that open under the stage view (the training step, the lab) take BELOW_SHARE of a tall window's height;
-in a window shorter than STACK_MIN_HEIGHT they open beside the stage view like the others (under it, the stage view
-would keep too little height for its tables).
+window given back a stored layout keeps its docks where that layout has them (composed, with one companion). The
+docks that open under the stage view (the training step, the lab) take BELOW_SHARE of a tall window's height; in a
+window shorter than STACK_MIN_HEIGHT they open beside the stage view like the others (under it, the stage view would
+keep too little height for its tables).
 """
 
 from __future__ import annotations
