@@ -324,6 +324,14 @@ def test_in_presentation_mode_it_takes_the_slide_with_every_header_whole(qtbot, 
             row_font = grid.header_texts()[0][2]
             assert QFontMetricsF(row_font).height() * scale >= 24 * 1.1  # (a line is ~1.2 of the type's size)
             assert_readable_at_1920(view, len(state.trace.tokens["dec"]))
+            view.set_metric("previous", True)  # sorted: each caption names its head, in fewer words if need be
+            settle(qtbot, passes=4)
+            captions = grid.caption_texts()
+            assert min(pixels(font, view.grid_view) for _, _, font in captions) >= 24
+            assert all(QFontMetricsF(f).horizontalAdvance(text) <= rect.width() + 0.5 for text, rect, f in captions)
+            assert sorted(int(text.split(" ")[0]) for text, _, _ in captions[:12]) == list(range(12))
+            view.set_metric(METRICS[0], False)
+            settle(qtbot, passes=4)
         assert len(grid.rows) == 12 and grid.n_heads == 12
         thumb = grid.cells[5, 7][0]
         point = view.grid_view.mapFromScene(grid.mapToScene(thumb.center()))

@@ -125,6 +125,7 @@ class OverviewView(LazyView):
         self.metric_box.setToolTip(metric_help(self.chosen_metric(), self.settings.lang))
         if self.figure is not None:
             self.figure.set_metric(self.chosen_metric(), self.sort_box.isChecked())
+            self._arrange()  # (sorted, the captions and column headers are other words, of other widths)
 
     def _draw_for_export(self, layout, trace, stage, opts):
         """The grid as the teacher sees it (metric and order) in the slide style (right-click ▸ Export figure)."""

@@ -39,17 +39,19 @@ SHRINK = 0.6  # a caption or a column header may be drawn this much smaller to f
 PAD = 6  # px around the headers
 CAPTION_GAP = 4  # px between neighbouring captions
 BADGE_PAD = 0.12  # of a caption's line height, left and right of its text on the badge
+LEVELS = ("full", "short", "number")  # a caption's words, fewer where they do not fit: the pattern's name, its
+# short name, and (heads sorted) the head's number alone, the pattern left to the tooltip and the enlarged head
 
 
 @dataclass(frozen=True)
 class Measures:
     """The headers' and captions' sizes at their full size: the row headers' width, a header line's height, the
-    widest column header on one line and on two, the widest caption with its badge (full names, short names)."""
+    widest column header on one line and on two, the widest caption with its badge's margins at each of LEVELS."""
 
     row_w: float
     line_h: float
     column_w: tuple[float, float]
-    caption_w: tuple[float, float]
+    caption_w: tuple[float, float, float]
     caption_h: float
 
 
@@ -110,7 +112,7 @@ class OverviewGrid(pg.GraphicsWidget):
         self.column_font = QFont(self.header_font)
         self.small_caption = QFont(self.caption_font)
         self.column_lines = 1  # the column headers' lines: 2 where "Head 11" is too wide for a column
-        self.short = False  # the captions give the patterns' short names (the full ones are too wide)
+        self.level = 0  # which of LEVELS the captions are written at (the first that fits)
         self.least_type = SHRINK  # the smallest a caption or column header is drawn, of its size (1: presentation)
         self.repainted: set[tuple[int, int]] = set()  # the thumbnails the last refresh drew anew (tests, benchmarks)
         self.measured: Measures | None = None  # _measures(), until a text changes
@@ -144,10 +146,10 @@ class OverviewGrid(pg.GraphicsWidget):
             return
         self.captions_changed = False
         least = self.sizeHint(Qt.SizeHint.MinimumSize)
-        laid = (self.cells, self.small_caption, self.short, self.column_font, self.column_lines)
+        laid = (self.cells, self.small_caption, self.level, self.column_font, self.column_lines)
         self.measured, self.layout_for = None, ()
         self.lay_out()
-        if (self.cells, self.small_caption, self.short, self.column_font, self.column_lines) != laid:
+        if (self.cells, self.small_caption, self.level, self.column_font, self.column_lines) != laid:
             self.update()
         if self.sizeHint(Qt.SizeHint.MinimumSize) != least:
             self.updateGeometry()
@@ -221,12 +223,15 @@ class OverviewGrid(pg.GraphicsWidget):
         texts = [column_header(h, lang) for h in range(self.n_heads)]
         return [t.replace(" ", "\n", 1) for t in texts] if (lines or self.column_lines) == 2 else texts
 
-    def caption_text(self, row: int, head: int, short: bool | None = None) -> str:
-        """A thumbnail's caption: its pattern's name (its short name where the full one does not fit, lay_out), after
-        the head's number where the heads are sorted."""
+    def caption_text(self, row: int, head: int, level: int | None = None) -> str:
+        """A thumbnail's caption at `level` of LEVELS (lay_out chooses): its pattern's name (or short name), after
+        the head's number where the heads are sorted; sorted heads whose captions fit neither: the number alone."""
+        level = self.level if level is None else level
+        if self.sorted and LEVELS[level] == "number":
+            return f"{head}"
         thumb = self.thumbs.get((row, head))
         pattern = None if thumb is None else thumb.pattern.pattern
-        name = pattern_name(pattern, self.opts.lang, short=self.short if short is None else short)
+        name = pattern_name(pattern, self.opts.lang, short=LEVELS[level] != "full")
         return f"{head} · {name}" if self.sorted else name
 
     def _measures(self) -> Measures:
@@ -241,22 +246,22 @@ class OverviewGrid(pg.GraphicsWidget):
         def widest(metrics: QFontMetricsF, texts: list[str]) -> float:
             return max((metrics.horizontalAdvance(line) for t in texts for line in t.split("\n")), default=0.0)
 
-        def captions(short: bool) -> list[str]:
-            return [self.caption_text(r, h, short) for r in range(len(self.rows)) for h in range(self.n_heads)]
+        def captions(level: int) -> list[str]:
+            return [self.caption_text(r, h, level) for r in range(len(self.rows)) for h in range(self.n_heads)]
 
         self.measured = Measures(
             row_w=widest(header, rows) + 2 * PAD,
             line_h=header.height(),
             column_w=(widest(header, self.column_texts(1)), widest(header, self.column_texts(2))),
-            caption_w=(widest(caption, captions(False)) + badge, widest(caption, captions(True)) + badge),
+            caption_w=tuple(widest(caption, captions(level)) + badge for level in range(len(LEVELS))),
             caption_h=caption.height(),
         )
         return self.measured
 
     def sizeHint(self, which, constraint=None) -> QSizeF:
         """The least size: every row header whole at its size, the column headers (on two lines) and the captions
-        (short names) whole at `least_type` of theirs, thumbnails LEAST_THUMB high; larger is preferred (a figure in
-        a smaller view is shrunk whole)."""
+        (their fewest words) whole at `least_type` of theirs, thumbnails LEAST_THUMB high; larger is preferred (a
+        figure in a smaller view is shrunk whole)."""
         if which == Qt.SizeHint.MaximumSize:
             return QSizeF(1e6, 1e6)
         least = self.size_for(LEAST_THUMB, self.least_type)
@@ -265,17 +270,19 @@ class OverviewGrid(pg.GraphicsWidget):
         return QSizeF(least.width() * 2, least.height() * 2)
 
     def size_for(self, thumb: float, type_fit: float = 1.0) -> QSizeF:
-        """The grid's size with thumbnails `thumb` px wide and high, the captions (short names) and column headers
-        (on two lines) at `type_fit` of their size."""
+        """The grid's size with thumbnails `thumb` px wide and high, the captions (their fewest words in presentation
+        mode, short names at the desk) and column headers (on two lines) at `type_fit` of their size."""
         m = self._measures()
-        cell_w = max(thumb / (1 - GAP), type_fit * m.column_w[1] / (1 - GAP), type_fit * m.caption_w[1] + CAPTION_GAP)
+        caption_w = m.caption_w[-1 if self.least_type >= 1 else 1]  # (at the desk they shrink before losing words)
+        cell_w = max(thumb / (1 - GAP), type_fit * m.column_w[1] / (1 - GAP), type_fit * caption_w + CAPTION_GAP)
         cell_h = (thumb + m.caption_h * type_fit + 4) / (1 - GAP)
         return QSizeF(m.row_w + self.n_heads * cell_w, 2 * m.line_h + PAD + len(self.rows) * cell_h)
 
     def lay_out(self) -> None:
         """Where each header, thumbnail and caption goes in the grid's present size (once per size and contents):
         the column headers on one line, else on two, at their size where they fit, else smaller; the captions with
-        the patterns' full names, else their short ones, at their size, else smaller (down to SHRINK: never cut)."""
+        the first of LEVELS that fits at their size, else the first that fits smaller (down to `least_type`: never
+        cut)."""
         size = self.size()
         key = (size.width(), size.height(), self.sorted, len(self.rows), self.n_heads, self.opts.lang, self.least_type)
         if key == self.layout_for:
@@ -292,9 +299,12 @@ class OverviewGrid(pg.GraphicsWidget):
         column_h = self.column_lines * m.line_h * column_fit + PAD
         cell_h = (size.height() - column_h) / n_rows
         caption_room = cell_w - CAPTION_GAP
-        self.short = m.caption_w[0] > caption_room
+        levels = range(len(LEVELS) if self.least_type >= 1 else 2)  # (at the desk they shrink before losing words)
+        fitting = [k for k in levels if m.caption_w[k] <= caption_room + 0.5]  # at their size, else smaller
+        fitting += [k for k in levels if m.caption_w[k] * self.least_type <= caption_room + 0.5]
+        self.level = (fitting or [levels[-1]])[0]
         height_fit = (cell_h * (1 - GAP) - LEAST_THUMB - 4) / max(m.caption_h, 1.0)  # a thumbnail's least room left
-        fit = min(caption_room / max(m.caption_w[self.short], 1.0), height_fit)
+        fit = min(caption_room / max(m.caption_w[self.level], 1.0), height_fit)
         caption_fit = min(1.0, max(self.least_type, fit))
         self.small_caption = QFont(self.caption_font)
         self.small_caption.setPointSizeF(self.caption_font.pointSizeF() * caption_fit)
