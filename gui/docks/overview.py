@@ -34,7 +34,10 @@ from gui.views.figure_view import FigureView
 from gui.views.lazy_view import LazyView, on_screen
 
 BESIDE_SHARE = 0.4  # of the view's width (or height) the enlarged head takes at least, right of the grid or under it
-READABLE_THUMB = 28  # px: the enlarged head takes no room that would make the grid's thumbnails smaller than this
+READABLE_THUMB = 28  # px: the enlarged head takes no room that would make the grid's thumbnails smaller than this …
+CROWDED_SHARE = 0.5  # … unless its labels cannot have their size even so (64 tokens): then up to this share of the
+# view, the grid shrunk whole where it must (its labels are named nowhere else; at 1920×1080 in presentation mode 64
+# tokens at 24 px would need cells of 31 px, 2000 px a side)
 DETAIL_MARGIN = 24  # px round the enlarged head's cells and labels (ticks, gaps, the layout's margins)
 
 
@@ -288,8 +291,9 @@ class OverviewView(LazyView):
     def _arrange(self) -> None:
         """The enlarged head right of the grid or under it, its cells square: as large as its labels need at their
         size (at least BESIDE_SHARE of the view), no larger than leaves the grid its type and thumbnails of
-        READABLE_THUMB px; of the two places, the one where the grid's type fits, then where the enlarged head's
-        labels are larger, then where the thumbnails are."""
+        READABLE_THUMB px (unless even that leaves its labels too little room: up to CROWDED_SHARE); of the two
+        places, the one where the grid's type fits, then where the enlarged head's labels are larger, then where the
+        thumbnails are."""
         if self.figure is None or not self.figure.grid.rows:
             return
         grid = self.figure.grid
@@ -307,19 +311,24 @@ class OverviewView(LazyView):
             cell_h = (grid_h - 2 * m.line_h) / rows
             return min(cell_w * 0.88, cell_h * 0.88 - m.caption_h - 4)
 
-        places = []  # (the grid's type fits, the labels' share of their size, thumbnail side, direction, detail size)
+        places = []  # (the grid's type fits or must give way, the labels' share of their size, thumbnail side,
+        # direction, detail size)
         for beside in (True, False):
             span, other = (width, height) if beside else (height, width)
             own, across = (extra_w, extra_h) if beside else (extra_h, extra_w)
             grid_need = (readable.width() + bars_w if beside else readable.height()) + self.body.spacing() + 2
-            room = min(max(cells_side + own, BESIDE_SHARE * span), span - grid_need, other - across + own)
+            room_left = span - grid_need  # the grid at its type with READABLE_THUMB thumbnails, the rest
+            crowded = cells_side + own > max(room_left, CROWDED_SHARE * span)  # its labels too small even so
+            if crowded:
+                room_left = max(room_left, CROWDED_SHARE * span)
+            room = min(max(cells_side + own, BESIDE_SHARE * span), room_left, other - across + own)
             room = max(room, 160.0)
             side = min(room - own, other - across)
             grid_w, grid_h = (width - room, height) if beside else (width, height - room)
             fits = least.width() + bars_w <= grid_w and least.height() <= grid_h
             size = QSize(round(room), round(side + extra_h)) if beside else QSize(round(side + extra_w), round(room))
             share = round(min(1.0, side / max(cells_side, 1.0)), 2)
-            places.append((fits, share, thumb_in(grid_w, grid_h), beside, size))
+            places.append((fits or crowded, share, thumb_in(grid_w, grid_h), beside, size))
         fits, share, thumb, beside, size = max(places, key=lambda p: p[:3])
         direction = QBoxLayout.Direction.LeftToRight if beside else QBoxLayout.Direction.TopToBottom
         if self.body.direction() != direction:
