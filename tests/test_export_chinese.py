@@ -71,6 +71,7 @@ FORMULA_NAMES = {
     "out",
     "labels",
     "probs",
+    *("Llama", "Qwen", "Mistral", "GPT", "BERT"),  # the models' own names
 }
 SPECIAL_TOKENS = ("<start>", "<end>", "<unk>", "<pad>")
 WORD = re.compile(r"[A-Za-z0-9_'’\-]+")
