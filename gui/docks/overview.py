@@ -294,8 +294,8 @@ class OverviewView(LazyView):
         READABLE_THUMB px (unless even that leaves its labels too little room: up to CROWDED_SHARE); of the two
         places, the one where the grid's type fits, then where the enlarged head's labels are larger, then where the
         thumbnails are."""
-        if self.figure is None or not self.figure.grid.rows:
-            return
+        if not self._current() or not self.figure.grid.rows:
+            return  # (another model's grid until it is drawn again, which arranges it)
         grid = self.figure.grid
         extra_w, extra_h, cells_side, _ = self._detail_measures()
         least_w = self.grid_view.ci.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
