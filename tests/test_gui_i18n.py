@@ -112,6 +112,7 @@ NOTATION = {
     "Language",
     "log",
     "diag",
+    "Logit",  # the logit lens: Logit 透镜
     # 2017 → today: the people and models that brought each change (gui/text/modernise.py)
     "Vaswani",
     "Zhang",
