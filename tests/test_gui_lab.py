@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import torch
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QBoxLayout, QScrollArea
 
 from engine.training.lab import NO_LAYERNORM_LRS, watch_sentence
@@ -12,8 +14,10 @@ from gui.docks.training_lab import layer_title
 from gui.plots.pyqtgraph_compat import fixed_tick_levels
 from tests import gui_lessons
 from tests import test_gui_i18n as i18n_check
+from tests.figure_checks import axis_specs, rule_problems
 from tests.gui_lessons import FakePrompts
 from tests.gui_window import open_lesson_window, press
+from tests.test_gui_present_mode import present
 
 own_folders, start_window = gui_lessons.own_folders, gui_lessons.start_window  # fixtures
 
@@ -37,8 +41,8 @@ def test_the_lab_trains_while_the_window_answers_and_draws_the_result(qtbot):
     assert [label.text for _, label in lab.curve_plot.plotItem.legend.items] == list(lab.result["summary"])
     assert all(len(xs) == len(NO_LAYERNORM_LRS) for xs, _ in lab.curves.values())  # done: final loss per rate
     assert lab.layers[:2] == ["dec.embed", "dec.0"] and lab.layers[-1] == "unembed"
-    assert len(lab.bars.opts["height"]) == len(lab.layers) and lab.bars.opts["height"][1] > 0
-    names = lab.bar_plot.getAxis("bottom").categories  # the bars named as the map names their boxes, not by id
+    assert len(lab.bars.opts["width"]) == len(lab.layers) and lab.bars.opts["width"][1] > 0
+    names = lab.bar_plot.getAxis("left").categories  # the bars named as the map names their boxes, not by id
     assert names[:2] == ["Embedding", "Block 0"] and names[-2:] == ["Final LayerNorm", "Linear + Softmax"]
 
 
@@ -263,3 +267,45 @@ def test_a_finished_run_is_still_shown_after_f5(qtbot, start_window):
     assert lab.choice.currentData() == "scale-saturation" and lab.verdict.text() == verdict
     assert {k: list(item.yData) for k, item in lab.items.items()} == curves
     assert lab.curve_plot.getAxis("bottom").labelText == "d_k" and not lab.bar_plot.isVisible()
+
+
+def test_a_finished_run_on_a_1920x1080_slide_shows_claim_curves_verdict_and_whole_bar_names_without_scrolling(
+    qtbot, start_window
+):
+    """Presentation mode at 1920×1080 (issue 46): the verdict stood below the fold of the lab's scroll area (the
+    teacher scrolled to read the conclusion), the gradient bars' turned names were cut at its bottom, and the bars'
+    axis read "1e+08" and "5e+07"."""
+    controller = start_window("lab-no-layernorm")
+    window = present(qtbot, controller, (1920, 1080))
+    lab = lab_of(window)
+    assert lab.start("no-layernorm", seeds=1, steps=4)
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=60_000)
+    qtbot.wait(100)  # laid out
+    viewport = lab.findChild(QScrollArea).viewport()
+
+    def in_sight(widget, rect: QRect) -> bool:
+        return viewport.rect().contains(QRect(widget.mapTo(viewport, rect.topLeft()), rect.size()))
+
+    for widget in (lab.claim, lab.curve_plot, lab.status, lab.verdict, lab.bar_plot):
+        assert widget.isVisible() and in_sight(widget, widget.rect()), widget
+    names = lab.bar_plot.getAxis("left").categories
+    drawn = axis_specs(lab.bar_plot.getAxis("left"))[0]
+    assert sorted(text for text, _ in drawn) == sorted(names)  # every bar named
+    for text, rect in drawn:  # whole: inside its plot, and its plot in sight
+        on_plot = lab.bar_plot.mapFromScene(rect).boundingRect()
+        assert lab.bar_plot.rect().contains(on_plot) and in_sight(lab.bar_plot, on_plot), text
+    lab.bar_plot.setXRange(0, 1.4e8, padding=0)  # the gradient norms of a diverged run
+    assert lab.start("no-layernorm", seeds=1, steps=12)  # linear axes again: a loss over steps
+    qtbot.waitUntil(lambda: len(lab.items) == 2, timeout=60_000)  # both arms drawn as they train
+    qtbot.wait(50)
+    assert [p for p in rule_problems(lab.curve_plot.scene()) if "legend" in p] == []  # it stayed under the curves
+    lab.curve_plot.setYRange(0, 1.4e8, padding=0)  # a loss that diverged
+    qtbot.wait(50)
+    for plot in (lab.curve_plot, lab.bar_plot):
+        for side in ("left", "bottom"):
+            axis = plot.getAxis(side)
+            texts = [text for text, _ in axis_specs(axis)[0]]
+            assert texts and not any(re.search(r"\de[+-]?\d", text) for text in texts), (side, texts)
+            assert "(x" not in axis.labelString() and "×" not in axis.labelString()
+    assert "10⁸" in [text for text, _ in axis_specs(lab.curve_plot.getAxis("left"))[0]]
+    qtbot.waitUntil(lambda: lab.result is not None, timeout=60_000)

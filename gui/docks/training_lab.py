@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QBoxLayout,
     QComboBox,
@@ -32,6 +33,7 @@ from gui.plots.bars import add_legend
 from gui.plots.captions import plain
 from gui.plots.heatmap import Heatmap
 from gui.plots.log_ticks import decade_ticks, value_ticks
+from gui.plots.plain_numbers import PlainNumberAxis
 from gui.plots.style import color, plain_axes
 from gui.plots.view import show_when_drawn
 from gui.state.display import DisplaySettings
@@ -42,7 +44,9 @@ from gui.views.scrolling import scrolling_layout
 SIDE_BY_SIDE_WIDTH = 700  # px at the desk's type: a narrower lab shows its buttons under the experiment, the attention
 # under the curves
 CHOICE_LEAST_WIDTH = 120  # px: the experiment's title shortened to this in a narrow lab
-BARS_HEIGHT = 140  # px at the desk's type, the gradient bars' least height (twice that under turned names)
+CURVES_LINES = 12  # the curves' least height, in lines of the lab's type: their axes, legend and a readable view
+BAR_THICKNESS = 0.6  # of a row
+BAR_ROWS_AROUND = 3  # lines of type beside the gradient bars' rows: their title and the value axis under them
 WATCH_EVERY = 5  # training steps between two re-traces of the watched head's attention (and the last step)
 
 
@@ -108,18 +112,21 @@ class TrainingLab(QWidget):
         self.attention: Heatmap | None = None
         self.status = QLabel(self)
         self.verdict = QLabel(self)
-        self.verdict.setWordWrap(True)
+        for line in (self.status, self.verdict):  # whole in a narrow lab, in either language
+            line.setWordWrap(True)
         self.plots = QVBoxLayout()
         # the curves beside the attention map, or over it in a narrow dock (resizeEvent)
         self.middle = middle = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         middle.addLayout(self.plots, 1)
         middle.addWidget(self._attention_panel(), 1)
         layout = scrolling_layout(self)
+        # the claim, then where the run is and its verdict, then the evidence: on a slide the conclusion stands in
+        # sight under the claim it answers, whatever the plots under it take
         layout.addLayout(controls)
         layout.addWidget(self.claim)
-        layout.addLayout(middle, 1)
         layout.addWidget(self.status)
         layout.addWidget(self.verdict)
+        layout.addLayout(middle, 1)
         self._show_claim(self.choice.currentData())
         self.pause_button.setChecked(run.paused)
         run.started.connect(self._started)
@@ -179,24 +186,23 @@ class TrainingLab(QWidget):
         for layout in (self.controls, self.middle):
             if layout.direction() != direction:
                 layout.setDirection(direction)
-        if self.bar_plot is not None:  # narrow, the layers' names turn on their side: room for them and the bars
-            # in the window's type: the layers' names, turned, take a height that grows with it (presentation mode)
-            least = round(BARS_HEIGHT * self.settings.type_scale)
-            self.bar_plot.setMinimumHeight(least if side_by_side else 2 * least)
 
     def _build_plots(self) -> None:
         """The plots, once: a lab never shown builds no pyqtgraph items."""
         if self.curve_plot is not None:
             return
-        self.curve_plot = pg.PlotWidget(self)
+        # numbers written as numbers: 10⁸, not "1e+08"
+        self.curve_plot = pg.PlotWidget(self, axisItems={side: PlainNumberAxis(side) for side in ("left", "bottom")})
         add_legend(self.curve_plot.getPlotItem(), self.settings.plot_options())  # under the curves, never over them
-        self.bar_plot = pg.PlotWidget(self, axisItems={"bottom": Axis("bottom")})  # names turn or shrink, never clash
+        # the bars lie along their layers' names, each name flat on its own line, whole however narrow the lab is
+        self.bar_plot = pg.PlotWidget(self, axisItems={"left": Axis("left"), "bottom": PlainNumberAxis("bottom")})
+        self.bar_plot.getPlotItem().invertY(True)  # the first layer on top, as on the map
         for plot in (self.curve_plot, self.bar_plot):
             plain_axes(plot.getPlotItem())  # "p(1−p)", not "p(1−p) (×0.001)" over ticks 0 … 200
         self.texts.set(self.bar_plot.setTitle, lambda: self.tr("Gradient norm per layer ‖∂L/∂W‖"))
-        self.bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=color(0))
+        self.bars = pg.BarGraphItem(x0=0, y=[], width=[], height=[], brush=color(0))
         self.bar_plot.addItem(self.bars)
-        self.curve_plot.setMinimumHeight(round(200 * self.settings.type_scale))
+        self.curve_plot.setMinimumHeight(QFontMetrics(self.font()).lineSpacing() * CURVES_LINES)
         self.plots.addWidget(self.curve_plot, 3)
         self.plots.addWidget(self.bar_plot, 2)
         self.attention_view = pg.GraphicsLayoutWidget(self.attention_panel)
@@ -357,7 +363,7 @@ class TrainingLab(QWidget):
         self.curve_plot.clear()
         self.curve_plot.plotItem.legend.clear()
         self.items, self.arms = {}, []
-        self.bars.setOpts(x=[], height=[])
+        self.bars.setOpts(y=[], width=[], height=[])
         self.curve_plot.setLogMode(x=False, y=False)
         for side in ("bottom", "left"):
             self.curve_plot.getAxis(side).setTicks(None)  # pyqtgraph's own ticks on linear axes
@@ -412,8 +418,12 @@ class TrainingLab(QWidget):
             self.curve_plot.setXRange(low - room, high + room, padding=0)
 
     def _draw_bars(self) -> None:
-        self.bars.setOpts(x=list(range(len(self.run.layers))), height=self.run.grad_norms)
+        rows = len(self.run.layers)  # a bar's thickness per row: an empty list draws none (show_when_drawn)
+        self.bars.setOpts(y=list(range(rows)), width=self.run.grad_norms, height=[BAR_THICKNESS] * rows)
         self._name_layers()
+        # a line of the lab's type for each layer's name, and its title and value axis
+        line = QFontMetrics(self.font()).lineSpacing()
+        self.bar_plot.setMinimumHeight(line * (len(self.run.layers) + BAR_ROWS_AROUND))
 
     def _show_status(self) -> None:
         """Where the run is: its step, stopped, or done (with the verdict)."""
@@ -447,7 +457,7 @@ class TrainingLab(QWidget):
     def _name_layers(self) -> None:
         """The gradient bars named by their layers in words ("Block 0", not "dec.0")."""
         names = [layer_title(group, self.layers, self.settings.lang) for group in self.layers]
-        self.bar_plot.getAxis("bottom").set_categories(names, offset=0.0)
+        self.bar_plot.getAxis("left").set_categories(names, offset=0.0)
 
     def _progressed(self, progress) -> None:
         if self.curve_plot is None:  # a lab not shown yet draws the whole record when it is (_build_plots)
