@@ -483,6 +483,8 @@ class TrainingLab(QWidget):
             self.items[key] = self.curve_plot.plot(
                 name=name, pen=pen, symbol=symbol, symbolBrush=color(self.arms.index(arm))
             )
+            if name is not None:  # pyqtgraph moves a legend that grows to its plot's corner, over the curves:
+                self.curve_plot.plotItem.legend.updateGeometry()  # its row under them places it again
         self.items[key].setData(xs, [float("nan") if y is None else y for y in ys])
 
     def _watch(self, progress) -> None:
