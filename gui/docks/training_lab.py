@@ -44,8 +44,9 @@ from gui.views.scrolling import scrolling_layout
 SIDE_BY_SIDE_WIDTH = 700  # px at the desk's type: a narrower lab shows its buttons under the experiment, the attention
 # under the curves
 CHOICE_LEAST_WIDTH = 120  # px: the experiment's title shortened to this in a narrow lab
-CURVES_LINES = 12  # the curves' least height, in lines of the lab's type: their axes, legend and a readable view
+CURVES_LINES = 11  # the curves' least height, in lines of the lab's type: their axes, legend and a readable view
 BAR_THICKNESS = 0.6  # of a row
+BAR_ROW_LINES = 1.2  # a gradient bar's row, in lines of the lab's type: its name and the gap to the next
 BAR_ROWS_AROUND = 3  # lines of type beside the gradient bars' rows: their title and the value axis under them
 WATCH_EVERY = 5  # training steps between two re-traces of the watched head's attention (and the last step)
 
@@ -421,9 +422,10 @@ class TrainingLab(QWidget):
         rows = len(self.run.layers)  # a bar's thickness per row: an empty list draws none (show_when_drawn)
         self.bars.setOpts(y=list(range(rows)), width=self.run.grad_norms, height=[BAR_THICKNESS] * rows)
         self._name_layers()
-        # a line of the lab's type for each layer's name, and its title and value axis
+        # a row of the lab's type and a gap for each layer's name (a smaller font would shrink them), and lines for
+        # the bars' title and value axis
         line = QFontMetrics(self.font()).lineSpacing()
-        self.bar_plot.setMinimumHeight(line * (len(self.run.layers) + BAR_ROWS_AROUND))
+        self.bar_plot.setMinimumHeight(round(line * (BAR_ROW_LINES * rows + BAR_ROWS_AROUND)))
 
     def _show_status(self) -> None:
         """Where the run is: its step, stopped, or done (with the verdict)."""
