@@ -86,6 +86,16 @@ def test_a_claim_holds_only_when_nine_seeds_in_ten_reach_the_threshold_and_the_v
     assert lab._ratio(float("nan"), 0.8) == float("inf") and lab._ratio(3.0, float("nan")) == 0.0
 
 
+def test_a_verdict_writes_large_numbers_as_powers_of_ten_not_as_python_exponents():
+    """no-layernorm's verdict read "the others ended at a median 6.2e+05" on the slide."""
+    verdicts = lab._verdicts(
+        "median {x:.3g}, {y:.3g}", "中位数 {x:.3g}，{y:.3g}", lab._evidence([3.0] * 10, 2.0), x=620_000.0, y=1.5e-7
+    )
+    assert verdicts["verdict"].startswith("median 6.2·10⁵, 1.5·10⁻⁷:")
+    assert verdicts["verdict_zh"].startswith("中位数 6.2·10⁵，1.5·10⁻⁷")
+    assert "e+" not in verdicts["verdict"] + verdicts["verdict_zh"]
+
+
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
 def test_the_arms_of_a_seed_differ_only_in_their_switch(name):
     design = EXPERIMENTS[name].design

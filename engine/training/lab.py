@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import re
 import statistics
 import time
 from collections.abc import Callable, Generator
@@ -163,7 +164,19 @@ def _verdicts(en: str, zh: str, evidence: dict, **numbers) -> dict[str, str]:
         "holds" if ok else "does not hold"
     )
     tail_zh = "：{ratio:.3g} 倍（中位数），至少 {t:g} 倍的种子：{k}/{n}，" + ("结论成立" if ok else "结论不成立")
-    return {"verdict": (en + tail_en).format(**numbers, **e), "verdict_zh": (zh + tail_zh).format(**numbers, **e)}
+    return {
+        "verdict": powers_of_ten((en + tail_en).format(**numbers, **e)),
+        "verdict_zh": powers_of_ten((zh + tail_zh).format(**numbers, **e)),
+    }
+
+
+_EXPONENT = re.compile(r"(\d(?:\.\d+)?)e([+-]\d+)")  # 6.2e+05, as Python's {:.3g} writes a large number
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def powers_of_ten(text: str) -> str:
+    """ "6.2e+05" → "6.2·10⁵", "1e-07" → "1·10⁻⁷": a verdict read from the back row, as the lab's axes write them."""
+    return _EXPONENT.sub(lambda m: f"{m[1]}·10{str(int(m[2])).translate(_SUPERSCRIPT)}", text)
 
 
 def _model(setup: Setup) -> Model:
