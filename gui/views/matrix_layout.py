@@ -5,8 +5,10 @@ W behind an output cell line up with it; a backward step is two columns, forward
 parameters) beside their gradients; otherwise the inputs stand above the output. Matrices that do not fit the
 room they have that way reflow into one row, one column, the inputs in a row over the output, two columns
 (reading order, two to a row), the inputs in a column beside the output, or the output over the inputs; then the
-same in a slightly smaller table font (TABLE_SCALES; in presentation mode never below what the back row reads). The
-tables stay whole; when nothing fits, the arrangement that hides least of the stage's output (then one that scrolls
+same in a slightly smaller table font (TABLE_SCALES; in presentation mode never below what the back row reads). In
+presentation mode a stage shown as tables alone (no figure) that would leave most of the slide empty takes a larger
+font instead (GROWTH_SCALES, up to twice the type), the largest at which an arrangement fits with every table whole.
+The tables stay whole; when nothing fits, the arrangement that hides least of the stage's output (then one that scrolls
 only down, then least of all) is shown, and scrolls (a 64×64 weight above it would push it off screen: then it
 comes first).
 """
@@ -25,6 +27,7 @@ PLOT_MIN_SHARE = 0.4  # … and this share of the width (wide matrices scroll)
 PRESENT_PLOT_SHARES = (0.4, 0.25)  # presentation mode: the figure's share of the width beside tables shown whole
 ARRANGEMENTS = ("natural", "row", "column", "over", "two", "beside", "output first")  # the stage's own layout first
 TABLE_SCALES = (1.0, 0.9, 0.8)  # the tables' font, tried in turn until a stage's matrices fit
+GROWTH_SCALES = (2.0, 1.8, 1.6, 1.45, 1.3, 1.15)  # presentation mode, tables without a figure: the larger that fits
 
 
 def table_scales(table, presenting: bool) -> tuple[float, ...]:
@@ -35,6 +38,15 @@ def table_scales(table, presenting: bool) -> tuple[float, ...]:
         return TABLE_SCALES[:1]
     readable = [s for s in TABLE_SCALES if QFontInfo(table.scaled_font(s)).pixelSize() >= BACK_ROW_PX]
     return TABLE_SCALES if not presenting else tuple(readable) or TABLE_SCALES[:1]
+
+
+def growth_scales(table, presenting: bool, figure_shown: bool) -> tuple[float, ...]:
+    """The larger table fonts to try first for `table` (a MatrixTable): in presentation mode, on a stage shown as
+    tables alone (no figure beside them), GROWTH_SCALES, so that a few small tables fill the slide rather than its top
+    left corner; none at the desk, beside a figure, or once the text was made larger (Ctrl+=)."""
+    if not presenting or figure_shown or table.settings.font_scale > 1.0:
+        return ()
+    return GROWTH_SCALES
 
 
 def fits_in(size: QSize, room: QSize) -> bool:
@@ -192,15 +204,26 @@ class MatrixLayout:
         self.natural, self.measured = {}, {}
         self.shown = None
 
-    def fit(self, rooms: list[QSize], scales: tuple[float, ...] = TABLE_SCALES) -> None:
-        """Place the matrices in the first of `rooms` where they fit: in the first arrangement that fits at the
-        readable font, else at a smaller one of `scales`; else, scrolling in the last room, the arrangement and
+    def fit(self, rooms: list[QSize], scales: tuple[float, ...] = TABLE_SCALES, larger: tuple[float, ...] = ()) -> None:
+        """Place the matrices in the first of `rooms` where they fit: at the largest of `larger` (growth_scales)
+        where one arrangement fits the last room with every table whole; else in the first arrangement that fits at
+        the readable font, else at a smaller one of `scales`; else, scrolling in the last room, the arrangement and
         font of `scales` that hide least of the output (least_hidden)."""
         if self.kind is None:
             return  # no stage shown yet
-        chosen = self._first_fit(rooms, scales) if rooms else (1.0, "natural")
+        chosen = (self._grown(rooms[-1], larger) or self._first_fit(rooms, scales)) if rooms else (1.0, "natural")
         if chosen != self.shown:
             self._place(*chosen)
+
+    def _grown(self, room: QSize, larger: tuple[float, ...]) -> tuple[float, str] | None:
+        """The largest of `larger` and its first arrangement that fit `room` with every table whole (none: None)."""
+        for scale in larger:
+            if not all(p.table.whole_at(p.table.scaled_font(scale)) for p in self._natural(scale)):
+                continue
+            first = next((a for a in ARRANGEMENTS if fits_in(self.size(scale, a), room)), None)
+            if first is not None:
+                return scale, first
+        return None
 
     def _first_fit(self, rooms: list[QSize], scales: tuple[float, ...]) -> tuple[float, str]:
         own, others = ARRANGEMENTS[0], ARRANGEMENTS[1:]

@@ -396,6 +396,17 @@ class MatrixTable(QTableView):
         line = QFontMetrics(font).height() + 8  # a row, and the column labels (set_scale)
         return self._hint(self._content(row_header, column, line, line))
 
+    def whole_at(self, font: QFont) -> bool:
+        """Whether the table in `font` (at its natural_sizes there) shows every number and label whole without a
+        scroll bar: no section at natural_sizes' limit, the content within the largest corner (_corners). The stage
+        view makes a table larger only then (gui/views/matrix_layout.py)."""
+        column, row_header = self.natural_sizes(font)
+        most = self.settings.type_scale
+        line = QFontMetrics(font).height() + 8
+        content, largest = self._content(row_header, column, line, line), self._corners()[1]
+        within = content.width() <= largest.width() and content.height() <= largest.height()
+        return within and column < round(160 * most) and row_header < round(180 * most)
+
     def minimumSizeHint(self) -> QSize:
         """Small matrices never scroll (the stage view scrolls instead); large ones keep a readable corner
         (_corners), with room for the scroll bars they then show."""

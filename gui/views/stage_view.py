@@ -34,7 +34,14 @@ from gui.text.operations import stage_operation, stage_text, stage_title
 from gui.text.places import place
 from gui.views.figure_view import FigureView
 from gui.views.fonts import scale_font
-from gui.views.matrix_layout import PLOT_MIN_WIDTH, MatrixLayout, matrices_width, matrices_widths, table_scales
+from gui.views.matrix_layout import (
+    PLOT_MIN_WIDTH,
+    MatrixLayout,
+    growth_scales,
+    matrices_width,
+    matrices_widths,
+    table_scales,
+)
 from gui.views.matrix_view import MatrixPanel
 from gui.views.prefetch import Prefetch
 from gui.views.stage_controls import StageControls
@@ -215,7 +222,8 @@ class StageView(QWidget):
     def _fit_split(self) -> None:
         """Matrices get the width they need, the plots the rest (see matrix_layout.matrices_width); matrices that
         do not fit their share that way reflow, or take a smaller font (matrix_layout.MatrixLayout.fit), and what
-        still does not fit scrolls. (A dock beside the view, a companion of a composed slide, narrows the view
+        still does not fit scrolls; in presentation mode tables without a figure take a larger font where they fit
+        (matrix_layout.growth_scales). (A dock beside the view, a companion of a composed slide, narrows the view
         itself: gui/docks/placement.py.)"""
         figure_shown = not self.plot.isHidden()
         total = self.splitter.width()
@@ -225,7 +233,9 @@ class StageView(QWidget):
         edges = self.tables_width() - self.matrices.sizeHint().width()
         widths = matrices_widths(total, self.presenting, figure_shown)
         rooms = [QSize(width - edges, self.splitter.height()) for width in widths]
-        self.layout_of_matrices.fit(rooms, table_scales(self.output.table, self.presenting))
+        table = self.output.table
+        larger = growth_scales(table, self.presenting, figure_shown)
+        self.layout_of_matrices.fit(rooms, table_scales(table, self.presenting), larger)
         left = matrices_width(total, self.tables_width(), self.presenting, figure_shown)
         self.splitter.setSizes([left, total - left])
 
