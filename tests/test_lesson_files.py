@@ -355,7 +355,7 @@ def test_too_many_members_are_refused(tmp_path, good):
         ({"text": 42}, "sentences must be text"),
         ({"vocabularies": {"enc": ["<unk>"]}}, "vocabularies must list the tokens of each stack: enc, dec"),
         ({"vocabularies": {"enc": 1, "dec": []}}, "the enc vocabulary must be a list of token strings"),
-        ({"views": ["cost", "charts"]}, "unknown view 'charts' in views; a lesson can open heads, overview, whatif, generation"),
+        ({"views": ["cost", "charts"]}, "unknown view 'charts' in views; a lesson can open heads, overview, whatif"),
         ({"views": "cost"}, "views must be a list of view names"),
         ({"views": ["cost", "cost"]}, "views names a view twice"),
         ({"views": ["lab"], "lab": "nope"}, "unknown experiment 'nope' in lab; choose one of gradient-highway, "),

@@ -7,7 +7,8 @@ gui.export.export_deck chooses between them by the file's extension.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
@@ -239,35 +240,57 @@ class Spool:
         self.buffer.open(QIODevice.OpenModeFlag.WriteOnly)
 
 
+class PdfPages:
+    """A painter on the slide-sized pages of a PDF written into `file` page by page (Spool): new_page() sends the page
+    before to the file."""
+
+    def __init__(self, file: BinaryIO):
+        self.spool = Spool(file)
+        self.writer = pdf_writer(self.spool.buffer)
+        self.painter = open_painter(self.writer)
+        page = fit(self.writer, SCENE_W, SCENE_H)
+        self.painter.translate(page.topLeft())
+        self.painter.scale(page.width() / SCENE_W, page.height() / SCENE_H)
+
+    def new_page(self) -> None:
+        self.writer.newPage()
+        self.spool.drain()
+
+    @property
+    def written(self) -> int:
+        return self.spool.written
+
+
+@contextmanager
+def pdf_pages(file: BinaryIO) -> Iterator[PdfPages]:
+    """PdfPages whose painter ends however the drawing ends; the last page goes to the file when it ends well."""
+    pages = PdfPages(file)
+    try:
+        yield pages
+    finally:
+        pages.painter.end()
+    pages.spool.drain()
+
+
 def draw_pdf_deck(
     trace, opts: PlotOptions, deck: list[Slide], file: BinaryIO, progress: Progress | None, inset: bool
 ) -> int:
     """Write the deck's pages into `file` as they are drawn; returns the bytes written."""
-    spool = Spool(file)
-    writer = pdf_writer(spool.buffer)
-    painter = open_painter(writer)
-    page = fit(writer, SCENE_W, SCENE_H)
-    painter.translate(page.topLeft())
-    painter.scale(page.width() / SCENE_W, page.height() / SCENE_H)
-    try:
+    with pdf_pages(file) as pdf:
+        painter = pdf.painter
         pages = len(deck) + OPENING_PAGES
         for k, draw in enumerate(OPENING):
             if k:
-                writer.newPage()
-                spool.drain()
+                pdf.new_page()
             with offscreen_figure(trace, None, replace(opts, title=True), draw=draw) as view:
                 paint(view, painter, QRectF(0, 0, SCENE_W, SCENE_H))
             if progress is not None:
                 progress(k + 1, pages)
         with map_inset(trace, opts) as small:
             for k, slide in with_progress(deck, progress, before=OPENING_PAGES):
-                writer.newPage()  # the page before goes into the memory file
-                spool.drain()
+                pdf.new_page()  # the page before goes into the memory file
                 on_map = (lambda box, s=slide.stage: small.paint(s, painter, box)) if inset else None
                 with offscreen_figure(trace, slide.stage, opts, FIGURE_SIZE) as view:
                     page = k + OPENING_PAGES + 1
                     draw_page(painter, slide, lambda box, v=view: paint(v, painter, box), page, pages, on_map)
-    finally:
-        painter.end()
-    spool.drain()
-    return spool.written
+    return pdf.written

@@ -23,8 +23,7 @@ from gui.plots.map import draw_map
 from gui.plots.map_items import slide_font
 from gui.text import modernise as texts
 
-from .deck import MARGIN, PLACE_COLOR, TEXT_COLOR, Progress, Spool, draw_line
-from .figure import fit, open_painter, pdf_writer
+from .deck import MARGIN, PLACE_COLOR, TEXT_COLOR, Progress, draw_line, pdf_pages
 from .map_slides import draw_inset
 from .render import SCENE_H, SCENE_W, offscreen_figure, paint
 
@@ -133,24 +132,14 @@ def _pages(steps: list[Trace], opts: PlotOptions):
 
 
 def _draw_pdf(steps: list[Trace], opts: PlotOptions, file, progress: Progress | None) -> int:
-    spool = Spool(file)
-    writer = pdf_writer(spool.buffer)
-    painter = open_painter(writer)
-    page = fit(writer, SCENE_W, SCENE_H)
-    painter.translate(page.topLeft())
-    painter.scale(page.width() / SCENE_W, page.height() / SCENE_H)
-    try:
+    with pdf_pages(file) as pdf:
         for number, draw in _pages(steps, opts):
             if number > 1:
-                writer.newPage()
-                spool.drain()
-            draw(painter)
+                pdf.new_page()
+            draw(pdf.painter)
             if progress is not None:
                 progress(number, STEPS + 1)
-    finally:
-        painter.end()
-    spool.drain()
-    return spool.written
+    return pdf.written
 
 
 def _pptx_bytes(steps: list[Trace], opts: PlotOptions, progress: Progress | None) -> bytes:

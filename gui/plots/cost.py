@@ -20,7 +20,18 @@ from gui.text.operations import place_of, stage_title
 
 from .captions import caption, plain
 from .figure import figure_title, trace_structure, trace_tokens
-from .style import PlotOptions, caption_lines, color, font, foreground, html_size, markers, new_plot, set_caption
+from .style import (
+    PlotOptions,
+    caption_lines,
+    color,
+    font,
+    foreground,
+    html_size,
+    markers,
+    new_plot,
+    set_caption,
+    slide_title,
+)
 from .view import clear_layout
 
 MEASURED_N = (32, 64, 128, 256)  # small enough to time when the dock is first shown (well under a second)
@@ -343,13 +354,7 @@ class CostFigure:
     def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, one_column: bool = False):
         """`one_column`: the five panels one under the other (a dock too narrow for two at a readable size)."""
         clear_layout(layout)
-        self.title = None
-        top = 0
-        if opts.slide and opts.title:
-            self.title = pg.LabelItem(justify="center")
-            self.title.item.setFont(font(opts, "title"))
-            layout.addItem(self.title, row=0, col=0, colspan=2)
-            top = 1
+        self.title, top = slide_title(layout, opts, columns=2)
         # the per-stage chart across the top, then two to a row (or one)
         cells = (
             [(top + k, 0) for k in range(1, 5)]

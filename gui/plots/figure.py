@@ -22,7 +22,7 @@ from .norm import BeforeAfterPanel, NormStepsPanel
 from .output import TopKPanel, large_vocabulary
 from .rope import RopePanel
 from .stacking import mark_row_of_panels, move
-from .style import PlotOptions, font, foreground
+from .style import PlotOptions, font, foreground, slide_title
 from .tiles import tile_panels
 from .view import clear_layout
 
@@ -221,12 +221,8 @@ def draw_stage(layout: pg.GraphicsLayout, trace, stage: str, opts: PlotOptions) 
     if stage not in trace.stage_names:
         raise KeyError(f"no stage named {stage!r}")
     clear_layout(layout)
-    title = None
-    if opts.slide and opts.title:
-        title = pg.LabelItem(justify="center")
-        title.item.setFont(font(opts, "title"))
-        layout.addItem(title, row=0, col=0)
-    panels = _panels(layout, trace, stage, opts, top=0 if title is None else 1)
+    title, top = slide_title(layout, opts)
+    panels = _panels(layout, trace, stage, opts, top=top)
     mark_row_of_panels(layout)  # side by side, or one under the other in a view not wide enough
     if title is not None:  # span the title over every column the panels used
         cols = 1 + max(c for cells in layout.items.values() for _, c in cells)

@@ -29,7 +29,7 @@ from .colorbar import ColorBar
 from .figure import model_line
 from .heatmap import color_bar, lut_entries
 from .scale import scale_of
-from .style import PlotOptions, color, colormap, font, foreground
+from .style import PlotOptions, color, colormap, font, foreground, slide_title
 from .view import clear_layout
 
 BADGE_MAP = "CET-L8"  # the metric badges' sequential map (blue → yellow), unlike the weights' own
@@ -444,13 +444,7 @@ class OverviewFigure:
 
     def __init__(self, layout: pg.GraphicsLayout, opts: PlotOptions, metric: str, sort: bool):
         self.opts = opts
-        self.title = None
-        top = 0
-        if opts.slide and opts.title:
-            self.title = pg.LabelItem(justify="center")
-            self.title.item.setFont(font(opts, "title"))
-            layout.addItem(self.title, row=0, col=0, colspan=2)
-            top = 1
+        self.title, top = slide_title(layout, opts, columns=2)
         self.grid = OverviewGrid(opts)
         layout.addItem(self.grid, row=top, col=0, rowspan=2)
         self.weights_bar = color_bar(opts, colormap(opts, False), [])

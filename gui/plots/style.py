@@ -100,6 +100,17 @@ def font(opts: PlotOptions, size: str = "text") -> QFont:
     return f
 
 
+def slide_title(layout, opts: PlotOptions, columns: int = 1):
+    """A slide's title label over the first row of `layout` and the row the figure starts at: (None, 0) where
+    `opts` asks for no title (on screen)."""
+    if not (opts.slide and opts.title):
+        return None, 0
+    title = pg.LabelItem(justify="center")
+    title.item.setFont(font(opts, "title"))
+    layout.addItem(title, row=0, col=0, colspan=columns)
+    return title, 1
+
+
 def html_size(opts: PlotOptions, size: str) -> str:
     return f"{font(opts, size).pointSize()}pt"
 
