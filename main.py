@@ -49,24 +49,17 @@ def main(argv: list[str] | None = None) -> int:
         from gui.app import run_app
 
         return run_app(argv)
-    from engine.command_line import check_model_options, ctrl_c_marked
+    from engine.command_line import INTERRUPTED, check_model_options
 
     parser = build_parser()
     args = parser.parse_args(argv)
     check_model_options(args.verb_parser, args)
-    with ctrl_c_marked():
-        return run_verb(args, argv[0])
-
-
-def run_verb(args: argparse.Namespace, verb: str) -> int:
-    """Run a verb; its errors as one line on stderr and an exit status."""
-    from engine.command_line import INTERRUPTED
     from engine.errors import EngineError
 
     try:
         args.run(args)
     except KeyboardInterrupt:  # every file is written whole or not at all (engine/formats/files.py)
-        print(f"stepformer: {verb} stopped (Ctrl+C): no file was left half-written", file=sys.stderr)
+        print(f"stepformer: {argv[0]} stopped (Ctrl+C): no file was left half-written", file=sys.stderr)
         return INTERRUPTED
     except EngineError as exc:
         print(f"stepformer: {exc}", file=sys.stderr)

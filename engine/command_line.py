@@ -14,11 +14,8 @@ and its sentences (default: the model's own):
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -44,40 +41,6 @@ def path_text(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path names no file or folder; give one, e.g. out.safetensors")
     return text
-
-
-_ctrl_c = threading.Event()
-
-
-def on_ctrl_c(signum, frame) -> None:
-    """SIGINT in a verb: KeyboardInterrupt, as Python's own handler raises it, and a mark that stays. Twice in some
-    60 runs `train lm` went on training after Ctrl+C with nothing on stderr: an exception raised while a library's C
-    code ran is lost when that code drops it, the mark is not (raise_if_interrupted, between a long verb's steps)."""
-    _ctrl_c.set()
-    raise KeyboardInterrupt
-
-
-@contextmanager
-def ctrl_c_marked() -> Iterator[None]:
-    """While a verb runs: Ctrl+C goes through on_ctrl_c (the handler before it comes back after)."""
-    _ctrl_c.clear()
-    previous = signal.signal(signal.SIGINT, on_ctrl_c)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def raise_if_interrupted() -> None:
-    """KeyboardInterrupt if Ctrl+C was pressed during this verb, even where the first one was lost."""
-    if _ctrl_c.is_set():
-        raise KeyboardInterrupt
-
-
-def print_unless_interrupted(line: str) -> None:
-    """A long verb's progress line (train: one an epoch), after checking for a Ctrl+C that was lost."""
-    raise_if_interrupted()
-    print(line)
 
 
 def stop_interrupted(what: str) -> NoReturn:

@@ -7,14 +7,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from ..command_line import (
-    Verb,
-    add_model_options,
-    opened_from_args,
-    path_text,
-    print_unless_interrupted,
-    stop_interrupted,
-)
+from ..command_line import Verb, add_model_options, opened_from_args, path_text, stop_interrupted
 from ..errors import EngineError
 from ..formats.files import check_target, write_atomic
 from . import trained
@@ -30,8 +23,7 @@ def cmd_train(args: argparse.Namespace) -> None:
     settings = recipe.settings if args.epochs is None else replace(recipe.settings, epochs=args.epochs)
     out = Path(args.out) if args.out is not None else trained.user_folder(args.model)
     try:
-        corpus = Path(args.corpus) if args.corpus else None
-        metrics = trained.build(args.model, out, corpus, settings, args.seed, log=print_unless_interrupted)
+        metrics = trained.build(args.model, out, Path(args.corpus) if args.corpus else None, settings, args.seed)
     except KeyboardInterrupt:
         stop_interrupted(f"train {args.model} stopped (Ctrl+C): nothing was written, {out} is as it was")
     if args.out is None:
